@@ -1,0 +1,98 @@
+# Watchkeeper: one core library (core/) and thin binaries over it.
+#
+#   make              build what exists (build/)
+#   make onbox        build only the on-box agent (needs libc, libcurl, cJSON, PCRE2)
+#   make test         unit + end-to-end tests, plain and under ASan+UBSan
+#   make demo         run the sample chain through onbox locally
+#   make bench        benchmarks (speed and memory targets)
+#   make memcheck     unit tests under valgrind
+#   make install PREFIX=/usr/local
+#
+# SANITIZE=1 builds with ASan+UBSan into build/asan.
+
+CC	?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX	?= /usr/local
+DESTDIR	?=
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD	?= build/asan
+OPT	?= -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDSAN	= -fsanitize=address,undefined
+else
+BUILD	?= build
+OPT	?= -O2
+LDSAN	=
+endif
+
+PKGS_ONBOX := libcurl libcjson libpcre2-8
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS_ONBOX) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS_ONBOX) 2>/dev/null || echo -lcurl -lcjson -lpcre2-8)
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+WK_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+	-Wno-format-nonliteral -g $(OPT) -Icore $(PKG_CFLAGS) \
+	-DWK_VERSION='"$(VERSION)"' -DWK_PROFILES_DIR='"$(PREFIX)/share/watchkeeper/profiles"' \
+	-DWK_SRC_PROFILES_DIR='"$(CURDIR)/profiles"' $(CFLAGS)
+WK_LDFLAGS = $(LDSAN) $(LDFLAGS)
+
+CORE_SRCS  := $(sort $(wildcard core/*.c))
+CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/%.o)
+ONBOX_SRCS := $(sort $(wildcard onbox/*.c))
+ONBOX_OBJS := $(ONBOX_SRCS:%.c=$(BUILD)/%.o)
+LIB        := $(BUILD)/libwatchkeeper.a
+
+UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+BINS := $(BUILD)/onbox
+
+.PHONY: all onbox unit test test-plain test-asan demo bench memcheck install clean
+all: $(BINS)
+onbox: $(BUILD)/onbox
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WK_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(CORE_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/onbox: $(ONBOX_OBJS) $(LIB)
+	$(CC) $(WK_LDFLAGS) -o $@ $(ONBOX_OBJS) $(LIB) $(PKG_LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) -lcmocka
+
+unit: $(UNIT_BINS)
+
+# The README's test command.  Both builds, then one summary line.
+test:
+	$(MAKE) --no-print-directory all unit
+	$(MAKE) --no-print-directory SANITIZE=1 all unit
+	bash tests/run.sh build build/asan
+
+test-plain: all unit
+	bash tests/run.sh $(BUILD)
+
+demo: all
+	bash examples/demo/demo.sh $(BUILD)
+
+bench: all
+	bash bench/bench.sh $(BUILD)
+
+memcheck: all unit
+	bash tests/run.sh --valgrind $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/watchkeeper/profiles
+	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 profiles/*.json $(DESTDIR)$(PREFIX)/share/watchkeeper/profiles/
+
+clean:
+	rm -rf build
+
+-include $(CORE_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(UNIT_BINS:=.d)

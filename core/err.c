@@ -1,0 +1,36 @@
+/*
+ * err.c: text for the WK_ERR_* codes (see err.h).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "err.h"
+
+static const struct {
+	int code;
+	const char *text;
+} err_table[] = {
+	{ WK_OK, "success" },
+	{ WK_ERR_INVALID, "invalid argument or input" },
+	{ WK_ERR_PARSE, "parse error" },
+	{ WK_ERR_NOTFOUND, "not found" },
+	{ WK_ERR_BUSY, "held by another process" },
+	{ WK_ERR_TIMEOUT, "timed out" },
+	{ WK_ERR_TOOLONG, "too long" },
+	{ WK_ERR_EXEC, "could not start program" },
+	{ WK_ERR_REGEX, "regular expression error" },
+	{ WK_ERR_STALE, "stale record" },
+};
+
+const char *
+wk_strerror(int code)
+{
+	size_t i;
+
+	if (code == WK_ERR_SYSTEM)
+		return strerror(errno);
+	for (i = 0; i < sizeof(err_table) / sizeof(err_table[0]); i++)
+		if (err_table[i].code == code)
+			return err_table[i].text;
+	return "unknown error";
+}

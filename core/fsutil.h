@@ -1,0 +1,27 @@
+/*
+ * fsutil.h: small filesystem helpers: mkdir -p, bounded whole-file reads,
+ * path joining, existence checks.
+ */
+#ifndef WK_FSUTIL_H
+#define WK_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* mkdir -p; 0 or WK_ERR_SYSTEM. */
+int fs_mkdirs(const char *path, mode_t mode);
+/*
+ * Read a whole file of at most max bytes into *out (NUL-terminated; caller
+ * frees) and *len (may be NULL).  WK_ERR_TOOLONG when larger, WK_ERR_SYSTEM
+ * (errno ENOENT when missing) otherwise on failure.
+ */
+int fs_read_file(const char *path, size_t max, char **out, size_t *len);
+/* "a/b": joins with one '/'; b absolute -> copy of b.  Caller frees. */
+char *fs_join(const char *a, const char *b);
+int fs_exists(const char *path);
+/* Absolute, without "." / ".." components or doubled slashes; no symlink resolution. */
+char *fs_abspath(const char *path);
+/* The path of the running executable (from /proc/self/exe); caller frees; NULL on failure. */
+char *fs_self_exe(void);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * proc.c: process identity and lock probes (see proc.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "fsutil.h"
+#include "proc.h"
+
+void
+proc_boot_id(char *out, size_t len)
+{
+	char *s = NULL;
+	size_t n;
+
+	out[0] = '\0';
+	if (fs_read_file("/proc/sys/kernel/random/boot_id", 128, &s, &n) != 0)
+		return;
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+	snprintf(out, len, "%s", s);
+	free(s);
+}
+
+/* Fields after the ")" that ends comm: state is field 3, starttime field 22. */
+static int
+proc_stat(pid_t pid, char *state, uint64_t *start)
+{
+	char path[64], *s = NULL, *p;
+	unsigned long long st;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (fs_read_file(path, 4096, &s, NULL) != 0)
+		return WK_ERR_NOTFOUND;
+	if ((p = strrchr(s, ')')) == NULL || p[1] != ' ') {
+		free(s);
+		return WK_ERR_PARSE;
+	}
+	p += 2;
+	*state = *p;
+	for (field = 3; field < 22 && p != NULL; field++)
+		if ((p = strchr(p, ' ')) != NULL)
+			p++;
+	if (p == NULL || sscanf(p, "%llu", &st) != 1) {
+		free(s);
+		return WK_ERR_PARSE;
+	}
+	*start = st;
+	free(s);
+	return 0;
+}
+
+int
+proc_identify(pid_t pid, struct proc_id *id)
+{
+	char state;
+
+	memset(id, 0, sizeof(*id));
+	id->pid = pid;
+	proc_boot_id(id->boot, sizeof(id->boot));
+	if (pid <= 0 || proc_stat(pid, &state, &id->start) != 0)
+		return WK_ERR_NOTFOUND;
+	return 0;
+}
+
+int
+proc_alive(const struct proc_id *id)
+{
+	char boot[40], state;
+	uint64_t start;
+
+	if (id->pid <= 0)
+		return 0;
+	proc_boot_id(boot, sizeof(boot));
+	if (id->boot[0] != '\0' && strcmp(boot, id->boot) != 0)
+		return 0;
+	if (proc_stat(id->pid, &state, &start) != 0)
+		return 0;
+	if (state == 'Z' || state == 'X')
+		return 0;
+	return id->start == 0 || start == id->start;
+}
+
+/*
+ * Open-file-description locks (F_OFD_SETLK) rather than flock(): they behave
+ * the same (held by the open file description, inherited across fork,
+ * released when its last descriptor closes) and F_OFD_GETLK can ask whether
+ * a lock is held without taking it, so a status probe can never make a real
+ * locker fail.
+ */
+static void
+lock_whole(struct flock *fl, short type)
+{
+	memset(fl, 0, sizeof(*fl));
+	fl->l_type = type;
+	fl->l_whence = SEEK_SET;
+}
+
+int
+lock_try(const char *path)
+{
+	struct flock fl;
+	int fd, saved;
+
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return WK_ERR_SYSTEM;
+	lock_whole(&fl, F_WRLCK);
+	if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return saved == EAGAIN || saved == EACCES ? WK_ERR_BUSY : WK_ERR_SYSTEM;
+	}
+	return fd;
+}
+
+int
+lock_is_held(const char *path)
+{
+	struct flock fl;
+	int fd, r;
+
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : WK_ERR_SYSTEM;
+	lock_whole(&fl, F_WRLCK);
+	if (fcntl(fd, F_OFD_GETLK, &fl) != 0)
+		r = WK_ERR_SYSTEM;
+	else
+		r = fl.l_type != F_UNLCK;
+	close(fd);
+	return r;
+}
+
+int
+proc_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}

@@ -1,0 +1,304 @@
+/*
+ * spawn.c: fork/exec done carefully, once (see spawn.h).
+ *
+ * The child's descriptor sweep uses close_range(CLOSE_RANGE_CLOEXEC) where the
+ * kernel has it (5.11+) and otherwise walks /proc/self/fd with getdents64 on
+ * a stack buffer: rented boxes run old kernels, and the child of a process that
+ * may have had threads must not call malloc.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "spawn.h"
+
+extern char **environ;
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+void
+spawn_opts_init(struct spawn_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd_in = o->fd_out = o->fd_err = SPAWN_DEVNULL;
+}
+
+struct linux_dirent64 {
+	unsigned long long d_ino;
+	long long	d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
+
+static void
+spawn_cloexec_all(void)
+{
+	char dents[1024];
+	long n, pos;
+	int dfd, fd, flags;
+
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
+		for (pos = 0; pos < n;) {
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + pos);
+
+			pos += d->d_reclen;
+			fd = atoi(d->d_name);
+			if (fd > 2 && fd != dfd && (flags = fcntl(fd, F_GETFD)) >= 0)
+				fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+		}
+	}
+	close(dfd);
+}
+
+static int
+spawn_stream(int want, int target, int devnull)
+{
+	int fd = want == SPAWN_DEVNULL ? devnull : want;
+
+	if (want == SPAWN_INHERIT)
+		return 0;
+	if (fd == target) {
+		/* dup2 to itself keeps FD_CLOEXEC: clear it explicitly. */
+		return fcntl(fd, F_SETFD, 0) < 0 ? -1 : 0;
+	}
+	return dup2(fd, target) < 0 ? -1 : 0;
+}
+
+/* In the child: everything except exec.  Returns 0 or an errno. */
+static int
+spawn_child_setup(const struct spawn_opts *o)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int sig, devnull = -1, flags;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) != 0)
+		return errno;
+
+	if (o->new_session) {
+		if (setsid() < 0)
+			return errno;
+	} else if (o->new_pgrp && setpgid(0, 0) != 0)
+		return errno;
+	if (o->cwd != NULL && chdir(o->cwd) != 0)
+		return errno;
+
+	if (o->fd_in == SPAWN_DEVNULL || o->fd_out == SPAWN_DEVNULL || o->fd_err == SPAWN_DEVNULL) {
+		if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+			return errno;
+	}
+	if (spawn_stream(o->fd_in, 0, devnull) != 0 || spawn_stream(o->fd_out, 1, devnull) != 0)
+		return errno;
+	if (o->fd_err == SPAWN_STDOUT) {
+		if (dup2(1, 2) < 0)
+			return errno;
+	} else if (spawn_stream(o->fd_err, 2, devnull) != 0)
+		return errno;
+
+	spawn_cloexec_all();
+	for (i = 0; i < o->nkeep; i++) {
+		if ((flags = fcntl(o->keep_fds[i], F_GETFD)) < 0 ||
+		    fcntl(o->keep_fds[i], F_SETFD, flags & ~FD_CLOEXEC) < 0)
+			return errno;
+	}
+	return 0;
+}
+
+static void
+spawn_report(int errfd, int err)
+{
+	ssize_t n;
+
+	do {
+		n = write(errfd, &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	_exit(127);
+}
+
+static pid_t
+spawn_exec(const char *path, char *const argv[], int use_path, const struct spawn_opts *o)
+{
+	sigset_t all, old;
+	pid_t pid;
+	int pfd[2], child_err = 0, saved;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return WK_ERR_SYSTEM;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	if (pid == 0) {
+		int err;
+
+		close(pfd[0]);
+		if ((err = spawn_child_setup(o)) != 0)
+			spawn_report(pfd[1], err);
+		if (use_path)
+			execvpe(path, argv, o->env != NULL ? o->env : environ);
+		else
+			execve(path, argv, o->env != NULL ? o->env : environ);
+		spawn_report(pfd[1], errno);
+	}
+	saved = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		errno = saved;
+		return WK_ERR_SYSTEM;
+	}
+	do {
+		n = read(pfd[0], &child_err, sizeof(child_err));
+	} while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(child_err)) {
+		int status;
+
+		spawn_wait(pid, &status);
+		errno = child_err;
+		return WK_ERR_EXEC;
+	}
+	return pid;
+}
+
+pid_t
+spawn_sh(const char *cmd, const struct spawn_opts *o)
+{
+	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+
+	return spawn_exec("/bin/sh", argv, 0, o);
+}
+
+pid_t
+spawn_argv(char *const argv[], const struct spawn_opts *o)
+{
+	return spawn_exec(argv[0], argv, 1, o);
+}
+
+/*
+ * A fork that does not exec must not keep the parent's descriptors: a lock
+ * held through one would outlive the parent.  Close every descriptor above 2
+ * that is not in keep.
+ */
+static void
+spawn_close_others(const int *keep, size_t nkeep)
+{
+	char dents[1024];
+	long n, pos;
+	int dfd, fd;
+	size_t i;
+
+	dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
+		for (pos = 0; pos < n;) {
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + pos);
+			int keepit = 0;
+
+			pos += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
+			fd = atoi(d->d_name);
+			for (i = 0; i < nkeep; i++)
+				keepit |= keep[i] == fd;
+			if (fd > 2 && fd != dfd && !keepit)
+				close(fd);
+		}
+	}
+	close(dfd);
+}
+
+pid_t
+spawn_fork(const struct spawn_opts *o)
+{
+	sigset_t all, old;
+	pid_t pid;
+	int saved;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	if (pid == 0) {
+		if (spawn_child_setup(o) != 0)
+			_exit(127);
+		spawn_close_others(o->keep_fds, o->nkeep);
+		return 0;
+	}
+	saved = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return pid < 0 ? WK_ERR_SYSTEM : pid;
+}
+
+int
+spawn_wait(pid_t pid, int *status)
+{
+	pid_t r;
+
+	do {
+		r = waitpid(pid, status, 0);
+	} while (r < 0 && errno == EINTR);
+	return r < 0 ? WK_ERR_SYSTEM : 0;
+}
+
+int
+spawn_capture(char *const argv[], size_t cap, int inherit_err, int *status, char **out)
+{
+	struct spawn_opts o;
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	int pfd[2], r;
+	ssize_t n;
+	pid_t pid;
+
+	*out = NULL;
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return WK_ERR_SYSTEM;
+	spawn_opts_init(&o);
+	o.fd_out = pfd[1];
+	o.fd_err = inherit_err ? SPAWN_INHERIT : SPAWN_DEVNULL;
+	pid = spawn_argv(argv, &o);
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return (int)pid;
+	}
+	for (;;) {
+		n = read(pfd[0], chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (b.len < cap)
+			buf_append(&b, chunk, (size_t)n > cap - b.len ? cap - b.len : (size_t)n);
+	}
+	close(pfd[0]);
+	r = spawn_wait(pid, status);
+	*out = buf_detach(&b);	/* transferred */
+	return r;
+}

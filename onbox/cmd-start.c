@@ -1,0 +1,284 @@
+/*
+ * cmd-start.c: `onbox start`: start `onbox run` detached with the configured
+ * primitive, refuse when one already runs, and say how to look at it.
+ *
+ * The run's lock is the truth about "already running": `start` checks it
+ * first, and a second `onbox run` that slipped past the check (two starts at
+ * once) finds the lock taken and exits 75 without touching anything.  After
+ * starting, `start` waits (bounded) until the new onbox holds the lock, so
+ * "started" is only printed for something that is really running.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "config.h"
+#include "err.h"
+#include "fsutil.h"
+#include "jsonfile.h"
+#include "layout.h"
+#include "log.h"
+#include "monotime.h"
+#include "onbox.h"
+#include "proc.h"
+#include "spawn.h"
+#include "sshq.h"
+#include "xmalloc.h"
+
+#define START_WAIT_MS	10000
+
+struct start_ctx {
+	struct wk_config *cfg;
+	char	*self;		/* this onbox binary, absolute */
+	char	*cfgpath;	/* the config, absolute */
+	char	*lockp;
+	pid_t	 child;		/* nohup: the detached onbox; tmux: 0 */
+};
+
+/* 1 when the tmux session exists. */
+static int
+tmux_has(const char *session)
+{
+	char *target = xstrfmt("=%s", session);
+	char *argv[] = { "tmux", "has-session", "-t", target, NULL };
+	struct spawn_opts o;
+	int status = 1;
+	pid_t pid;
+
+	spawn_opts_init(&o);
+	pid = spawn_argv(argv, &o);
+	if (pid > 0)
+		spawn_wait(pid, &status);
+	free(target);
+	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static int
+start_tmux(struct start_ctx *s)
+{
+	struct buf cmd = BUF_INIT;
+	struct spawn_opts o;
+	char *argv[9];
+	int status = 0, rc = 0;
+	pid_t pid;
+
+	if (tmux_has(s->cfg->session)) {
+		log_error("tmux session \"%s\" exists but no onbox holds run %s: look at it with "
+		    "`tmux attach -t %s`, or remove it with `tmux kill-session -t %s`",
+		    s->cfg->session, s->cfg->run, s->cfg->session, s->cfg->session);
+		return WK_EX_TEMPFAIL;
+	}
+	buf_puts(&cmd, "exec ");
+	sshq_append(&cmd, s->self);
+	buf_puts(&cmd, " run -c ");
+	sshq_append(&cmd, s->cfgpath);
+	argv[0] = "tmux";
+	argv[1] = "new-session";
+	argv[2] = "-d";
+	argv[3] = "-s";
+	argv[4] = s->cfg->session;
+	argv[5] = "-c";
+	argv[6] = s->cfg->workdir;
+	argv[7] = cmd.data;
+	argv[8] = NULL;
+	spawn_opts_init(&o);
+	o.fd_err = SPAWN_INHERIT;
+	pid = spawn_argv(argv, &o);
+	if (pid < 0) {
+		log_error("cannot run tmux: %s; install tmux, or set \"detach\": \"nohup\" in %s",
+		    strerror(errno), s->cfg->path);
+		rc = WK_EX_CONFIG;
+	} else if (spawn_wait(pid, &status) != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		log_error("tmux new-session -s %s failed", s->cfg->session);
+		rc = WK_EX_SOFTWARE;
+	}
+	buf_free(&cmd);
+	return rc;
+}
+
+static int
+start_nohup(struct start_ctx *s)
+{
+	char *out = layout_path(s->cfg->workdir, "onbox.out");
+	char *argv[] = { s->self, "run", "-c", s->cfgpath, NULL };
+	struct spawn_opts o;
+	int fd, rc = 0;
+
+	fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		log_error("cannot open %s: %s", out, strerror(errno));
+		free(out);
+		return WK_EX_IOERR;
+	}
+	spawn_opts_init(&o);
+	o.cwd = s->cfg->workdir;
+	o.fd_out = fd;
+	o.fd_err = SPAWN_STDOUT;
+	o.new_session = 1;	/* nohup + setsid: no terminal, no SIGHUP */
+	s->child = spawn_argv(argv, &o);
+	if (s->child < 0) {
+		log_error("cannot start %s: %s", s->self, strerror(errno));
+		rc = WK_EX_SOFTWARE;
+	}
+	close(fd);
+	free(out);
+	return rc;
+}
+
+static const struct {
+	const char	*name;
+	int		(*start)(struct start_ctx *);
+	const char	*watch;	/* how to look at it; %s = session or workdir */
+} start_table[] = {
+	{ "tmux", start_tmux, "tmux attach -t %s" },
+	{ "nohup", start_nohup, "tail -f %s/.watchkeeper/onbox.out" },
+};
+
+/* The onbox pid and status from state.json, for messages. */
+static void
+start_state(const struct wk_config *cfg, long *pid, char *status, size_t len)
+{
+	char *p = layout_path(cfg->workdir, "state.json");
+	cJSON *doc = NULL;
+
+	*pid = 0;
+	snprintf(status, len, "unknown");
+	if (jsonfile_load(p, &doc) == 0) {
+		*pid = json_long(doc, "onbox_pid", 0);
+		snprintf(status, len, "%s", json_str(doc, "status", "unknown"));
+	}
+	cJSON_Delete(doc);
+	free(p);
+}
+
+/* Wait until the new onbox holds the lock, or has already finished. */
+static int
+start_confirm(struct start_ctx *s, int (*has_session)(const char *))
+{
+	struct deadline d;
+	char status[32];
+	long pid;
+	int wst;
+
+	deadline_set(&d, START_WAIT_MS);
+	while (!deadline_expired(&d)) {
+		if (lock_is_held(s->lockp) == 1)
+			return 0;
+		if (s->child > 0 && waitpid(s->child, &wst, WNOHANG) == s->child) {
+			start_state(s->cfg, &pid, status, sizeof(status));
+			if (WIFEXITED(wst) && WEXITSTATUS(wst) == 0)
+				return 1;
+			log_error("onbox exited at once (%s%d); see %s/.watchkeeper/onbox.out",
+			    WIFEXITED(wst) ? "exit " : "signal ",
+			    WIFEXITED(wst) ? WEXITSTATUS(wst) : WTERMSIG(wst), s->cfg->workdir);
+			return WIFEXITED(wst) ? WEXITSTATUS(wst) : WK_EX_SOFTWARE;
+		}
+		if (has_session != NULL && !has_session(s->cfg->session)) {
+			start_state(s->cfg, &pid, status, sizeof(status));
+			if (strcmp(status, "done") == 0)
+				return 1;
+			log_error("onbox ended at once (status %s); see %s/.watchkeeper/onbox.log",
+			    status, s->cfg->workdir);
+			return strcmp(status, "failed") == 0 ? WK_EX_FAIL : WK_EX_SOFTWARE;
+		}
+		usleep(20000);
+	}
+	log_error("onbox did not take the run's lock within %d s; see %s/.watchkeeper/onbox.log",
+	    START_WAIT_MS / 1000, s->cfg->workdir);
+	return WK_EX_SOFTWARE;
+}
+
+static int
+cmd_start_exec(struct onbox_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct start_ctx s;
+	char *failed = NULL, status[32];
+	size_t i;
+	long pid;
+	int ch, rc = 0, held;
+
+	memset(&s, 0, sizeof(s));
+	optind = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "+c:", longopts, NULL)) != -1) {
+		if (ch != 'c')
+			return onbox_usage(&onbox_cmd_start);
+		ctx->config_opt = optarg;
+	}
+	if (optind != ctx->argc)
+		return onbox_usage(&onbox_cmd_start);
+	if ((s.cfg = onbox_load_config(ctx)) == NULL)
+		return WK_EX_CONFIG;
+	for (i = 0; i < sizeof(start_table) / sizeof(start_table[0]); i++)
+		if (strcmp(start_table[i].name, s.cfg->detach) == 0)
+			break;
+	if (i == sizeof(start_table) / sizeof(start_table[0])) {
+		log_error("%s: \"detach\": \"%s\" is not supported by this onbox yet; use tmux or nohup",
+		    s.cfg->path, s.cfg->detach);
+		rc = WK_EX_CONFIG;
+		goto out;
+	}
+	if (layout_create(s.cfg->workdir, &failed) != 0) {
+		log_error("cannot create %s: %s", failed, strerror(errno));
+		rc = WK_EX_IOERR;
+		goto out;
+	}
+	s.lockp = layout_path(s.cfg->workdir, "onbox.lock");
+	if ((held = lock_is_held(s.lockp)) != 0) {
+		start_state(s.cfg, &pid, status, sizeof(status));
+		if (held == 1)
+			log_error("run %s is already running (onbox pid %ld); not starting another",
+			    s.cfg->run, pid);
+		else
+			log_error("cannot check %s: %s", s.lockp, strerror(errno));
+		rc = held == 1 ? WK_EX_TEMPFAIL : WK_EX_IOERR;
+		goto out;
+	}
+	s.self = fs_self_exe();
+	s.cfgpath = fs_abspath(s.cfg->path);
+	if (s.self == NULL) {
+		log_error("cannot find my own executable (/proc/self/exe)");
+		rc = WK_EX_SOFTWARE;
+		goto out;
+	}
+	if ((rc = start_table[i].start(&s)) != 0)
+		goto out;
+	rc = start_confirm(&s, i == 0 ? tmux_has : NULL);
+	if (rc == 1) {
+		printf("run %s: nothing to do, every marker is already present\n", s.cfg->run);
+		rc = 0;
+		goto out;
+	}
+	if (rc != 0)
+		goto out;
+	start_state(s.cfg, &pid, status, sizeof(status));
+	printf("started run %s with %s (onbox pid %ld) in %s\n", s.cfg->run, s.cfg->detach, pid,
+	    s.cfg->workdir);
+	printf("  watch:  ");
+	printf(start_table[i].watch, i == 0 ? s.cfg->session : s.cfg->workdir);
+	printf("\n  status: %s -c %s status\n", s.self, s.cfgpath);
+ out:
+	free(failed);
+	free(s.self);
+	free(s.cfgpath);
+	free(s.lockp);
+	config_free(s.cfg);
+	return rc;
+}
+
+const struct onbox_cmd onbox_cmd_start = {
+	.name = "start",
+	.args = "[-c FILE]",
+	.help = "start `onbox run` detached (tmux or nohup); refuses when one is running",
+	.exec = cmd_start_exec,
+};

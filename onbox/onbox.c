@@ -1,0 +1,127 @@
+/*
+ * onbox.c: the on-box agent's entry point and command table.
+ *
+ * onbox runs on the rented box under tmux/nohup/sbatch: it runs the run's
+ * chain of stages &&-gated, lands a marker per stage only on success, and
+ * keeps a heartbeat.  Exit codes are a contract (DESIGN.md): 0 every marker
+ * present, 1 a stage failed, 75 another onbox holds the run, 64 usage, 78 config.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "diag.h"
+#include "log.h"
+#include "onbox.h"
+#include "xmalloc.h"
+
+static const struct onbox_cmd *const onbox_cmds[] = {
+	&onbox_cmd_run,
+	&onbox_cmd_start,
+	&onbox_cmd_status,
+};
+
+static void
+onbox_help(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage: onbox [-c FILE] [-v] COMMAND [ARGS]\n\n"
+	    "Runs a training run's chain of stages on the box, &&-gated, with markers,\n"
+	    "a heartbeat and failure triage.\n\ncommands:\n");
+	for (i = 0; i < sizeof(onbox_cmds) / sizeof(onbox_cmds[0]); i++) {
+		if (onbox_cmds[i]->hidden)
+			continue;
+		fprintf(fp, "  %-8s %-14s %s\n", onbox_cmds[i]->name, onbox_cmds[i]->args,
+		    onbox_cmds[i]->help);
+	}
+	fprintf(fp, "\noptions:\n"
+	    "  -c, --config FILE  the run's config (else $WATCHKEEPER_CONFIG, else ./watchkeeper.json)\n"
+	    "  -v, --verbose      more diagnostics\n"
+	    "  -V, --version      print the version\n"
+	    "  -h, --help         this text; `onbox --help-config` lists every config key\n"
+	    "\nexit: 0 every marker present, 1 a stage failed, 64 usage, 75 another onbox\n"
+	    "holds the run, 78 config error.\n");
+}
+
+int
+onbox_usage(const struct onbox_cmd *cmd)
+{
+	fprintf(stderr, "usage: onbox [-c FILE] %s %s\n", cmd->name, cmd->args);
+	return WK_EX_USAGE;
+}
+
+struct wk_config *
+onbox_load_config(const struct onbox_ctx *ctx)
+{
+	struct diag d = DIAG_INIT;
+	struct wk_config *cfg = NULL;
+	char *path = config_find(ctx->config_opt);
+
+	if (config_load(path, &cfg, &d) != 0) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "%s: config error (exit 78)\n", log_prog());
+		cfg = NULL;
+	}
+	diag_free(&d);
+	free(path);
+	return cfg;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "help-config", no_argument, NULL, 'K' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct onbox_ctx ctx;
+	size_t i;
+	int ch;
+
+	memset(&ctx, 0, sizeof(ctx));
+	log_init("onbox", 0);
+	/* '+': stop at the command name; its own options are its business. */
+	while ((ch = getopt_long(argc, argv, "+c:vVh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			ctx.config_opt = optarg;
+			break;
+		case 'v':
+			ctx.verbose++;
+			break;
+		case 'V':
+			printf("onbox %s\n", WK_VERSION);
+			return 0;
+		case 'h':
+			onbox_help(stdout);
+			return 0;
+		case 'K':
+			config_print_keys(stdout);
+			return 0;
+		default:
+			onbox_help(stderr);
+			return WK_EX_USAGE;
+		}
+	}
+	log_init("onbox", ctx.verbose);
+	if (optind >= argc) {
+		onbox_help(stderr);
+		return WK_EX_USAGE;
+	}
+	ctx.argc = argc - optind;
+	ctx.argv = argv + optind;
+	for (i = 0; i < sizeof(onbox_cmds) / sizeof(onbox_cmds[0]); i++) {
+		if (strcmp(onbox_cmds[i]->name, ctx.argv[0]) == 0)
+			return onbox_cmds[i]->exec(&ctx);
+	}
+	fprintf(stderr, "onbox: unknown command \"%s\"\n", ctx.argv[0]);
+	onbox_help(stderr);
+	return WK_EX_USAGE;
+}

@@ -1,0 +1,39 @@
+/*
+ * onbox.h: what onbox's command files share.
+ *
+ * Each subcommand lives in its own cmd-<name>.c with its usage text beside
+ * its handler (tmux's cmd-*.c shape); onbox.c holds the table and main().
+ */
+#ifndef WK_ONBOX_H
+#define WK_ONBOX_H
+
+#include "config.h"
+
+struct onbox_ctx {
+	const char	*config_opt;	/* -c value or NULL */
+	int		 verbose;
+	int		 argc;		/* the subcommand's own arguments, argv[0] = its name */
+	char		**argv;
+};
+
+struct onbox_cmd {
+	const char	*name;
+	const char	*args;		/* usage after the name */
+	const char	*help;		/* one line */
+	int		(*exec)(struct onbox_ctx *ctx);
+	int		 hidden;
+};
+
+extern const struct onbox_cmd onbox_cmd_run;
+extern const struct onbox_cmd onbox_cmd_start;
+extern const struct onbox_cmd onbox_cmd_status;
+
+/* Load the config named by ctx; on failure prints every problem and returns NULL (caller exits 78). */
+struct wk_config *onbox_load_config(const struct onbox_ctx *ctx);
+/* Print "usage: onbox <cmd> <args>" to stderr and return 64. */
+int onbox_usage(const struct onbox_cmd *cmd);
+
+/* The runner (runner.c): run the chain in the foreground.  Returns an exit code. */
+int runner_run(struct wk_config *cfg);
+
+#endif

@@ -1,0 +1,1158 @@
+/*
+ * runner.c: `onbox run`: the chain, stage after stage, &&-gated.
+ *
+ * For each stage: skip it when its marker exists; re-attach to an attempt an
+ * earlier onbox left running (its wrapper still holds the attempt lock);
+ * finalize an attempt that ended while no onbox watched; otherwise launch a
+ * new attempt.  While a stage runs, one poll(2) waits on inotify (the logs'
+ * directories), a pidfd (the wrapper or the waited-for process), a signalfd
+ * and the next deadline (heartbeat, timeouts, the stat-poll fallback for
+ * filesystems where inotify sees nothing).  Nothing sleeps on a fixed beat.
+ *
+ * A marker is written only when the attempt exited 0 AND its done_when line
+ * appeared in this attempt's output; otherwise <MARKER>.FAILED gets the
+ * class, the exit status and the last lines, and nothing after it runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "attempt.h"
+#include "buf.h"
+#include "config.h"
+#include "err.h"
+#include "events.h"
+#include "fsutil.h"
+#include "jsonfile.h"
+#include "layout.h"
+#include "log.h"
+#include "logscan.h"
+#include "monotime.h"
+#include "onbox.h"
+#include "pattern.h"
+#include "proc.h"
+#include "spawn.h"
+#include "triage.h"
+#include "xmalloc.h"
+
+#define TAIL_LINES	30
+#define KILL_GRACE_MS	10000	/* SIGTERM, then SIGKILL after this */
+#define REC_WAIT_MS	5000	/* a live wrapper writes its record within this */
+#define NOPIDFD_POLL_MS	200	/* liveness re-check when the kernel has no pidfd */
+
+struct source {
+	const char	*label;		/* "output" or "log" */
+	char		*path;
+	int		 wd;		/* inotify watch on its directory, -1 none */
+	struct logscan	 ls;
+	struct linering	 tail;
+};
+
+struct runner {
+	struct wk_config *cfg;
+	char		 instance[17];
+	int		 lockfd;
+	int		 ifd;		/* inotify */
+	int		 sfd;		/* signalfd */
+	struct deadline	 hb;
+	const char	*status;	/* running | done | failed | stopped */
+
+	/* the stage being supervised */
+	const struct wk_stage *st;
+	size_t		 idx;
+	long		 attempt;
+	long		 stage_pid;
+	struct source	 src[2];
+	size_t		 nsrc;
+	struct triage_scan ts;
+	int		 done_seen;
+	int		 wait_seen;
+	int		 prog_have;
+	long		 prog_cur;
+	long		 prog_max_log;
+	cJSON		*last_event;	/* {event, stage, attempt, time} */
+	int		 got_signal;
+};
+
+struct line_ctx {
+	struct runner	*r;
+	struct source	*s;
+	int		 catchup;	/* only look for the done/wait pattern */
+};
+
+/* ---- heartbeat ---- */
+
+static void
+runner_progress_text(const struct runner *r, char *out, size_t len)
+{
+	long max = r->cfg->has_progress && r->cfg->progress.max > 0 ?
+	    r->cfg->progress.max : r->prog_max_log;
+
+	if (!r->prog_have)
+		snprintf(out, len, "unknown");
+	else if (max > 0)
+		snprintf(out, len, "~%ld/%ld", r->prog_cur, max);
+	else
+		snprintf(out, len, "~%ld/unknown", r->prog_cur);
+}
+
+static const char *
+runner_last_line(const struct runner *r)
+{
+	const char *l;
+	size_t i;
+
+	/* The program's own log first: that is where its progress goes. */
+	for (i = r->nsrc; i-- > 0;)
+		if ((l = linering_last(&r->src[i].tail)) != NULL)
+			return l;
+	return NULL;
+}
+
+static void
+runner_heartbeat(struct runner *r)
+{
+	cJSON *doc = cJSON_CreateObject(), *prog, *markers;
+	char when[TIMEFMT_LEN], ptext[64], *path;
+	const char *last;
+	time_t now = time(NULL);
+	size_t i;
+
+	timefmt_utc(now, when, sizeof(when));
+	cJSON_AddStringToObject(doc, "run", r->cfg->run);
+	cJSON_AddStringToObject(doc, "time", when);
+	cJSON_AddNumberToObject(doc, "time_unix", (double)now);
+	cJSON_AddNumberToObject(doc, "heartbeat_s", (double)r->cfg->heartbeat_s);
+	cJSON_AddNumberToObject(doc, "onbox_pid", (double)getpid());
+	cJSON_AddStringToObject(doc, "status", r->status);
+	cJSON_AddNumberToObject(doc, "nstages", (double)r->cfg->nchain);
+	if (r->st != NULL) {
+		cJSON_AddStringToObject(doc, "stage", r->st->name);
+		cJSON_AddNumberToObject(doc, "stage_index", (double)r->idx);
+		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
+		cJSON_AddNumberToObject(doc, "stage_pid", (double)r->stage_pid);
+	}
+	runner_progress_text(r, ptext, sizeof(ptext));
+	prog = cJSON_AddObjectToObject(doc, "progress");
+	cJSON_AddStringToObject(prog, "text", ptext);
+	if (r->prog_have)
+		cJSON_AddNumberToObject(prog, "cur", (double)r->prog_cur);
+	if (r->cfg->has_progress && r->cfg->progress.max > 0)
+		cJSON_AddNumberToObject(prog, "max", (double)r->cfg->progress.max);
+	else if (r->prog_max_log > 0)
+		cJSON_AddNumberToObject(prog, "max", (double)r->prog_max_log);
+	if ((last = runner_last_line(r)) != NULL)
+		cJSON_AddStringToObject(doc, "last_line", last);
+	if (r->last_event != NULL)
+		cJSON_AddItemToObject(doc, "last_event", cJSON_Duplicate(r->last_event, 1));
+	markers = cJSON_AddObjectToObject(doc, "markers");
+	for (i = 0; i < r->cfg->nchain; i++) {
+		char *m = layout_marker(r->cfg->workdir, r->cfg->chain[i].marker);
+
+		cJSON_AddBoolToObject(markers, r->cfg->chain[i].marker, fs_exists(m));
+		free(m);
+	}
+	path = layout_path(r->cfg->workdir, "state.json");
+	if (jsonfile_save(path, doc) != 0)
+		log_warn("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	cJSON_Delete(doc);
+	deadline_set(&r->hb, (uint64_t)r->cfg->heartbeat_s * 1000);
+}
+
+/* ---- events ---- */
+
+/* Append ev to events.jsonl, remember it for the heartbeat, print it. ev is consumed. */
+static void
+runner_emit(struct runner *r, cJSON *ev, const char *human)
+{
+	cJSON *brief = cJSON_CreateObject();
+
+	if (events_append(r->cfg->workdir, ev) != 0)
+		log_warn("cannot append to events.jsonl: %s", strerror(errno));
+	cJSON_AddStringToObject(brief, "event", json_str(ev, "event", ""));
+	if (json_str(ev, "stage", NULL) != NULL) {
+		cJSON_AddStringToObject(brief, "stage", json_str(ev, "stage", ""));
+		cJSON_AddNumberToObject(brief, "attempt", json_num(ev, "attempt", 0));
+	}
+	cJSON_AddStringToObject(brief, "time", json_str(ev, "time", ""));
+	cJSON_Delete(r->last_event);
+	r->last_event = brief;
+	printf("%s %s %s\n", json_str(ev, "time", ""), r->cfg->run, human);
+	fflush(stdout);
+	log_tee_line(human);
+	cJSON_Delete(ev);
+	runner_heartbeat(r);
+}
+
+/* ---- log sources ---- */
+
+static void
+source_open(struct runner *r, struct source *s, const char *label, const char *path)
+{
+	s->label = label;
+	s->path = xstrdup(path);
+	s->wd = -1;
+	logscan_init(&s->ls, path, LOGSCAN_DEFAULT_MAX_LINE);
+	linering_init(&s->tail, TAIL_LINES);
+	(void)r;
+}
+
+static void
+source_watch(struct runner *r, struct source *s)
+{
+	char *copy;
+
+	if (s->wd >= 0 || r->ifd < 0)
+		return;
+	copy = xstrdup(s->path);
+	/* The directory, not the file: a watch on the file is lost on rotation. */
+	s->wd = inotify_add_watch(r->ifd, dirname(copy),
+	    IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF);
+	free(copy);
+}
+
+static void
+source_close(struct runner *r, struct source *s)
+{
+	(void)r;	/* directory watches stay: they are shared and cheap */
+	logscan_free(&s->ls);
+	linering_free(&s->tail);
+	free(s->path);
+	memset(s, 0, sizeof(*s));
+	s->wd = -1;
+}
+
+static long
+parse_long(const char *s, size_t len)
+{
+	char tmp[32];
+
+	if (len == 0 || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return strtol(tmp, NULL, 10);
+}
+
+static void
+runner_line(void *arg, const char *line, size_t len, int truncated)
+{
+	struct line_ctx *lc = arg;
+	struct runner *r = lc->r;
+	const struct wk_stage *st = r->st;
+	struct pattern_span g[3];
+	long v;
+
+	(void)truncated;
+	if (st->done_re != NULL && !r->done_seen && pattern_match(st->done_re, line, len) == 1)
+		r->done_seen = 1;
+	if (st->has_wait && st->wait.re != NULL && !r->wait_seen &&
+	    pattern_match(st->wait.re, line, len) == 1)
+		r->wait_seen = 1;
+	if (lc->catchup)
+		return;
+	linering_push(&lc->s->tail, line, len);
+	triage_scan_line(&r->ts, line, len);
+	if (r->cfg->has_progress &&
+	    pattern_match_groups(r->cfg->progress.re, line, len, g, 3) == 1 && g[1].start >= 0) {
+		if ((v = parse_long(line + g[1].start, (size_t)(g[1].end - g[1].start))) >= 0) {
+			r->prog_cur = v;
+			r->prog_have = 1;
+		}
+		if (g[2].start >= 0 &&
+		    (v = parse_long(line + g[2].start, (size_t)(g[2].end - g[2].start))) > 0)
+			r->prog_max_log = v;
+	}
+}
+
+static void
+runner_scan(struct runner *r)
+{
+	struct line_ctx lc;
+	size_t i;
+
+	for (i = 0; i < r->nsrc; i++) {
+		lc.r = r;
+		lc.s = &r->src[i];
+		lc.catchup = 0;
+		source_watch(r, &r->src[i]);
+		if (logscan_poll(&r->src[i].ls, runner_line, &lc) < 0)
+			log_debug("read %s: %s", r->src[i].path, strerror(errno));
+	}
+}
+
+static void
+runner_scan_final(struct runner *r)
+{
+	struct line_ctx lc;
+	size_t i;
+
+	runner_scan(r);
+	for (i = 0; i < r->nsrc; i++) {
+		lc.r = r;
+		lc.s = &r->src[i];
+		lc.catchup = 0;
+		logscan_flush(&r->src[i].ls, runner_line, &lc);
+	}
+}
+
+/* Read every pending inotify event; what changed is re-read by runner_scan anyway. */
+static void
+runner_drain_inotify(struct runner *r)
+{
+	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	while (r->ifd >= 0 && read(r->ifd, evbuf, sizeof(evbuf)) > 0)
+		;
+}
+
+/* A pending SIGTERM/SIGINT/SIGHUP: remember it; the caller stops. */
+static int
+runner_check_signal(struct runner *r)
+{
+	struct signalfd_siginfo si;
+
+	if (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		r->got_signal = (int)si.ssi_signo;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- stage state ---- */
+
+static void
+runner_stage_reset(struct runner *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsrc; i++)
+		source_close(r, &r->src[i]);
+	r->nsrc = 0;
+	triage_scan_reset(&r->ts);
+	r->done_seen = r->wait_seen = 0;
+	r->prog_have = 0;
+	r->prog_cur = r->prog_max_log = 0;
+	r->stage_pid = 0;
+}
+
+/* Position a source at where the attempt began in a log shared with earlier attempts. */
+static void
+source_from(struct source *s, const cJSON *start)
+{
+	struct logscan_pos pos;
+
+	if (start == NULL)
+		return;
+	pos.dev = (uint64_t)json_num(start, "dev", 0);
+	pos.ino = (uint64_t)json_num(start, "ino", 0);
+	pos.off = (uint64_t)json_num(start, "off", 0);
+	logscan_set_pos(&s->ls, &pos);
+}
+
+/* Record where a log ends now, so this attempt reads only what it adds. */
+static void
+hist_mark_log_start(cJSON *a, const char *path)
+{
+	struct stat sb;
+	cJSON *o;
+
+	if (stat(path, &sb) != 0)
+		return;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "dev", (double)sb.st_dev);
+	cJSON_AddNumberToObject(o, "ino", (double)sb.st_ino);
+	cJSON_AddNumberToObject(o, "off", (double)sb.st_size);
+	json_set(a, "log_start", o);
+}
+
+static char *
+stage_log_path(const struct wk_config *cfg, const char *rel)
+{
+	return fs_join(cfg->workdir, rel);
+}
+
+/* Set up the sources a run stage reads: its attempt output, and its own log. */
+static void
+runner_sources_run(struct runner *r, const cJSON *a)
+{
+	char *p = layout_attempt_log(r->cfg->workdir, r->st->name, r->attempt);
+
+	source_open(r, &r->src[r->nsrc++], "output", p);
+	free(p);
+	if (r->st->log != NULL) {
+		p = stage_log_path(r->cfg, r->st->log);
+		source_open(r, &r->src[r->nsrc], "log", p);
+		source_from(&r->src[r->nsrc], cJSON_GetObjectItem(a, "log_start"));
+		r->nsrc++;
+		free(p);
+	}
+}
+
+/* ---- outcome ---- */
+
+struct outcome {
+	enum triage_class cls;
+	int		 exited;
+	int		 exit_code;
+	int		 signo;
+	const char	*evidence;
+	const char	*exec_error;
+};
+
+static void
+add_tail(cJSON *obj, const struct runner *r)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, "last_lines");
+	const struct source *s = NULL;
+	size_t i;
+
+	/* The attempt's own output carries tracebacks; fall back to the program's log. */
+	for (i = 0; i < r->nsrc && s == NULL; i++)
+		if (r->src[i].tail.count > 0)
+			s = &r->src[i];
+	for (i = 0; s != NULL && i < s->tail.count; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(linering_get(&s->tail, i)));
+}
+
+static void
+add_exit(cJSON *obj, const struct outcome *o)
+{
+	char buf[16];
+
+	if (o->signo != 0)
+		cJSON_AddStringToObject(obj, "signal", signame(o->signo, buf, sizeof(buf)));
+	else if (o->exited)
+		cJSON_AddNumberToObject(obj, "exit_code", o->exit_code);
+}
+
+static void
+describe_exit(const struct outcome *o, char *out, size_t len)
+{
+	char buf[16];
+
+	if (o->signo != 0)
+		snprintf(out, len, "killed by %s", signame(o->signo, buf, sizeof(buf)));
+	else if (o->exited)
+		snprintf(out, len, "exit %d", o->exit_code);
+	else
+		snprintf(out, len, "no exit status");
+}
+
+/* Write the marker (success) or the FAILED marker, update history, emit the event. */
+static int
+runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o)
+{
+	const struct wk_stage *st = r->st;
+	const struct triage_class_info *ci = triage_info(o->cls);
+	cJSON *m = cJSON_CreateObject(), *ev;
+	char when[TIMEFMT_LEN], dur[32], ex[64], *mpath, *logrel, human[512];
+	time_t now = time(NULL), started = (time_t)json_num(a, "started_unix", (double)now);
+	int ok = o->cls == TRIAGE_NONE, r_ = 0;
+
+	timefmt_utc(now, when, sizeof(when));
+	timefmt_duration((long)(now - started), dur, sizeof(dur));
+	describe_exit(o, ex, sizeof(ex));
+	logrel = layout_attempt_log_rel(st->name, r->attempt);
+
+	cJSON_AddStringToObject(m, "run", r->cfg->run);
+	cJSON_AddStringToObject(m, "stage", st->name);
+	cJSON_AddStringToObject(m, "marker", st->marker);
+	cJSON_AddNumberToObject(m, "attempt", (double)r->attempt);
+	cJSON_AddStringToObject(m, "started", json_str(a, "started", ""));
+	cJSON_AddStringToObject(m, "ended", when);
+	cJSON_AddNumberToObject(m, "duration_s", (double)(now - started));
+	add_exit(m, o);
+	cJSON_AddStringToObject(m, "output", logrel);
+	if (st->log != NULL)
+		cJSON_AddStringToObject(m, "log", st->log);
+	if (!ok) {
+		cJSON_AddStringToObject(m, "class", ci->name);
+		cJSON_AddStringToObject(m, "title", ci->title);
+		cJSON_AddStringToObject(m, "remediation", ci->remediation);
+		cJSON_AddBoolToObject(m, "retryable", ci->retryable);
+		if (o->evidence != NULL)
+			cJSON_AddStringToObject(m, "evidence", o->evidence);
+		if (o->exec_error != NULL)
+			cJSON_AddStringToObject(m, "exec_error", o->exec_error);
+		add_tail(m, r);
+	}
+	mpath = ok ? layout_marker(r->cfg->workdir, st->marker) :
+	    layout_failed(r->cfg->workdir, st->marker);
+	if (jsonfile_save(mpath, m) != 0) {
+		log_error("cannot write marker %s: %s", mpath, strerror(errno));
+		r_ = -1;
+	}
+
+	json_set_str(a, "result", ok ? "done" : "failed");
+	json_set_str(a, "ended", when);
+	json_set_num(a, "ended_unix", (double)now);
+	if (!ok)
+		json_set_str(a, "class", ci->name);
+	if (o->signo != 0)
+		json_set_num(a, "signal", o->signo);
+	else if (o->exited)
+		json_set_num(a, "exit_code", o->exit_code);
+	if (hist_save(r->cfg->workdir, st->name, hist) != 0)
+		log_warn("cannot write the history of stage %s: %s", st->name, strerror(errno));
+
+	ev = events_new(r->instance, r->cfg->run, ok ? "stage_done" : "stage_failed", st->name,
+	    r->attempt);
+	cJSON_AddStringToObject(ev, "marker", st->marker);
+	cJSON_AddNumberToObject(ev, "duration_s", (double)(now - started));
+	add_exit(ev, o);
+	if (r->prog_have) {
+		char ptext[64];
+
+		runner_progress_text(r, ptext, sizeof(ptext));
+		cJSON_AddStringToObject(ev, "progress", ptext);
+	}
+	if (ok)
+		snprintf(human, sizeof(human), "%s DONE (attempt %ld, %s) -> %s", st->name,
+		    r->attempt, dur, st->marker);
+	else {
+		cJSON_AddStringToObject(ev, "class", ci->name);
+		cJSON_AddStringToObject(ev, "remediation", ci->remediation);
+		if (o->evidence != NULL)
+			cJSON_AddStringToObject(ev, "evidence", o->evidence);
+		add_tail(ev, r);
+		snprintf(human, sizeof(human), "%s FAILED (%s, %s) attempt %ld%s%.200s", st->name,
+		    ci->name, ex, r->attempt, o->evidence ? " · last: " : "",
+		    o->evidence ? o->evidence : "");
+	}
+	runner_emit(r, ev, human);
+	json_set_bool(a, "reported", 1);
+	(void)hist_save(r->cfg->workdir, st->name, hist);
+	cJSON_Delete(m);
+	free(mpath);
+	free(logrel);
+	return r_;
+}
+
+/* ---- supervision ---- */
+
+enum sup_end { SUP_GONE, SUP_WAIT_HIT, SUP_CRASH, SUP_TIMEOUT, SUP_SIGNAL };
+
+struct watch {
+	pid_t		 pid;		/* followed process; 0 none */
+	struct proc_id	 id;		/* its identity, to survive pid reuse without pidfd */
+	int		 pidfd;
+	int		 own;		/* our child: reap it */
+	pid_t		 kill_pgid;	/* process group to stop on timeout; 0 none */
+	time_t		 timeout_at;	/* wall clock; 0 none */
+	int		 wait_stage;
+};
+
+static int
+watch_gone(struct watch *w, int pidfd_ready)
+{
+	if (w->pid <= 0)
+		return 0;
+	if (w->pidfd >= 0)
+		return pidfd_ready;
+	if (w->own) {
+		int status;
+
+		return waitpid(w->pid, &status, WNOHANG) == w->pid;
+	}
+	return !proc_alive(&w->id);
+}
+
+static enum sup_end
+runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
+{
+	struct deadline dl[3];	/* heartbeat, timeout, kill grace */
+	struct pollfd pfd[3];
+	int killed = 0, cap, n, gone;
+	enum sup_end end;
+
+	dl[0] = r->hb;
+	deadline_clear(&dl[1]);
+	deadline_clear(&dl[2]);
+	if (w->timeout_at > 0) {
+		time_t now = time(NULL);
+
+		deadline_set(&dl[1], w->timeout_at > now ? (uint64_t)(w->timeout_at - now) * 1000 : 0);
+	}
+	w->pidfd = w->pid > 0 ? proc_pidfd(w->pid) : -1;
+	for (;;) {
+		runner_scan(r);
+		if (w->wait_stage && r->wait_seen) {
+			end = SUP_WAIT_HIT;
+			break;
+		}
+		if (w->wait_stage && r->ts.crash_seen) {
+			end = SUP_CRASH;
+			break;
+		}
+		if (deadline_expired(&r->hb))
+			runner_heartbeat(r);
+		dl[0] = r->hb;
+		if (deadline_expired(&dl[1])) {
+			deadline_clear(&dl[1]);
+			if (w->wait_stage) {
+				end = SUP_TIMEOUT;
+				break;
+			}
+			if (w->kill_pgid > 0) {
+				json_set_bool(a, "timed_out", 1);
+				(void)hist_save(r->cfg->workdir, r->st->name, hist);
+				log_warn("stage %s ran past timeout_s=%ld: stopping it", r->st->name,
+				    r->st->timeout_s);
+				kill(-w->kill_pgid, SIGTERM);
+				killed = 1;
+				deadline_set(&dl[2], KILL_GRACE_MS);
+			}
+		}
+		if (killed && deadline_expired(&dl[2])) {
+			deadline_clear(&dl[2]);
+			kill(-w->kill_pgid, SIGKILL);
+		}
+
+		n = 0;
+		pfd[n].fd = r->sfd;
+		pfd[n++].events = POLLIN;
+		pfd[n].fd = r->ifd;
+		pfd[n++].events = POLLIN;
+		if (w->pidfd >= 0) {
+			pfd[n].fd = w->pidfd;
+			pfd[n++].events = POLLIN;
+		}
+		cap = (int)r->cfg->poll_ms;
+		if (w->pid > 0 && w->pidfd < 0 && cap > NOPIDFD_POLL_MS)
+			cap = NOPIDFD_POLL_MS;
+		/* Check a process that may already be gone before sleeping at all. */
+		if (w->pid > 0 && w->pidfd < 0 && watch_gone(w, 0)) {
+			end = SUP_GONE;
+			break;
+		}
+		if (poll(pfd, (nfds_t)n, deadline_poll_timeout(dl, 3, cap)) < 0 && errno != EINTR)
+			fatal("poll: %s", strerror(errno));
+		if ((pfd[0].revents & POLLIN) && runner_check_signal(r)) {
+			end = SUP_SIGNAL;
+			break;
+		}
+		if (pfd[1].revents & POLLIN)
+			runner_drain_inotify(r);
+		gone = w->pidfd >= 0 ? (pfd[2].revents & (POLLIN | POLLHUP)) != 0 : 0;
+		if (watch_gone(w, gone)) {
+			end = SUP_GONE;
+			break;
+		}
+	}
+	if (end == SUP_GONE && w->own && w->pidfd >= 0) {
+		int status;
+
+		(void)spawn_wait(w->pid, &status);
+	}
+	if (w->pidfd >= 0)
+		close(w->pidfd);
+	w->pidfd = -1;
+	runner_scan_final(r);
+	return end;
+}
+
+/* ---- one stage ---- */
+
+static int
+is_unfinished(const cJSON *a)
+{
+	const char *res = json_str(a, "result", "");
+
+	return a != NULL && (strcmp(res, "starting") == 0 || strcmp(res, "running") == 0);
+}
+
+static void
+clear_failed(struct runner *r)
+{
+	char *f = layout_failed(r->cfg->workdir, r->st->marker);
+
+	if (unlink(f) == 0)
+		log_info("stage %s: cleared the FAILED marker of an earlier attempt", r->st->name);
+	free(f);
+}
+
+/* The oom_kill counter's increase since the attempt began; -1 unknown. */
+static long
+oom_delta(const cJSON *a)
+{
+	long base = json_long(a, "oom_kill_base", -1), now = triage_oom_kill_count(NULL);
+
+	return base < 0 || now < 0 ? -1 : now - base;
+}
+
+/* An attempt whose wrapper died without recording an end: note it and move on. */
+static void
+runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *rec)
+{
+	char boot[40], human[256];
+	int rebooted;
+	cJSON *ev;
+
+	proc_boot_id(boot, sizeof(boot));
+	rebooted = rec->boot[0] != '\0' && strcmp(rec->boot, boot) != 0;
+	json_set_str(a, "result", "lost");
+	json_set_str(a, "class", rebooted ? "reboot" : "lost");
+	json_set_bool(a, "reported", 1);
+	(void)hist_save(r->cfg->workdir, r->st->name, hist);
+	ev = events_new(r->instance, r->cfg->run, "stage_lost", r->st->name, r->attempt);
+	cJSON_AddStringToObject(ev, "class", rebooted ? "reboot" : "lost");
+	snprintf(human, sizeof(human), "%s attempt %ld LOST (%s): starting a new attempt",
+	    r->st->name, r->attempt,
+	    rebooted ? "the box rebooted under it" : "its wrapper died without an exit status");
+	runner_emit(r, ev, human);
+}
+
+/* Launch attempt n of a run stage; fills w.  0 or -1 (the FAILED marker is written). */
+static int
+runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
+{
+	char *why = NULL, human[256];
+	struct outcome o;
+	cJSON *ev;
+	pid_t pid;
+
+	pid = attempt_launch(r->cfg, r->st, r->attempt, &why);
+	if (pid < 0) {
+		log_error("stage %s: cannot start attempt %ld: %s", r->st->name, r->attempt, why);
+		memset(&o, 0, sizeof(o));
+		o.cls = TRIAGE_UNKNOWN;
+		o.exec_error = why;
+		runner_finalize(r, hist, a, &o);
+		free(why);
+		return -1;
+	}
+	json_set_str(a, "result", "running");
+	json_set_num(a, "wrapper_pid", pid);
+	(void)hist_save(r->cfg->workdir, r->st->name, hist);
+	w->pid = pid;
+	w->own = 1;
+	proc_identify(pid, &w->id);
+	ev = events_new(r->instance, r->cfg->run, "stage_started", r->st->name, r->attempt);
+	cJSON_AddStringToObject(ev, "command", r->st->run);
+	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->st->name, r->attempt);
+	runner_emit(r, ev, human);
+	return 0;
+}
+
+/* Re-attach to an attempt whose wrapper still runs.  0, or -1 when it vanished meanwhile. */
+static int
+runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w)
+{
+	struct deadline d;
+
+	deadline_set(&d, REC_WAIT_MS);
+	/* The wrapper writes its record right after starting the command. */
+	while (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, rec) != 0 ||
+	    rec->wrapper_pid <= 0) {
+		if (deadline_expired(&d))
+			return -1;
+		usleep(10000);
+	}
+	w->pid = (pid_t)rec->wrapper_pid;
+	w->own = 0;
+	w->id.pid = w->pid;
+	w->id.start = rec->wrapper_start;
+	snprintf(w->id.boot, sizeof(w->id.boot), "%s", rec->boot);
+	log_info("stage %s: re-attaching to attempt %ld (pid %ld) started by an earlier onbox",
+	    r->st->name, r->attempt, rec->pid);
+	return 0;
+}
+
+/* Run (or re-attach to, or finish) the stage at idx.  0 success, 1 failed, 128+sig stopped. */
+static int
+runner_stage(struct runner *r, size_t idx)
+{
+	const struct wk_stage *st = &r->cfg->chain[idx];
+	struct attempt_rec rec;
+	struct watch w;
+	struct outcome o;
+	struct triage_input in;
+	cJSON *hist, *a;
+	enum sup_end end;
+	int rc = 0, lost_follow = 0, held;
+	char *lockp = NULL;
+
+	r->st = st;
+	r->idx = idx;
+	runner_stage_reset(r);
+	memset(&w, 0, sizeof(w));
+	w.pidfd = -1;
+	memset(&rec, 0, sizeof(rec));
+	hist = hist_load(r->cfg->workdir, st->name);
+	a = hist_last(hist);
+
+	if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0) {
+		r->attempt = json_long(a, "attempt", 1);
+		lockp = layout_attempt_lock(r->cfg->workdir, st->name, r->attempt);
+		held = lock_is_held(lockp);
+		if (held == 1 && runner_reattach(r, &rec, &w) != 0) {
+			/* Never guess here: guessing wrong launches the stage twice. */
+			log_error("stage %s attempt %ld: its lock %s is held but it has no process "
+			    "record; refusing to launch it again", st->name, r->attempt, lockp);
+			rc = WK_EX_TEMPFAIL;
+			goto out;
+		} else if (held == 1) {
+			/* re-attached: supervise below */
+		} else if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &rec) == 0 &&
+		    rec.exited) {
+			/* Ended while no onbox watched: classify from its record and logs. */
+		} else {
+			struct proc_id child = { .pid = (pid_t)rec.pid, .start = rec.pid_start };
+
+			snprintf(child.boot, sizeof(child.boot), "%s", rec.boot);
+			if (rec.pid > 0 && proc_alive(&child)) {
+				/* The wrapper is gone but the command runs: follow it, never relaunch. */
+				w.pid = child.pid;
+				w.id = child;
+				lost_follow = 1;
+				log_warn("stage %s attempt %ld: wrapper gone, following pid %ld",
+				    st->name, r->attempt, rec.pid);
+			} else {
+				runner_lost(r, hist, a, &rec);
+				a = NULL;
+			}
+		}
+	} else if (is_unfinished(a)) {
+		r->attempt = json_long(a, "attempt", 1);	/* a wait: resume it */
+	} else
+		a = NULL;
+
+	if (a == NULL) {
+		const cJSON *last = hist_last(hist);
+
+		r->attempt = last != NULL ? json_long(last, "attempt", 0) + 1 : 1;
+		clear_failed(r);
+		{
+			char *flag = layout_path(r->cfg->workdir, "chain.reported");
+
+			unlink(flag);
+			free(flag);
+		}
+		a = hist_add(hist, r->attempt, st->has_wait ? "wait" : "run");
+		json_set_num(a, "oom_kill_base", (double)triage_oom_kill_count(NULL));
+		if (st->log != NULL) {
+			char *p = stage_log_path(r->cfg, st->log);
+
+			hist_mark_log_start(a, p);
+			free(p);
+		}
+		if (st->has_wait && st->wait.log != NULL) {
+			char *p = stage_log_path(r->cfg, st->wait.log);
+
+			hist_mark_log_start(a, p);
+			free(p);
+		}
+		if (hist_save(r->cfg->workdir, st->name, hist) != 0)
+			log_warn("cannot write the history of stage %s: %s", st->name, strerror(errno));
+		if (!st->has_wait && runner_launch(r, hist, a, &w) != 0) {
+			rc = 1;
+			goto out;
+		}
+	}
+	r->stage_pid = rec.pid;
+
+	if (!st->has_wait) {
+		runner_sources_run(r, a);
+		if (st->timeout_s > 0) {
+			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->timeout_s;
+		}
+		if (w.pid > 0) {
+			/* The stage's process group, for a timeout stop. */
+			struct attempt_rec cur;
+
+			if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &cur) == 0)
+				r->stage_pid = cur.pid;
+		}
+		w.kill_pgid = (pid_t)r->stage_pid;
+		runner_heartbeat(r);
+		end = w.pid > 0 ? runner_supervise(r, hist, a, &w) : (runner_scan_final(r), SUP_GONE);
+	} else {
+		const char *wl = st->wait.log != NULL ? st->wait.log : st->log;
+		struct line_ctx lc;
+
+		if (wl != NULL) {
+			char *p = stage_log_path(r->cfg, wl);
+			struct logscan catchup;
+
+			/*
+			 * A training that finished before we attached has its done line
+			 * already in the log: look for the pattern from the start, but
+			 * count crash signatures only from where the wait began (earlier
+			 * text may belong to an earlier run sharing the log).
+			 */
+			source_open(r, &r->src[0], "log", p);
+			r->nsrc = 1;
+			logscan_init(&catchup, p, LOGSCAN_DEFAULT_MAX_LINE);
+			lc.r = r;
+			lc.s = &r->src[0];
+			lc.catchup = 1;
+			(void)logscan_poll(&catchup, runner_line, &lc);
+			logscan_free(&catchup);
+			source_from(&r->src[0], cJSON_GetObjectItem(a, "log_start"));
+			free(p);
+		}
+		if (st->wait.pid > 0) {
+			w.pid = (pid_t)st->wait.pid;
+			if (proc_identify(w.pid, &w.id) != 0)
+				w.pid = 0;	/* already gone */
+		}
+		if (st->wait.timeout_s > 0)
+			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->wait.timeout_s;
+		w.wait_stage = 1;
+		if (json_num(a, "wait_announced", 0) == 0) {
+			cJSON *ev = events_new(r->instance, r->cfg->run, "stage_started", st->name,
+			    r->attempt);
+			char human[256];
+
+			json_set_str(a, "result", "running");
+			json_set_num(a, "wait_announced", 1);
+			(void)hist_save(r->cfg->workdir, st->name, hist);
+			if (st->wait.pid > 0)
+				cJSON_AddNumberToObject(ev, "wait_pid", (double)st->wait.pid);
+			else
+				cJSON_AddStringToObject(ev, "wait_log", st->wait.log);
+			snprintf(human, sizeof(human), "%s waiting (attempt %ld)", st->name, r->attempt);
+			runner_emit(r, ev, human);
+		}
+		runner_heartbeat(r);
+		if (r->wait_seen)
+			end = SUP_WAIT_HIT;
+		else if (st->wait.pid > 0 && w.pid == 0) {
+			runner_scan_final(r);
+			end = SUP_GONE;
+		} else
+			end = runner_supervise(r, hist, a, &w);
+	}
+
+	if (end == SUP_SIGNAL) {
+		rc = 128 + r->got_signal;
+		goto out;
+	}
+
+	memset(&o, 0, sizeof(o));
+	memset(&in, 0, sizeof(in));
+	in.done_required = st->done_re != NULL;
+	in.done_seen = r->done_seen;
+	in.we_timed_out = json_bool(a, "timed_out", 0) || end == SUP_TIMEOUT;
+	in.oom_kills = oom_delta(a);
+	if (st->has_wait) {
+		/* A wait has no exit status: it ends by its pattern, a crash, a timeout or the pid. */
+		in.exited = 1;
+		in.exit_code = end == SUP_WAIT_HIT || end == SUP_GONE ? 0 : 1;
+		if (end == SUP_WAIT_HIT)
+			in.done_required = 0;
+		if (end == SUP_CRASH || (end == SUP_GONE && r->ts.crash_seen)) {
+			in.exit_code = 1;
+			in.done_required = 0;
+		}
+		o.exited = 0;
+	} else if (lost_follow) {
+		in.status_lost = 1;
+	} else if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &rec) == 0 && rec.exited) {
+		in.exited = rec.signo == 0;
+		in.exit_code = rec.exit_code;
+		in.signo = rec.signo;
+		o.exited = in.exited;
+		o.exit_code = rec.exit_code;
+		o.signo = rec.signo;
+		if (rec.exec_errno != 0)
+			o.exec_error = strerror(rec.exec_errno);
+	} else {
+		char boot[40];
+
+		in.status_lost = 1;
+		proc_boot_id(boot, sizeof(boot));
+		in.rebooted = rec.boot[0] != '\0' && strcmp(rec.boot, boot) != 0;
+	}
+	o.cls = triage_classify(&in, &r->ts, &o.evidence);
+	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
+		o.cls = TRIAGE_UNKNOWN;
+	rc = o.cls == TRIAGE_NONE ? 0 : 1;
+	if (runner_finalize(r, hist, a, &o) != 0)
+		rc = 1;
+ out:
+	free(lockp);
+	cJSON_Delete(hist);
+	return rc;
+}
+
+/* A stage whose marker exists but whose done event was never recorded: record it now. */
+static void
+runner_catch_up(struct runner *r, size_t idx)
+{
+	const struct wk_stage *st = &r->cfg->chain[idx];
+	cJSON *hist = hist_load(r->cfg->workdir, st->name), *a = hist_last(hist), *ev;
+	char human[256];
+
+	if (a != NULL && strcmp(json_str(a, "result", ""), "done") == 0 &&
+	    !json_bool(a, "reported", 0)) {
+		ev = events_new(r->instance, r->cfg->run, "stage_done", st->name,
+		    json_long(a, "attempt", 1));
+		cJSON_AddStringToObject(ev, "marker", st->marker);
+		snprintf(human, sizeof(human), "%s DONE (attempt %ld) -> %s", st->name,
+		    json_long(a, "attempt", 1), st->marker);
+		runner_emit(r, ev, human);
+		json_set_bool(a, "reported", 1);
+		(void)hist_save(r->cfg->workdir, st->name, hist);
+	}
+	cJSON_Delete(hist);
+}
+
+static void
+runner_chain_done(struct runner *r)
+{
+	char *flag = layout_path(r->cfg->workdir, "chain.reported"), *rp, *res = NULL;
+	cJSON *ev;
+	size_t n;
+
+	if (fs_exists(flag)) {
+		free(flag);
+		return;
+	}
+	ev = events_new(r->instance, r->cfg->run, "chain_done", NULL, 0);
+	cJSON_AddNumberToObject(ev, "stages", (double)r->cfg->nchain);
+	if (r->cfg->results != NULL) {
+		rp = fs_join(r->cfg->workdir, r->cfg->results);
+		cJSON_AddStringToObject(ev, "results_file", r->cfg->results);
+		/* Verbatim, bounded: a results file is a few lines of numbers. */
+		if (fs_read_file(rp, 64 * 1024, &res, &n) == 0)
+			cJSON_AddStringToObject(ev, "results", res);
+		free(rp);
+		free(res);
+	}
+	runner_emit(r, ev, "chain DONE: every marker present");
+	(void)atomic_write_str(flag, "1\n");
+	free(flag);
+}
+
+static int
+runner_setup_signals(struct runner *r)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	r->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return r->sfd < 0 ? -1 : 0;
+}
+
+int
+runner_run(struct wk_config *cfg)
+{
+	struct runner r;
+	char *lockp = NULL, *failed = NULL;
+	size_t i;
+	int rc = 0, stage_rc;
+
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	r.lockfd = r.ifd = r.sfd = -1;
+	r.status = "running";
+	triage_scan_init(&r.ts);
+
+	if (layout_create(cfg->workdir, &failed) != 0) {
+		log_error("cannot create %s: %s", failed, strerror(errno));
+		rc = WK_EX_IOERR;
+		goto out;
+	}
+	lockp = layout_path(cfg->workdir, "onbox.lock");
+	if ((r.lockfd = lock_try(lockp)) < 0) {
+		if (r.lockfd == WK_ERR_BUSY) {
+			log_error("another onbox is already running run %s in %s (lock %s held)",
+			    cfg->run, cfg->workdir, lockp);
+			rc = WK_EX_TEMPFAIL;
+		} else {
+			log_error("cannot lock %s: %s", lockp, strerror(errno));
+			rc = WK_EX_IOERR;
+		}
+		goto out;
+	}
+	{
+		char *lp = layout_path(cfg->workdir, "onbox.log");
+
+		if (log_tee_open(lp) != 0)
+			log_warn("cannot open %s: %s", lp, strerror(errno));
+		free(lp);
+	}
+	if (events_instance(cfg->workdir, r.instance) != 0) {
+		log_error("cannot write the instance id in %s: %s", cfg->workdir, strerror(errno));
+		rc = WK_EX_IOERR;
+		goto out;
+	}
+	if (runner_setup_signals(&r) != 0)
+		fatal("signalfd: %s", strerror(errno));
+	r.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (r.ifd < 0)
+		log_warn("inotify unavailable (%s): falling back to polling every %ld ms",
+		    strerror(errno), cfg->poll_ms);
+	{
+		/* The markers directory: a marker written by hand or by a stage wakes us too. */
+		char *md = layout_path(cfg->workdir, "markers");
+
+		if (r.ifd >= 0)
+			(void)inotify_add_watch(r.ifd, md, IN_CREATE | IN_MOVED_TO | IN_DELETE);
+		free(md);
+	}
+	runner_heartbeat(&r);
+
+	for (i = 0; i < cfg->nchain; i++) {
+		char *m = layout_marker(cfg->workdir, cfg->chain[i].marker);
+		int have = fs_exists(m);
+
+		free(m);
+		if (have) {
+			runner_catch_up(&r, i);
+			continue;
+		}
+		stage_rc = runner_stage(&r, i);
+		if (stage_rc != 0) {
+			rc = stage_rc;
+			break;
+		}
+	}
+	if (rc == 0) {
+		r.status = "done";
+		runner_chain_done(&r);
+	} else if (rc == 1)
+		r.status = "failed";
+	else {
+		r.status = "stopped";
+		if (r.st != NULL && r.stage_pid > 0)
+			log_info("stopped by signal %d; stage %s (pid %ld) keeps running: "
+			    "`onbox run` re-attaches to it", r.got_signal, r.st->name, r.stage_pid);
+	}
+	runner_heartbeat(&r);
+ out:
+	runner_stage_reset(&r);
+	log_tee_close();
+	triage_scan_free(&r.ts);
+	cJSON_Delete(r.last_event);
+	if (r.ifd >= 0)
+		close(r.ifd);
+	if (r.sfd >= 0)
+		close(r.sfd);
+	if (r.lockfd >= 0)
+		close(r.lockfd);
+	free(lockp);
+	free(failed);
+	return rc;
+}

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Install the Debian packages Watchkeeper's build, tests and benchmarks need.
+# Idempotent and non-interactive: a no-op (no apt-get at all) when everything is present.
+set -eu
+
+PKGS="build-essential pkg-config
+libssh2-1-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libcmocka-dev
+openssh-server openssh-client tmux procps iproute2 python3 valgrind"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root or sudo to install:$missing" >&2; exit 1; }
+	SUDO="sudo"
+fi
+
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing
+echo "install-deps: done"
