@@ -38,9 +38,9 @@ WK_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 WK_LDFLAGS = $(LDSAN) $(LDFLAGS)
 
 CORE_SRCS  := $(sort $(wildcard core/*.c))
-CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/%.o)
+CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 ONBOX_SRCS := $(sort $(wildcard onbox/*.c))
-ONBOX_OBJS := $(ONBOX_SRCS:%.c=$(BUILD)/%.o)
+ONBOX_OBJS := $(ONBOX_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB        := $(BUILD)/libwatchkeeper.a
 
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
@@ -52,20 +52,24 @@ BINS := $(BUILD)/onbox
 all: $(BINS)
 onbox: $(BUILD)/onbox
 
-$(BUILD)/%.o: %.c
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WK_CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(WK_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(CORE_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@echo "  AR      $@"
+	@$(AR) rcs $@ $^
 
 $(BUILD)/onbox: $(ONBOX_OBJS) $(LIB)
-	$(CC) $(WK_LDFLAGS) -o $@ $(ONBOX_OBJS) $(LIB) $(PKG_LIBS)
+	@echo "  LD      $@"
+	@$(CC) $(WK_LDFLAGS) -o $@ $(ONBOX_OBJS) $(LIB) $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) -lcmocka
+	@echo "  CC+LD   $@"
+	@$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) -lcmocka
 
 unit: $(UNIT_BINS)
 

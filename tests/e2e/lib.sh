@@ -1,0 +1,111 @@
+# Shared helpers for the end-to-end tests; sourced by tests/e2e/test_*.sh.
+#
+# Each test is a shell function run by `t NAME FUNCTION` in a subshell with its
+# own fresh directory ($T), and prints PASS/FAIL.  Everything a test starts is
+# stopped by pid at the end: onbox processes it launched (recorded with
+# `bg_onbox`) and every stage process recorded in the attempts/ records.
+# Every wait is bounded (`wait_for`), never a bare sleep loop.
+
+: "${BUILD:=build}"
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ONBOX="$TOP/$BUILD/onbox"
+[ -x "$ONBOX" ] || { echo "FAIL setup: $ONBOX not built"; exit 1; }
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+fail() { echo "assertion failed: $*" >&2; return 1; }
+
+# wait_for SECONDS COMMAND...: poll every 20 ms, bounded.
+wait_for() {
+	local limit=$1 i=0 n
+	shift
+	n=$((limit * 50))
+	while [ $i -lt $n ]; do
+		if "$@"; then return 0; fi
+		sleep 0.02
+		i=$((i + 1))
+	done
+	echo "timed out after ${limit}s waiting for: $*" >&2
+	return 1
+}
+
+assert_file() { [ -e "$1" ] || fail "missing file $1"; }
+assert_no_file() { [ ! -e "$1" ] || fail "file should not exist: $1"; }
+assert_eq() { [ "$1" = "$2" ] || fail "expected '$2', got '$1'${3:+ ($3)}"; }
+assert_grep() { grep -qE -- "$1" "$2" || { fail "no /$1/ in $2:"; sed 's/^/      /' "$2" >&2; return 1; }; }
+assert_no_grep() { ! grep -qE -- "$1" "$2" || fail "unexpected /$1/ in $2"; }
+
+# json FILE EXPR: a value from a JSON file (python3's json, outside the code under test).
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2],{"d":d}); print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"; }
+
+W() { echo "$T/work/.watchkeeper"; }
+
+# conf [EXTRA_TOP_LEVEL_JSON] CHAIN_JSON: write $T/wk.json for run "t1" in $T/work.
+conf() {
+	local extra=$1 chain=$2
+	mkdir -p "$T/work"
+	cat >"$T/wk.json" <<JSON
+{
+  // written by the e2e test
+  "run": "t1",
+  "workdir": "$T/work",
+  "detach": "nohup",
+  "heartbeat_s": 1,
+  $extra
+  "chain": $chain
+}
+JSON
+}
+
+# onbox ARGS...: run onbox in the foreground against $T/wk.json.
+onbox() { "$ONBOX" -c "$T/wk.json" "$@"; }
+
+# bg_onbox run: start `onbox run` in the background, remember its pid in $T/.pids.
+bg_onbox() {
+	"$ONBOX" -c "$T/wk.json" "$@" >>"$T/onbox.out" 2>&1 &
+	echo $! >>"$T/.pids"
+	LAST_PID=$!
+}
+
+# Stop everything the test started: onbox processes, then every attempt's
+# wrapper and stage process group, by the pids their records hold.
+cleanup_procs() {
+	local p f
+	if [ -f "$T/.pids" ]; then
+		while read -r p; do kill -9 "$p" 2>/dev/null; done <"$T/.pids"
+	fi
+	for f in "$T"/work/.watchkeeper/attempts/*.json; do
+		[ -f "$f" ] || continue
+		p=$(json "$f" 'd.get("pid",0)' 2>/dev/null)
+		[ -n "$p" ] && [ "$p" != 0 ] && kill -9 -- "-$p" 2>/dev/null
+		p=$(json "$f" 'd.get("wrapper_pid",0)' 2>/dev/null)
+		[ -n "$p" ] && [ "$p" != 0 ] && kill -9 "$p" 2>/dev/null
+	done
+	if [ -n "${TMUX_TMPDIR:-}" ] && [ -d "$TMUX_TMPDIR" ]; then
+		tmux kill-server 2>/dev/null
+	fi
+	return 0
+}
+
+# t NAME FUNCTION: run one test in its own directory and report it.
+t() {
+	local name=$1 fn=$2 rc
+	T=$(mktemp -d /tmp/wk-e2e.XXXXXX)
+	export T
+	(
+		set -e
+		cd "$T"
+		"$fn"
+	) >"$T/.log" 2>&1
+	rc=$?
+	(cleanup_procs) >/dev/null 2>&1
+	if [ $rc -eq 0 ]; then
+		echo "PASS $name"
+		rm -rf "$T"
+	else
+		echo "FAIL $name (exit $rc; kept $T)"
+		sed 's/^/    | /' "$T/.log" | tail -n 40
+		[ -f "$T/onbox.out" ] && sed 's/^/    onbox.out| /' "$T/onbox.out" | tail -n 20
+	fi
+	return 0
+}
