@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# make bench: Watchkeeper's speed and memory targets, measured side by side in
+# one run, printed as a table and written to bench/results.json.
+#
+#   1. done_when -> next stage: a `wait` stage sees the done line appended to
+#      the training log; the time until the next stage's command starts.
+#      Beside it: the seed's `until grep -q …; do sleep 150; done && next`
+#      chain, run with the sleep scaled down by BENCH_SCALE and scaled back up.
+#   2. onbox idle: CPU time and peak RSS while waiting BENCH_IDLE_S seconds
+#      (default 60) on a quiet log.
+# Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S, BENCH_SCALE (default 100).
+set -euo pipefail
+build=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+onbox="$top/$build/onbox"
+N=${BENCH_N:-20}
+IDLE=${BENCH_IDLE_S:-60}
+SCALE=${BENCH_SCALE:-100}
+d=$(mktemp -d /tmp/wk-bench.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done; rm -rf "$d"; }
+trap cleanup EXIT
+
+now_ns() { date +%s%N; }
+
+# --- 1a. onbox: done line -> next stage starts ---
+onbox_latency() {
+	local i w
+	for i in $(seq 1 "$N"); do
+		w="$d/lat$i"
+		mkdir -p "$w"
+		: >"$w/train.log"
+		cat >"$w/wk.json" <<JSON
+{ "run": "bench", "workdir": "$w", "detach": "nohup", "poll_ms": 600000,
+  "chain": [
+    { "stage": "train", "wait": { "log": "train.log", "pattern": "Training completed", "timeout_s": 600 } },
+    { "stage": "eval", "run": "date +%s%N > t1" } ] }
+JSON
+		"$onbox" -c "$w/wk.json" run >"$w/out" 2>&1 &
+		pids+=($!)
+		local p=$! n=0
+		while ! grep -q stage_started "$w/.watchkeeper/events.jsonl" 2>/dev/null && [ $n -lt 500 ]; do sleep 0.01; n=$((n+1)); done
+		sleep 0.05
+		now_ns >"$w/t0"
+		echo "Training completed" >>"$w/train.log"
+		wait "$p"
+		echo $(( ($(cat "$w/t1") - $(cat "$w/t0")) / 1000 ))	# microseconds
+	done
+}
+
+# --- 1b. the seed's sleep-poll chain, scaled ---
+seed_latency() {
+	local i w sl offs
+	sl=$(python3 -c "print(150/$SCALE)")
+	# Where in the poll cycle each line lands: uniform, as in real life; drawn up front.
+	offs=($(python3 -c "import random; print(' '.join(str(random.uniform(0, $sl)) for _ in range($N)))"))
+	for i in $(seq 1 "$N"); do
+		w="$d/seed$i"
+		mkdir -p "$w"
+		: >"$w/train.log"
+		( cd "$w" && until grep -q 'Training completed' train.log; do sleep "$sl"; done && date +%s%N >t1 ) &
+		local p=$!
+		pids+=($p)
+		sleep "${offs[$((i - 1))]}"
+		now_ns >"$w/t0"
+		echo "Training completed" >>"$w/train.log"
+		wait "$p"
+		echo $(( ($(cat "$w/t1") - $(cat "$w/t0")) * SCALE / 1000 ))	# microseconds, scaled back
+	done
+}
+
+# --- 2. onbox idle cost ---
+idle_cost() {
+	local w="$d/idle" tck p
+	mkdir -p "$w"
+	: >"$w/train.log"
+	cat >"$w/wk.json" <<JSON
+{ "run": "bench-idle", "workdir": "$w", "detach": "nohup",
+  "chain": [ { "stage": "train", "wait": { "log": "train.log", "pattern": "Training completed", "timeout_s": 86400 } } ] }
+JSON
+	"$onbox" -c "$w/wk.json" run >"$w/out" 2>&1 &
+	p=$!
+	pids+=($p)
+	sleep 1	# start-up is not idle
+	local before
+	before=$(awk '{print $14 + $15}' "/proc/$p/stat")
+	sleep "$IDLE"
+	tck=$(getconf CLK_TCK)
+	local after rss
+	after=$(awk '{print $14 + $15}' "/proc/$p/stat")
+	rss=$(awk '/VmHWM/ {print $2}' "/proc/$p/status")
+	kill "$p"
+	wait "$p" 2>/dev/null || true
+	echo "$(( (after - before) * 1000 / tck )) $rss"
+}
+
+echo "watchkeeper bench ($build, N=$N, idle ${IDLE}s, seed sleep 150s scaled 1/$SCALE)" >&2
+onbox_lat=$(onbox_latency | tr '\n' ' ')
+seed_lat=$(seed_latency | tr '\n' ' ')
+read -r idle_cpu_ms idle_rss_kb < <(idle_cost)
+
+python3 - "$top/bench/results.json" "$onbox_lat" "$seed_lat" "$idle_cpu_ms" "$idle_rss_kb" "$IDLE" <<'PY'
+import json, statistics, sys
+out, onbox, seed, cpu, rss, idle = sys.argv[1:]
+onbox = [int(x) / 1000 for x in onbox.split()]
+seed = [int(x) / 1000 for x in seed.split()]
+rows = [
+    ("done_when -> next stage, onbox (median ms)", statistics.median(onbox), "< 50 ms", statistics.median(onbox) < 50),
+    ("done_when -> next stage, onbox (p90 ms)", sorted(onbox)[int(len(onbox) * 0.9) - 1], "", None),
+    ("done_when -> next stage, seed sleep-150 chain (median ms)", statistics.median(seed), "(baseline)", None),
+    (f"onbox CPU while idle {idle}s (ms)", int(cpu), "< 20 ms", int(cpu) < 20),
+    ("onbox peak RSS while idle (KiB)", int(rss), "< 8192 KiB", int(rss) < 8192),
+]
+print(f"{'measure':58} {'value':>12}  {'target':12} ok")
+for name, v, target, ok in rows:
+    print(f"{name:58} {v:12.1f}  {target:12} {'' if ok is None else ('yes' if ok else 'NO')}")
+json.dump({"rows": [{"measure": n, "value": v, "target": t, "ok": o} for n, v, t, o in rows],
+           "samples": {"onbox_ms": onbox, "seed_ms": seed}}, open(out, "w"), indent=2)
+print(f"written: {out}")
+PY
