@@ -43,6 +43,8 @@ struct logscan {
 	int		 skipping;	/* inside an over-long line */
 	uint64_t	 lines;		/* complete lines delivered, for statistics */
 	uint64_t	 bytes;		/* bytes read, for statistics */
+	unsigned char	 fp[32];	/* the last bytes read, ending at rdoff */
+	size_t		 fp_len;	/* 0: nothing to verify */
 	uint64_t	 rdoff;		/* next byte to read from fd: pos.off + partial + skipped */
 };
 

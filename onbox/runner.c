@@ -589,6 +589,17 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	}
 	w->pidfd = w->pid > 0 ? proc_pidfd(w->pid) : -1;
 	for (;;) {
+		/* The wrapper records the stage's pid just after starting it. */
+		if (!w->wait_stage && w->kill_pgid <= 0) {
+			struct attempt_rec rec;
+
+			if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 &&
+			    rec.pid > 0) {
+				w->kill_pgid = (pid_t)rec.pid;
+				r->stage_pid = rec.pid;
+				runner_heartbeat(r);
+			}
+		}
 		runner_scan(r);
 		if (w->wait_stage && r->wait_seen) {
 			end = SUP_WAIT_HIT;
@@ -1039,6 +1050,29 @@ runner_chain_done(struct runner *r)
 	free(flag);
 }
 
+/*
+ * A run outside the platform's persistent disk is lost with the container
+ * (RunPod wipes everything but /workspace on stop): say so loudly, once.
+ * A "<name>" part of the profile's path matches anything from there on.
+ */
+static void
+runner_check_persistent(const struct wk_config *cfg)
+{
+	const char *pers = config_get_str(cfg, "platform.persistent");
+	size_t n;
+
+	if (pers == NULL || *pers == '\0')
+		return;
+	n = strcspn(pers, "<");
+	while (n > 1 && pers[n - 1] == '/')
+		n--;
+	if (strncmp(cfg->workdir, pers, n) != 0 || (cfg->workdir[n] != '\0' && cfg->workdir[n] != '/' &&
+	    pers[n] != '<'))
+		log_warn("workdir %s is not under %s, this platform's persistent disk (profile %s): "
+		    "it may not survive a stop or restart of the instance", cfg->workdir, pers,
+		    cfg->profile != NULL ? cfg->profile : "?");
+}
+
 static int
 runner_setup_signals(struct runner *r)
 {
@@ -1093,6 +1127,7 @@ runner_run(struct wk_config *cfg)
 			log_warn("cannot open %s: %s", lp, strerror(errno));
 		free(lp);
 	}
+	runner_check_persistent(cfg);
 	if (events_instance(cfg->workdir, r.instance) != 0) {
 		log_error("cannot write the instance id in %s: %s", cfg->workdir, strerror(errno));
 		rc = WK_EX_IOERR;
@@ -1100,17 +1135,29 @@ runner_run(struct wk_config *cfg)
 	}
 	if (runner_setup_signals(&r) != 0)
 		fatal("signalfd: %s", strerror(errno));
-	r.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	/* WATCHKEEPER_NO_INOTIFY=1 behaves as on NFS, where inotify sees nothing. */
+	if (getenv("WATCHKEEPER_NO_INOTIFY") != NULL && strcmp(getenv("WATCHKEEPER_NO_INOTIFY"), "1") == 0) {
+		r.ifd = -1;
+		errno = ENOSYS;
+	} else
+		r.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (r.ifd < 0)
 		log_warn("inotify unavailable (%s): falling back to polling every %ld ms",
 		    strerror(errno), cfg->poll_ms);
 	{
-		/* The markers directory: a marker written by hand or by a stage wakes us too. */
-		char *md = layout_path(cfg->workdir, "markers");
+		/*
+		 * The markers directory (a marker written by hand wakes us too) and
+		 * the attempts directory (a wrapper's record landing wakes us).
+		 */
+		static const char *const dirs[] = { "markers", "attempts" };
+		size_t k;
 
-		if (r.ifd >= 0)
+		for (k = 0; k < sizeof(dirs) / sizeof(dirs[0]) && r.ifd >= 0; k++) {
+			char *md = layout_path(cfg->workdir, dirs[k]);
+
 			(void)inotify_add_watch(r.ifd, md, IN_CREATE | IN_MOVED_TO | IN_DELETE);
-		free(md);
+			free(md);
+		}
 	}
 	runner_heartbeat(&r);
 

@@ -437,6 +437,49 @@ JSON
 	assert_eq "$(tail -n1 "$T2/out.txt")" "ok"
 }
 
+test_profile_defaults_and_persistent_warning() {
+	# runpod's profile: nohup by default, and /workspace is the persistent disk.
+	conf '"profile": "runpod",' '[{"stage": "a", "run": "echo hi"}]'
+	sed -i '/"detach"/d' "$T/wk.json"
+	onbox run >"$T/out" 2>&1
+	assert_grep 'not under /workspace' "$T/out"
+	assert_file "$(W)/markers/A_DONE"
+	onbox status --json >"$T/s.json"
+	assert_eq "$(json "$T/s.json" 'd["done"]')" true
+}
+
+test_sigterm_leaves_stage_running() {
+	mkstage train 0 wait
+	conf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	bg_onbox run
+	first=$LAST_PID
+	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	kill -TERM "$first"
+	rc=0; wait "$first" || rc=$?
+	assert_eq "$rc" 143
+	assert_eq "$(json "$(W)/state.json" 'd["status"]')" stopped
+	pid=$(json "$(W)/attempts/train.1.json" 'd["pid"]')
+	kill -0 "$pid"
+	bg_onbox run
+	wait_for 10 grep -q 're-attaching' "$T/onbox.out"
+	touch "$T/go.train"
+	wait "$LAST_PID"
+	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_eq "$(launches train)" 1
+}
+
+test_poll_fallback_without_inotify() {
+	mkdir -p "$T/work"
+	: >"$T/work/train.log"
+	conf '"poll_ms": 100,' "[{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 600}}]"
+	WATCHKEEPER_NO_INOTIFY=1 bg_onbox run
+	wait_for 10 grep -q '"stage_started"' "$(W)/events.jsonl"
+	echo "Training completed" >>"$T/work/train.log"
+	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+	wait "$LAST_PID"
+	assert_grep 'inotify unavailable' "$T/onbox.out"
+}
+
 t chain_success test_chain_success
 t gating_failed_middle test_gating_failed_middle
 t resume_after_fix_runs_only_missing test_resume_after_fix_runs_only_missing
@@ -458,3 +501,6 @@ t start_tmux test_start_tmux
 t status_json_and_heartbeat test_status_json_and_heartbeat
 t config_and_usage_errors test_config_and_usage_errors
 t hostile_command_and_paths test_hostile_command_and_paths
+t profile_defaults_and_persistent_warning test_profile_defaults_and_persistent_warning
+t sigterm_leaves_stage_running test_sigterm_leaves_stage_running
+t poll_fallback_without_inotify test_poll_fallback_without_inotify
