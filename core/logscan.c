@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,6 +63,7 @@ logscan_close(struct logscan *ls)
 	buf_reset(&ls->partial);
 	ls->skipping = 0;
 	ls->fp_len = 0;
+	ls->cr_pending = 0;
 }
 
 /* Remember the last bytes read, which end at the new rdoff. */
@@ -120,6 +122,43 @@ logscan_set_pos(struct logscan *ls, const struct logscan_pos *pos)
 	logscan_close(ls);
 	ls->pos = *pos;
 	ls->rdoff = pos->off;
+	ls->fp_given = 0;
+	if (pos->fp_len > 0 && pos->fp_len <= sizeof(ls->fp)) {
+		memcpy(ls->fp, pos->fp, pos->fp_len);
+		ls->fp_len = pos->fp_len;
+		ls->fp_given = 1;
+	}
+}
+
+void
+logscan_fp_hex(const struct logscan_pos *pos, char *out)
+{
+	static const char hexd[] = "0123456789abcdef";
+	uint32_t i;
+
+	for (i = 0; i < pos->fp_len && i < sizeof(pos->fp); i++) {
+		out[2 * i] = hexd[pos->fp[i] >> 4];
+		out[2 * i + 1] = hexd[pos->fp[i] & 15];
+	}
+	out[2 * i] = '\0';
+}
+
+int
+logscan_fp_parse(struct logscan_pos *pos, const char *hex)
+{
+	size_t n = strlen(hex), i;
+	unsigned int v;
+
+	pos->fp_len = 0;
+	if (n % 2 != 0 || n / 2 > sizeof(pos->fp))
+		return WK_ERR_PARSE;
+	for (i = 0; i < n / 2; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return WK_ERR_PARSE;
+		pos->fp[i] = (unsigned char)v;
+	}
+	pos->fp_len = (uint32_t)(n / 2);
+	return 0;
 }
 
 /*
@@ -146,15 +185,26 @@ logscan_open(struct logscan *ls)
 		goto out;
 	}
 	if ((uint64_t)st.st_dev != ls->pos.dev || (uint64_t)st.st_ino != ls->pos.ino ||
-	    (uint64_t)st.st_size < ls->pos.off)
+	    (uint64_t)st.st_size < ls->pos.off) {
 		ls->pos.off = 0;
+		ls->fp_given = 0;
+	}
 	ls->pos.dev = (uint64_t)st.st_dev;
 	ls->pos.ino = (uint64_t)st.st_ino;
 	ls->rdoff = ls->pos.off;
 	buf_reset(&ls->partial);
 	ls->skipping = 0;
 	ls->fd = fd;
-	logscan_fp_load(ls);	/* a kept position is verified like one we read up to */
+	/*
+	 * A kept position is verified like one we read up to: against the
+	 * fingerprint saved with it, else against the file as it is now.
+	 */
+	if (ls->fp_given && ls->pos.off > 0 && !logscan_fp_ok(ls)) {
+		ls->rdoff = ls->pos.off = 0;
+		ls->fp_len = 0;
+	} else if (!ls->fp_given)
+		logscan_fp_load(ls);
+	ls->fp_given = 0;
 	r = 1;
  out:
 	return r;
@@ -175,19 +225,42 @@ logscan_deliver(struct logscan *ls, const char *line, size_t len, int truncated,
 		fn(arg, line, len, truncated);
 }
 
-/* Split data[0..n) into lines; data continues the file at ls->rdoff. */
+/*
+ * Split data[0..n) into lines; data continues the file at ls->rdoff.
+ *
+ * A line ends at '\n', at "\r\n", or at a lone '\r': progress bars (tqdm)
+ * redraw with '\r' and write no '\n' until the epoch ends, and their
+ * progress must not wait for it.  Empty '\r' segments are not lines.  A '\r'
+ * that ends one read and a '\n' that starts the next are one "\r\n".
+ */
 static void
 logscan_feed(struct logscan *ls, const char *data, size_t n, logscan_line_fn fn, void *arg)
 {
-	const char *p = data, *end = data + n, *nl;
-	size_t seg, room;
+	const char *p = data, *end = data + n, *nl, *cr, *brk;
+	size_t seg, room, skip;
+	int is_cr;
 
 	while (p < end) {
+		if (ls->cr_pending) {
+			ls->cr_pending = 0;
+			if (*p == '\n') {
+				p++;
+				ls->rdoff++;
+				ls->pos.off = ls->rdoff;
+				continue;
+			}
+		}
 		nl = memchr(p, '\n', (size_t)(end - p));
-		seg = (size_t)((nl != NULL ? nl : end) - p);
-		if (nl != NULL && ls->partial.len == 0 && !ls->skipping)
-			logscan_deliver(ls, p, seg, 0, fn, arg);
-		else {
+		cr = memchr(p, '\r', (size_t)((nl != NULL ? nl : end) - p));
+		is_cr = cr != NULL && cr + 1 != nl;
+		brk = is_cr ? cr : nl;
+		/* "\r\n": the line is what comes before the '\r'; two bytes end it. */
+		seg = (size_t)((brk != NULL ? (cr != NULL && !is_cr ? cr : brk) : end) - p);
+		skip = brk == NULL ? 0 : (cr != NULL && !is_cr ? 2 : 1);
+		if (brk != NULL && ls->partial.len == 0 && !ls->skipping) {
+			if (!is_cr || seg > 0)
+				logscan_deliver(ls, p, seg, 0, fn, arg);
+		} else {
 			/* Keep max_line + 1 bytes: one more tells a cut line from a '\r'. */
 			if (!ls->skipping) {
 				room = ls->max_line + 1 - ls->partial.len;
@@ -195,19 +268,22 @@ logscan_feed(struct logscan *ls, const char *data, size_t n, logscan_line_fn fn,
 					ls->skipping = 1;
 				buf_append(&ls->partial, p, seg > room ? room : seg);
 			}
-			if (nl != NULL) {
-				logscan_deliver(ls, ls->partial.data, ls->partial.len,
-				    ls->skipping, fn, arg);
+			if (brk != NULL) {
+				if (!is_cr || ls->partial.len > 0 || ls->skipping)
+					logscan_deliver(ls, ls->partial.data, ls->partial.len,
+					    ls->skipping, fn, arg);
 				buf_reset(&ls->partial);
 				ls->skipping = 0;
 			}
 		}
 		ls->rdoff += seg;
-		if (nl == NULL)
+		if (brk == NULL)
 			break;
-		ls->rdoff++;
+		ls->rdoff += skip;
 		ls->pos.off = ls->rdoff;
-		p = nl + 1;
+		p += seg + skip;
+		if (is_cr && p == end)
+			ls->cr_pending = 1;
 	}
 }
 
@@ -341,6 +417,12 @@ void
 logscan_get_pos(const struct logscan *ls, struct logscan_pos *pos)
 {
 	*pos = ls->pos;
+	/* The fingerprint ends at rdoff; it describes pos.off only when they agree. */
+	pos->fp_len = 0;
+	if (ls->rdoff == ls->pos.off && ls->fp_len > 0) {
+		memcpy(pos->fp, ls->fp, ls->fp_len);
+		pos->fp_len = (uint32_t)ls->fp_len;
+	}
 }
 
 void

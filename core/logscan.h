@@ -11,8 +11,8 @@
  *   - a file that does not exist yet: polls report 0 bytes until it appears.
  * Lines longer than max_line are cut at max_line bytes (the rest up to the
  * newline is skipped and the line is flagged truncated); NUL bytes and binary
- * garbage pass through as bytes.  The callback sees lines without the '\n'
- * (and without a trailing '\r').
+ * garbage pass through as bytes.  A line ends at '\n', "\r\n" or a lone '\r'
+ * (progress bars redraw with '\r'); the callback sees it without them.
  *
  * logscan_poll() never blocks; callers wait for inotify or a timer and poll.
  */
@@ -29,7 +29,13 @@ struct logscan_pos {
 	uint64_t dev;
 	uint64_t ino;
 	uint64_t off;	/* bytes of this (dev, ino) consumed as complete lines */
+	unsigned char fp[32];	/* the file's bytes just before off, when known */
+	uint32_t fp_len;	/* 0: unknown (taken from the file when it is opened) */
 };
+
+/* pos's fingerprint as hex into out (65 bytes), and back; 0 or WK_ERR_PARSE. */
+void logscan_fp_hex(const struct logscan_pos *pos, char *out);
+int logscan_fp_parse(struct logscan_pos *pos, const char *hex);
 
 /* Called once per complete line; line is NOT NUL-terminated. */
 typedef void (*logscan_line_fn)(void *arg, const char *line, size_t len, int truncated);
@@ -41,10 +47,12 @@ struct logscan {
 	size_t		 max_line;
 	struct buf	 partial;	/* bytes after the last '\n' */
 	int		 skipping;	/* inside an over-long line */
+	int		 cr_pending;	/* the last read ended with a lone '\r' */
 	uint64_t	 lines;		/* complete lines delivered, for statistics */
 	uint64_t	 bytes;		/* bytes read, for statistics */
 	unsigned char	 fp[32];	/* the last bytes read, ending at rdoff */
 	size_t		 fp_len;	/* 0: nothing to verify */
+	int		 fp_given;	/* fp came with logscan_set_pos: keep it at open */
 	uint64_t	 rdoff;		/* next byte to read from fd: pos.off + partial + skipped */
 };
 
@@ -52,7 +60,11 @@ struct logscan {
 
 /* Start at offset 0 of whatever file is at path (or appears there later). */
 void logscan_init(struct logscan *ls, const char *path, size_t max_line);
-/* Resume at a saved position: honoured only while path still has that (dev, ino). */
+/*
+ * Resume at a saved position: honoured only while path still has that (dev,
+ * ino), and, when pos carries a fingerprint, only while the file still holds
+ * those bytes just before off (else the file was rewritten: start at 0).
+ */
 void logscan_set_pos(struct logscan *ls, const struct logscan_pos *pos);
 /*
  * Skip everything currently in the file: the next poll delivers only bytes

@@ -357,26 +357,39 @@ source_from(struct source *s, const cJSON *start)
 
 	if (start == NULL)
 		return;
+	memset(&pos, 0, sizeof(pos));
 	pos.dev = (uint64_t)json_num(start, "dev", 0);
 	pos.ino = (uint64_t)json_num(start, "ino", 0);
 	pos.off = (uint64_t)json_num(start, "off", 0);
+	(void)logscan_fp_parse(&pos, json_str(start, "fp", ""));
 	logscan_set_pos(&s->ls, &pos);
 }
 
-/* Record where a log ends now, so this attempt reads only what it adds. */
+/*
+ * Record where a log ends now, with a fingerprint of its last bytes, so this
+ * attempt reads only what it adds, and a rewrite of the log before we read
+ * it is noticed rather than taken for growth.
+ */
 static void
 hist_mark_log_start(cJSON *a, const char *path)
 {
-	struct stat sb;
+	struct logscan ls;
+	struct logscan_pos pos;
+	char hex[2 * sizeof(pos.fp) + 1];
 	cJSON *o;
 
-	if (stat(path, &sb) != 0)
-		return;
-	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "dev", (double)sb.st_dev);
-	cJSON_AddNumberToObject(o, "ino", (double)sb.st_ino);
-	cJSON_AddNumberToObject(o, "off", (double)sb.st_size);
-	json_set(a, "log_start", o);
+	logscan_init(&ls, path, LOGSCAN_DEFAULT_MAX_LINE);
+	if (logscan_seek_end(&ls) == 0 && ls.fd >= 0) {
+		logscan_get_pos(&ls, &pos);
+		logscan_fp_hex(&pos, hex);
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "dev", (double)pos.dev);
+		cJSON_AddNumberToObject(o, "ino", (double)pos.ino);
+		cJSON_AddNumberToObject(o, "off", (double)pos.off);
+		cJSON_AddStringToObject(o, "fp", hex);
+		json_set(a, "log_start", o);
+	}
+	logscan_free(&ls);
 }
 
 static char *
@@ -626,7 +639,8 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 				kill(-w->kill_pgid, SIGTERM);
 				killed = 1;
 				deadline_set(&dl[2], KILL_GRACE_MS);
-			}
+			} else
+				deadline_set(&dl[1], 50);	/* its pid is not recorded yet */
 		}
 		if (killed && deadline_expired(&dl[2])) {
 			deadline_clear(&dl[2]);

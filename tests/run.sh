@@ -7,6 +7,8 @@
 # line is a pass, the "[  FAILED  ] N test(s)" summary gives the failures, and
 # a binary that dies (sanitizer report, crash, leak) counts as one failure.
 # End-to-end tests are tests/e2e/*.sh: each prints "PASS name" / "FAIL name".
+# With --valgrind, the unit tests and every onbox the e2e tests start run under
+# valgrind's memcheck; a leak or memory error fails the test.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -58,7 +60,10 @@ for build in "$@"; do
 			fi
 		done
 	fi
-	if [ "$only" != unit ] && [ $valgrind = 0 ]; then
+	if [ "$only" != unit ]; then
+		if [ $valgrind = 1 ]; then
+			export ONBOX_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
+		fi
 		for e in tests/e2e/test_*.sh; do
 			[ -f "$e" ] || continue
 			name="$label/$(basename "$e" .sh)"

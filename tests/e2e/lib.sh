@@ -57,12 +57,15 @@ conf() {
 JSON
 }
 
+# ONBOX_WRAP (e.g. valgrind) runs before onbox, for `make memcheck`.
+ONBOX_WRAP=${ONBOX_WRAP:-}
+
 # onbox ARGS...: run onbox in the foreground against $T/wk.json.
-onbox() { "$ONBOX" -c "$T/wk.json" "$@"; }
+onbox() { $ONBOX_WRAP "$ONBOX" -c "$T/wk.json" "$@"; }
 
 # bg_onbox run: start `onbox run` in the background, remember its pid in $T/.pids.
 bg_onbox() {
-	"$ONBOX" -c "$T/wk.json" "$@" >>"$T/onbox.out" 2>&1 &
+	$ONBOX_WRAP "$ONBOX" -c "$T/wk.json" "$@" >>"$T/onbox.out" 2>&1 &
 	echo $! >>"$T/.pids"
 	LAST_PID=$!
 }

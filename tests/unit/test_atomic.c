@@ -111,10 +111,14 @@ test_no_torn_reads(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		for (i = 0; i < 200; i++)
-			if (atomic_write(p, i % 2 ? a : b, len, 0644) != 0)
-				_exit(1);
-		_exit(0);
+		int rc = 0;
+
+		for (i = 0; i < 200 && rc == 0; i++)
+			rc = atomic_write(p, i % 2 ? a : b, len, 0644) != 0;
+		free(p);	/* the child's copies: valgrind checks it too */
+		free(a);
+		free(b);
+		_exit(rc);
 	}
 	for (i = 0; i < 400; i++) {
 		assert_int_equal(fs_read_file(p, len * 2, &s, &n), 0);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "logscan.h"
 
 #define MAXLINES 64
@@ -301,6 +302,51 @@ test_truncation_then_regrowth(void **state)
 }
 
 static void
+test_saved_fingerprint(void **state)
+{
+	struct fixture *f = *state;
+	struct logscan ls, ls2;
+	struct logscan_pos pos, back;
+	char hex[65];
+	static const char *const all[] = { "step 50/100", "step 51/100" };
+	static const char *const tail[] = { "step 2/100" };
+
+	logscan_init(&ls, f->path, 0);
+	append(f->path, "step 1/100\n");
+	logscan_poll(&ls, collect, &f->got);
+	got_clear(&f->got);
+	logscan_get_pos(&ls, &pos);
+	assert_int_equal(pos.fp_len, 11);
+	logscan_fp_hex(&pos, hex);
+	assert_string_equal(hex, "7374657020312f3130300a");	/* "step 1/100\n" */
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(logscan_fp_parse(&back, hex), 0);
+	assert_int_equal(back.fp_len, 11);
+	assert_memory_equal(back.fp, pos.fp, 11);
+	assert_int_equal(logscan_fp_parse(&back, "abc"), WK_ERR_PARSE);
+	logscan_free(&ls);
+
+	/* Rewritten before a resumed scanner ever opened it: the saved bytes say so. */
+	assert_int_equal(truncate(f->path, 0), 0);
+	append(f->path, "step 50/100\nstep 51/100\n");
+	logscan_init(&ls2, f->path, 0);
+	logscan_set_pos(&ls2, &pos);
+	logscan_poll(&ls2, collect, &f->got);
+	expect_lines(&f->got, all, 2);
+	logscan_free(&ls2);
+
+	/* Plain growth after the saved position resumes there. */
+	assert_int_equal(truncate(f->path, 0), 0);
+	append(f->path, "step 1/100\n");
+	logscan_init(&ls2, f->path, 0);
+	logscan_set_pos(&ls2, &pos);
+	append(f->path, "step 2/100\n");
+	logscan_poll(&ls2, collect, &f->got);
+	expect_lines(&f->got, tail, 1);
+	logscan_free(&ls2);
+}
+
+static void
 test_rotation_by_rename(void **state)
 {
 	struct fixture *f = *state;
@@ -459,12 +505,40 @@ test_crlf_and_nul(void **state)
 	logscan_init(&ls, f->path, 0);
 	write_at_end(f->path, data, sizeof(data) - 1);
 	logscan_poll(&ls, collect, &f->got);
-	assert_int_equal(f->got.n, 4);
+	assert_int_equal(f->got.n, 5);
 	assert_string_equal(f->got.line[0], "dos line");
 	assert_int_equal(f->got.len[1], 8);
 	assert_memory_equal(f->got.line[1], "bin\0ary\xff", 8);
 	assert_int_equal(f->got.len[2], 0);
-	assert_string_equal(f->got.line[3], "keep\rmid");
+	/* A lone '\r' ends a line too. */
+	assert_string_equal(f->got.line[3], "keep");
+	assert_string_equal(f->got.line[4], "mid");
+	logscan_free(&ls);
+}
+
+static void
+test_progress_bar_carriage_returns(void **state)
+{
+	struct fixture *f = *state;
+	struct logscan ls;
+	struct logscan_pos pos;
+	static const char *const bars[] = { " 10%|#   | 1/10", " 20%|##  | 2/10" };
+	static const char *const split[] = { " 30%|### | 3/10", "epoch done", "next" };
+
+	logscan_init(&ls, f->path, 0);
+	/* tqdm: each redraw starts with '\r'; no '\n' until the end. */
+	append(f->path, "\r 10%|#   | 1/10\r 20%|##  | 2/10\r");
+	logscan_poll(&ls, collect, &f->got);
+	expect_lines(&f->got, bars, 2);
+	/* A "\r\n" whose halves arrive in two reads is one line end, not two. */
+	append(f->path, " 30%|### | 3/10\r");
+	logscan_poll(&ls, collect, &f->got);
+	append(f->path, "\nepoch done\r\nnext\n");
+	logscan_poll(&ls, collect, &f->got);
+	expect_lines(&f->got, split, 3);
+	logscan_get_pos(&ls, &pos);
+	assert_int_equal(pos.off, strlen("\r 10%|#   | 1/10\r 20%|##  | 2/10\r") +
+	    strlen(" 30%|### | 3/10\r") + strlen("\nepoch done\r\nnext\n"));
 	logscan_free(&ls);
 }
 
@@ -585,12 +659,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_resume_after_truncation_while_away, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncation_then_regrowth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_saved_fingerprint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_by_rename, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_drains_old_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_appears_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_line_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_line_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crlf_and_nul, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_progress_bar_carriage_returns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seek_end_and_flush, setup, teardown),
 		cmocka_unit_test(test_linering),
 		cmocka_unit_test(test_sanitize_cut),
