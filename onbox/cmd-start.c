@@ -42,6 +42,61 @@ struct start_ctx {
 	pid_t	 child;		/* nohup: the detached onbox; tmux: 0 */
 };
 
+/*
+ * A tmux server that already runs starts new sessions in ITS environment, not
+ * the caller's: `conda activate x; onbox start` would run the stages with
+ * the server's python.  So the caller's environment is carried into the
+ * session's command as `env NAME=value ...`, except names that look like
+ * secrets (they would show in the process list) and the terminal's own.
+ */
+static const char *const start_env_skip[] = {
+	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "WEBHOOK", "AUTH", "COOKIE",
+};
+static const char *const start_env_drop[] = {
+	"TMUX", "TMUX_PANE", "TERM", "SHLVL", "PWD", "OLDPWD", "_", "SSH_TTY", "SSH_CONNECTION",
+	"SSH_CLIENT", "SSH_AUTH_SOCK", "DISPLAY", "COLUMNS", "LINES",
+};
+
+static int
+start_env_keep(const char *entry)
+{
+	size_t n = strcspn(entry, "="), i;
+	char name[256];
+
+	if (entry[n] != '=' || n == 0 || n >= sizeof(name))
+		return 0;
+	memcpy(name, entry, n);
+	name[n] = '\0';
+	for (i = 0; i < n; i++)
+		if (!(name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') ||
+		    (name[i] >= 'a' && name[i] <= 'z') || (i > 0 && name[i] >= '0' && name[i] <= '9')))
+			return 0;
+	for (i = 0; i < sizeof(start_env_drop) / sizeof(start_env_drop[0]); i++)
+		if (strcmp(name, start_env_drop[i]) == 0)
+			return 0;
+	for (i = 0; i < n; i++)
+		name[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+	for (i = 0; i < sizeof(start_env_skip) / sizeof(start_env_skip[0]); i++)
+		if (strstr(name, start_env_skip[i]) != NULL)
+			return 0;
+	return 1;
+}
+
+static void
+start_env(struct buf *cmd)
+{
+	extern char **environ;
+	char **e;
+
+	buf_puts(cmd, "env ");
+	for (e = environ; *e != NULL; e++) {
+		if (!start_env_keep(*e))
+			continue;
+		sshq_append(cmd, *e);
+		buf_putc(cmd, ' ');
+	}
+}
+
 /* 1 when the tmux session exists. */
 static int
 tmux_has(const char *session)
@@ -76,6 +131,7 @@ start_tmux(struct start_ctx *s)
 		return WK_EX_TEMPFAIL;
 	}
 	buf_puts(&cmd, "exec ");
+	start_env(&cmd);
 	sshq_append(&cmd, s->self);
 	buf_puts(&cmd, " run -c ");
 	sshq_append(&cmd, s->cfgpath);

@@ -710,6 +710,30 @@ clear_failed(struct runner *r)
 	free(f);
 }
 
+/*
+ * A new attempt of stage idx makes every later stage's marker stale: they
+ * were earned by a chain this attempt replaces.  Removing them keeps the
+ * rule "a marker means this stage and every stage before it succeeded";
+ * the attempt histories keep what they recorded.
+ */
+static void
+invalidate_downstream(struct runner *r, size_t idx)
+{
+	size_t j;
+
+	for (j = idx + 1; j < r->cfg->nchain; j++) {
+		const char *mk = r->cfg->chain[j].marker;
+		char *m = layout_marker(r->cfg->workdir, mk), *f = layout_failed(r->cfg->workdir, mk);
+
+		if (unlink(m) == 0)
+			log_info("stage %s is running again: removed %s, earned by the chain it replaces",
+			    r->st->name, mk);
+		(void)unlink(f);
+		free(m);
+		free(f);
+	}
+}
+
 /* The oom_kill counter's increase since the attempt began; -1 unknown. */
 static long
 oom_delta(const cJSON *a)
@@ -861,6 +885,7 @@ runner_stage(struct runner *r, size_t idx)
 
 		r->attempt = last != NULL ? json_long(last, "attempt", 0) + 1 : 1;
 		clear_failed(r);
+		invalidate_downstream(r, idx);
 		{
 			char *flag = layout_path(r->cfg->workdir, "chain.reported");
 

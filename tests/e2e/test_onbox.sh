@@ -377,6 +377,37 @@ test_start_tmux() {
 	assert_eq "$(launches train)" 1
 }
 
+test_start_tmux_carries_callers_environment() {
+	# A tmux server already running with another environment.
+	export TMUX_TMPDIR="$T/tmux"
+	mkdir -p "$TMUX_TMPDIR"
+	WK_E2E_VAR=server tmux new-session -d -s other 'sleep 60'
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\nprintf "%%s|%%s|%%s" "$WK_E2E_VAR" "$WK_E2E_TOKEN" "$WK_E2E_SPACE" >env.out\n' >"$T/bin/e.sh"
+	chmod +x "$T/bin/e.sh"
+	conf '' "[{\"stage\": \"e\", \"run\": \"$T/bin/e.sh\"}]"
+	sed -i 's/"detach": "nohup"/"detach": "tmux"/' "$T/wk.json"
+	WK_E2E_VAR=caller WK_E2E_TOKEN=s3cret WK_E2E_SPACE="a b'c" onbox start >"$T/start.out" 2>&1 || true
+	wait_for 10 test -f "$(W)/markers/E_DONE"
+	# The caller's value, not the server's; a secret-looking name is not carried.
+	assert_eq "$(cat "$T/work/env.out")" "caller||a b'c"
+}
+
+test_rerun_invalidates_downstream_markers() {
+	mkstage train; mkstage eval
+	conf '' "[
+	{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"},
+	{\"stage\": \"eval\", \"run\": \"$T/bin/eval.sh\"}]"
+	onbox run >/dev/null 2>&1
+	assert_file "$(W)/markers/EVAL_DONE"
+	# train is to run again (its marker removed): eval's marker came from the old chain.
+	rm "$(W)/markers/TRAIN_DONE"
+	onbox run >"$T/out" 2>&1
+	assert_eq "$(launches train)" 2
+	assert_eq "$(launches eval)" 2 "eval must rerun after train reran"
+	assert_grep 'removed EVAL_DONE' "$T/out"
+}
+
 test_status_json_and_heartbeat() {
 	mkstage train 0 wait
 	conf '"progress": {"pattern": "step ([0-9]+)/([0-9]+)", "max": 5155},' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
@@ -503,4 +534,6 @@ t config_and_usage_errors test_config_and_usage_errors
 t hostile_command_and_paths test_hostile_command_and_paths
 t profile_defaults_and_persistent_warning test_profile_defaults_and_persistent_warning
 t sigterm_leaves_stage_running test_sigterm_leaves_stage_running
+t start_tmux_carries_callers_environment test_start_tmux_carries_callers_environment
+t rerun_invalidates_downstream_markers test_rerun_invalidates_downstream_markers
 t poll_fallback_without_inotify test_poll_fallback_without_inotify
