@@ -8,6 +8,8 @@
 #      chain, run with the sleep scaled down by BENCH_SCALE and scaled back up.
 #   2. onbox idle: CPU time and peak RSS while waiting BENCH_IDLE_S seconds
 #      (default 60) on a quiet log.
+#   3. notifications: a stage's marker -> the webhook received by a receiver
+#      on loopback; `onbox notify --flush` of a 1,000-event backlog.
 # Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S, BENCH_SCALE (default 100).
 set -euo pipefail
 build=${1:-build}
@@ -94,14 +96,83 @@ JSON
 	echo "$(( (after - before) * 1000 / tck )) $rss"
 }
 
+# --- 3. marker -> webhook received (loopback) ---
+start_receiver() {
+	local dir=$1
+	rm -f "$dir/port"
+	python3 "$top/tests/e2e/receiver.py" --port-file "$dir/port" --log "$dir/recv.jsonl" \
+		--mode-file "$dir/mode" >/dev/null 2>&1 &
+	pids+=($!)
+	RPID=$!
+	local n=0
+	while [ ! -s "$dir/port" ] && [ $n -lt 500 ]; do sleep 0.01; n=$((n+1)); done
+	RPORT=$(cat "$dir/port")
+}
+
+webhook_latency() {
+	local w="$d/hook" i
+	mkdir -p "$w"
+	start_receiver "$w"
+	for i in $(seq 1 "$N"); do
+		rm -rf "$w/run"
+		mkdir -p "$w/run"
+		cat >"$w/wk.json" <<JSON
+{ "run": "bench", "workdir": "$w/run", "detach": "nohup",
+  "notify": [ { "type": "generic", "url": "http://127.0.0.1:$RPORT/hook", "events": ["stage_done"] } ],
+  "chain": [ { "stage": "train", "run": "true", "marker": "TRAIN_DONE" } ] }
+JSON
+		: >"$w/recv.jsonl"
+		"$onbox" -c "$w/wk.json" run >/dev/null 2>&1
+		python3 - "$w/run/.watchkeeper/markers/TRAIN_DONE" "$w/recv.jsonl" <<'PY'
+import json, os, sys
+m = os.stat(sys.argv[1]).st_mtime_ns / 1e9
+t = [json.loads(l)["t"] for l in open(sys.argv[2])][0]
+print(int((t - m) * 1e6))
+PY
+	done
+	kill "$RPID" 2>/dev/null || true
+}
+
+backlog_flush() {
+	local w="$d/backlog"
+	mkdir -p "$w/run/.watchkeeper/outbox/0-generic"
+	start_receiver "$w"
+	cat >"$w/wk.json" <<JSON
+{ "run": "bench", "workdir": "$w/run", "detach": "nohup",
+  "notify": [ { "type": "generic", "url": "http://127.0.0.1:$RPORT/hook" } ],
+  "chain": [ { "stage": "train", "run": "true" } ] }
+JSON
+	python3 - "$w/run/.watchkeeper/outbox/0-generic" <<'PY'
+import json, sys, time
+for i in range(1, 1001):
+    ev = {"id": "bench.%d" % i, "time": "2026-01-01T00:00:00Z", "run": "bench", "event": "stage_done",
+          "stage": "train", "attempt": i}
+    with open("%s/%012d.json" % (sys.argv[1], i), "w") as f:
+        json.dump({"seq": i, "sink": "0-generic", "event": ev, "attempts": 0,
+                   "queued_ms": int(time.time() * 1000), "next_try_ms": 0}, f)
+PY
+	local t0 t1
+	t0=$(now_ns)
+	"$onbox" -c "$w/wk.json" notify --flush >/dev/null 2>&1 || true
+	t1=$(now_ns)
+	local got
+	got=$(wc -l <"$w/recv.jsonl")
+	kill "$RPID" 2>/dev/null || true
+	echo "$(( (t1 - t0) / 1000000 )) $got"
+}
+
 echo "watchkeeper bench ($build, N=$N, idle ${IDLE}s, seed sleep 150s scaled 1/$SCALE)" >&2
 onbox_lat=$(onbox_latency | tr '\n' ' ')
 seed_lat=$(seed_latency | tr '\n' ' ')
 read -r idle_cpu_ms idle_rss_kb < <(idle_cost)
+hook_lat=$(webhook_latency | tr '\n' ' ')
+read -r flush_ms flush_got < <(backlog_flush)
 
-python3 - "$top/bench/results.json" "$onbox_lat" "$seed_lat" "$idle_cpu_ms" "$idle_rss_kb" "$IDLE" <<'PY'
+python3 - "$top/bench/results.json" "$onbox_lat" "$seed_lat" "$idle_cpu_ms" "$idle_rss_kb" "$IDLE" \
+	"$hook_lat" "$flush_ms" "$flush_got" <<'PY'
 import json, statistics, sys
-out, onbox, seed, cpu, rss, idle = sys.argv[1:]
+out, onbox, seed, cpu, rss, idle, hook, flush_ms, flush_got = sys.argv[1:]
+hook = [int(x) / 1000 for x in hook.split()]
 onbox = [int(x) / 1000 for x in onbox.split()]
 seed = [int(x) / 1000 for x in seed.split()]
 rows = [
@@ -110,11 +181,14 @@ rows = [
     ("done_when -> next stage, seed sleep-150 chain (median ms)", statistics.median(seed), "(baseline)", None),
     (f"onbox CPU while idle {idle}s (ms)", int(cpu), "< 20 ms", int(cpu) < 20),
     ("onbox peak RSS while idle (KiB)", int(rss), "< 8192 KiB", int(rss) < 8192),
+    ("marker -> webhook received, loopback (median ms)", statistics.median(hook), "< 100 ms", statistics.median(hook) < 100),
+    (f"outbox flush of 1,000 events (ms, {flush_got} received)", int(flush_ms), "", int(flush_got) == 1000),
+    ("outbox flush, per event (ms)", int(flush_ms) / 1000, "", None),
 ]
 print(f"{'measure':58} {'value':>12}  {'target':12} ok")
 for name, v, target, ok in rows:
     print(f"{name:58} {v:12.1f}  {target:12} {'' if ok is None else ('yes' if ok else 'NO')}")
 json.dump({"rows": [{"measure": n, "value": v, "target": t, "ok": o} for n, v, t, o in rows],
-           "samples": {"onbox_ms": onbox, "seed_ms": seed}}, open(out, "w"), indent=2)
+           "samples": {"onbox_ms": onbox, "seed_ms": seed, "webhook_ms": hook}}, open(out, "w"), indent=2)
 print(f"written: {out}")
 PY

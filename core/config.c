@@ -231,13 +231,29 @@ static const struct cfg_key cfg_notify_keys[] = {
 	  .help = "webhook URL (a secret: prefer url_env)" },
 	{ .name = "url_env", .type = CFG_STR, .help = "environment variable holding the URL" },
 	{ .name = "token_env", .type = CFG_STR,
-	  .help = "environment variable holding a token (telegram)" },
+	  .help = "environment variable holding a token (telegram bot token, ntfy access token)" },
+	{ .name = "token", .type = CFG_STR, .flags = CFG_SECRET,
+	  .help = "the token itself (a secret: prefer token_env)" },
 	{ .name = "chat_id", .type = CFG_STRINT, .help = "telegram chat id" },
 	{ .name = "events", .type = CFG_STRARR, .help = "events to push (default: all)" },
 	{ .name = "command", .type = CFG_STR,
 	  .help = "type command: shell command fed the event JSON on stdin" },
 };
 static const struct cfg_table cfg_notify_table = CFG_TABLE("notify[]", cfg_notify_keys, 0);
+
+static const struct cfg_key cfg_outbox_keys[] = {
+	{ .name = "connect_timeout_s", .type = CFG_INT, .min = 1, .max = 600, .def = "5",
+	  .help = "bound on connecting to a receiver" },
+	{ .name = "timeout_s", .type = CFG_INT, .min = 1, .max = 3600, .def = "15",
+	  .help = "bound on one delivery, connect included" },
+	{ .name = "retry_base_ms", .type = CFG_INT, .min = 10, .max = 3600000, .def = "2000",
+	  .help = "first retry delay; doubles per failure, with jitter" },
+	{ .name = "retry_max_s", .type = CFG_INT, .min = 1, .max = CFG_DAY, .def = "600",
+	  .help = "cap on the retry delay" },
+	{ .name = "max_pending", .type = CFG_INT, .min = 10, .max = 1000000, .def = "1000",
+	  .help = "per sink; beyond it the oldest digest/started events are dropped (never failures or done)" },
+};
+static const struct cfg_table cfg_outbox_table = CFG_TABLE("outbox", cfg_outbox_keys, 0);
 
 static const struct cfg_key cfg_patrol_keys[] = {
 	{ .name = "schedule", .type = CFG_STR, .def = "3,33 * * * *",
@@ -329,6 +345,8 @@ static const struct cfg_key cfg_root_keys[] = {
 	  .help = "bounds on automatic restarts" },
 	{ .name = "notify", .type = CFG_OBJARR, .max = 100, .sub = &cfg_notify_table,
 	  .help = "webhooks and commands to push events to" },
+	{ .name = "outbox", .type = CFG_OBJ, .sub = &cfg_outbox_table,
+	  .help = "how notifications are delivered and retried" },
 	{ .name = "patrol", .type = CFG_OBJ, .sub = &cfg_patrol_table, .help = "L2 patrol" },
 	{ .name = "sentinel", .type = CFG_OBJ, .sub = &cfg_sentinel_table, .help = "L3 sentinel" },
 	{ .name = "transfer", .type = CFG_OBJ, .sub = &cfg_transfer_table,
@@ -1073,9 +1091,10 @@ cfg_derive_notify(const struct cfg_ctx *ctx, const cJSON *notify)
 			if (!cJSON_HasObjectItem(it, "command"))
 				cfg_error(ctx, p, "key \"%s\": type command needs \"command\"", p);
 		} else if (strcmp(type, "telegram") == 0) {
-			if (!cJSON_HasObjectItem(it, "token_env") || !cJSON_HasObjectItem(it, "chat_id"))
+			if ((!cJSON_HasObjectItem(it, "token_env") && !cJSON_HasObjectItem(it, "token")) ||
+			    !cJSON_HasObjectItem(it, "chat_id"))
 				cfg_error(ctx, p, "key \"%s\": type telegram needs \"token_env\" "
-				    "and \"chat_id\"", p);
+				    "(or \"token\") and \"chat_id\"", p);
 		} else if (!cJSON_HasObjectItem(it, "url") && !cJSON_HasObjectItem(it, "url_env"))
 			cfg_error(ctx, p, "key \"%s\": type %s needs \"url_env\" (or \"url\")", p, type);
 		free(p);

@@ -31,6 +31,12 @@ log_tee_close(void)
 	log_tee_fd = -1;
 }
 
+int
+log_tee_fd_get(void)
+{
+	return log_tee_fd;
+}
+
 void
 log_tee_line(const char *line)
 {

@@ -20,6 +20,8 @@ void log_init(const char *prog, int verbosity);
 int log_tee_open(const char *path);
 void log_tee_line(const char *line);
 void log_tee_close(void);
+/* The tee's descriptor (-1 none), for a child that keeps logging to it. */
+int log_tee_fd_get(void);
 const char *log_prog(void);
 void wk_log(enum log_level lvl, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

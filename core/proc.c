@@ -123,6 +123,19 @@ lock_try(const char *path)
 }
 
 int
+lock_wait(const char *path, int max_ms)
+{
+	int fd, waited = 0;
+
+	/* Short sections only: a 1 ms step keeps this simple and bounded. */
+	while ((fd = lock_try(path)) == WK_ERR_BUSY && waited < max_ms) {
+		usleep(1000);
+		waited++;
+	}
+	return fd;
+}
+
+int
 lock_is_held(const char *path)
 {
 	struct flock fl;

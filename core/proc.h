@@ -31,6 +31,12 @@ int proc_alive(const struct proc_id *id);
  * another open file description holds it, WK_ERR_SYSTEM otherwise.
  */
 int lock_try(const char *path);
+/*
+ * Like lock_try but waiting up to max_ms for the holder to let go (for short
+ * critical sections).  Returns the descriptor, WK_ERR_BUSY after max_ms, or
+ * WK_ERR_SYSTEM.
+ */
+int lock_wait(const char *path, int max_ms);
 /* 1 when someone holds the lock at path, 0 when free (or the file is missing), <0 on error. */
 int lock_is_held(const char *path);
 

@@ -20,6 +20,8 @@
 #include "jsonfile.h"
 #include "layout.h"
 #include "monotime.h"
+#include "notify.h"
+#include "outbox.h"
 #include "onbox.h"
 #include "proc.h"
 #include "xmalloc.h"
@@ -142,6 +144,16 @@ status_build(const struct wk_config *cfg)
 		free(mp);
 	}
 	cJSON_AddBoolToObject(doc, "done", ndone == (int)cfg->nchain);
+	{
+		struct notify_sinks sinks;
+		char *od = layout_path(cfg->workdir, "outbox");
+
+		notify_sinks_load(cfg, &sinks);
+		if (sinks.n > 0)
+			cJSON_AddItemToObject(doc, "notify", outbox_status(od, &sinks));
+		notify_sinks_free(&sinks);
+		free(od);
+	}
 	cJSON_AddItemToObject(doc, "events", status_events(cfg, STATUS_EVENTS));
 	free(p);
 	free(lockp);
@@ -188,6 +200,26 @@ status_print(const cJSON *doc)
 			    cJSON_IsString(l))
 				printf("      last: %s\n", l->valuestring);
 		}
+	}
+	cJSON_ArrayForEach(ev, cJSON_GetObjectItem(doc, "notify")) {
+		long pending = json_long(ev, "pending", 0);
+
+		printf("notify %s: %ld pending", json_str(ev, "sink", "?"), pending);
+		if (json_long(ev, "dropped", 0) > 0)
+			printf(", %ld dropped (outbox full)", json_long(ev, "dropped", 0));
+		if (json_str(ev, "missing", NULL) != NULL)
+			printf(", CANNOT SEND: %s", json_str(ev, "missing", ""));
+		else if (json_str(ev, "last_error", NULL) != NULL) {
+			double next = (json_num(ev, "next_try_ms", 0) - (double)outbox_now_ms()) / 1000.0;
+			char nd[32];
+
+			timefmt_duration(next > 0 ? (long)next : 0, nd, sizeof(nd));
+			printf(", FAILING since %s: %s%s; next try in %s", json_str(ev, "failing_since", "?"),
+			    json_str(ev, "last_error", ""),
+			    json_bool(ev, "permanent", 0) ? " (fix the config; events are kept)" : "", nd);
+		} else if (json_str(ev, "last_ok", NULL) != NULL)
+			printf(", last delivered %s", json_str(ev, "last_ok", ""));
+		printf("\n");
 	}
 	printf("events (newest last):\n");
 	cJSON_ArrayForEach(ev, cJSON_GetObjectItem(doc, "events")) {

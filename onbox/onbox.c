@@ -21,6 +21,7 @@ static const struct onbox_cmd *const onbox_cmds[] = {
 	&onbox_cmd_run,
 	&onbox_cmd_start,
 	&onbox_cmd_status,
+	&onbox_cmd_notify,
 };
 
 static void

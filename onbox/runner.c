@@ -32,6 +32,7 @@
 #include "attempt.h"
 #include "buf.h"
 #include "config.h"
+#include "deliver.h"
 #include "err.h"
 #include "events.h"
 #include "fsutil.h"
@@ -40,6 +41,8 @@
 #include "log.h"
 #include "logscan.h"
 #include "monotime.h"
+#include "notify.h"
+#include "outbox.h"
 #include "onbox.h"
 #include "pattern.h"
 #include "proc.h"
@@ -84,6 +87,10 @@ struct runner {
 	long		 prog_max_log;
 	cJSON		*last_event;	/* {event, stage, attempt, time} */
 	int		 got_signal;
+
+	struct notify_sinks sinks;
+	struct outbox_opts outbox;
+	struct deliver	 dl;
 };
 
 struct line_ctx {
@@ -157,6 +164,12 @@ runner_heartbeat(struct runner *r)
 		cJSON_AddStringToObject(doc, "last_line", last);
 	if (r->last_event != NULL)
 		cJSON_AddItemToObject(doc, "last_event", cJSON_Duplicate(r->last_event, 1));
+	if (r->sinks.n > 0) {
+		char *od = layout_path(r->cfg->workdir, "outbox");
+
+		cJSON_AddItemToObject(doc, "notify", outbox_status(od, &r->sinks));
+		free(od);
+	}
 	markers = cJSON_AddObjectToObject(doc, "markers");
 	for (i = 0; i < r->cfg->nchain; i++) {
 		char *m = layout_marker(r->cfg->workdir, r->cfg->chain[i].marker);
@@ -182,6 +195,15 @@ runner_emit(struct runner *r, cJSON *ev, const char *human)
 
 	if (events_append(r->cfg->workdir, ev) != 0)
 		log_warn("cannot append to events.jsonl: %s", strerror(errno));
+	if (r->sinks.n > 0) {
+		char *od = layout_path(r->cfg->workdir, "outbox");
+
+		/* Durable first: on disk before any attempt to send it. */
+		if (outbox_enqueue(od, &r->sinks, ev, &r->outbox) < 0)
+			log_error("cannot queue a notification in %s: %s", od, strerror(errno));
+		free(od);
+		deliver_kick(&r->dl);
+	}
 	cJSON_AddStringToObject(brief, "event", json_str(ev, "event", ""));
 	if (json_str(ev, "stage", NULL) != NULL) {
 		cJSON_AddStringToObject(brief, "stage", json_str(ev, "stage", ""));
@@ -465,6 +487,24 @@ describe_exit(const struct outcome *o, char *out, size_t len)
 		snprintf(out, len, "no exit status");
 }
 
+/* The results file, verbatim and bounded, when the run has one and it exists now. */
+static void
+runner_add_results(const struct runner *r, cJSON *ev)
+{
+	char *rp, *res = NULL;
+	size_t n;
+
+	if (r->cfg->results == NULL)
+		return;
+	rp = fs_join(r->cfg->workdir, r->cfg->results);
+	if (fs_read_file(rp, 64 * 1024, &res, &n) == 0) {
+		cJSON_AddStringToObject(ev, "results_file", r->cfg->results);
+		cJSON_AddStringToObject(ev, "results", res);
+	}
+	free(res);
+	free(rp);
+}
+
 /* Write the marker (success) or the FAILED marker, update history, emit the event. */
 static int
 runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o)
@@ -534,6 +574,8 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o
 		cJSON_AddStringToObject(ev, "progress", ptext);
 	}
 	if (ok)
+		runner_add_results(r, ev);
+	if (ok)
 		snprintf(human, sizeof(human), "%s DONE (attempt %ld, %s) -> %s", st->name,
 		    r->attempt, dur, st->marker);
 	else {
@@ -587,9 +629,9 @@ watch_gone(struct watch *w, int pidfd_ready)
 static enum sup_end
 runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 {
-	struct deadline dl[3];	/* heartbeat, timeout, kill grace */
-	struct pollfd pfd[3];
-	int killed = 0, cap, n, gone;
+	struct deadline dl[4];	/* heartbeat, timeout, kill grace, next delivery */
+	struct pollfd pfd[4];
+	int killed = 0, cap, n, gone, pidfd_at, dfd_at;
 	enum sup_end end;
 
 	dl[0] = r->hb;
@@ -649,13 +691,20 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 
 		n = 0;
 		pfd[n].fd = r->sfd;
+		pfd[n].revents = 0;
 		pfd[n++].events = POLLIN;
 		pfd[n].fd = r->ifd;
+		pfd[n].revents = 0;
 		pfd[n++].events = POLLIN;
+		pidfd_at = -1;
 		if (w->pidfd >= 0) {
+			pidfd_at = n;
 			pfd[n].fd = w->pidfd;
+			pfd[n].revents = 0;
 			pfd[n++].events = POLLIN;
 		}
+		dfd_at = deliver_poll_add(&r->dl, pfd, &n);
+		dl[3] = r->dl.next;
 		cap = (int)r->cfg->poll_ms;
 		if (w->pid > 0 && w->pidfd < 0 && cap > NOPIDFD_POLL_MS)
 			cap = NOPIDFD_POLL_MS;
@@ -664,15 +713,16 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			end = SUP_GONE;
 			break;
 		}
-		if (poll(pfd, (nfds_t)n, deadline_poll_timeout(dl, 3, cap)) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, deadline_poll_timeout(dl, 4, cap)) < 0 && errno != EINTR)
 			fatal("poll: %s", strerror(errno));
+		deliver_after_poll(&r->dl, dfd_at >= 0 ? pfd[dfd_at].revents : 0);
 		if ((pfd[0].revents & POLLIN) && runner_check_signal(r)) {
 			end = SUP_SIGNAL;
 			break;
 		}
 		if (pfd[1].revents & POLLIN)
 			runner_drain_inotify(r);
-		gone = w->pidfd >= 0 ? (pfd[2].revents & (POLLIN | POLLHUP)) != 0 : 0;
+		gone = pidfd_at >= 0 ? (pfd[pidfd_at].revents & (POLLIN | POLLHUP)) != 0 : 0;
 		if (watch_gone(w, gone)) {
 			end = SUP_GONE;
 			break;
@@ -1065,9 +1115,8 @@ runner_catch_up(struct runner *r, size_t idx)
 static void
 runner_chain_done(struct runner *r)
 {
-	char *flag = layout_path(r->cfg->workdir, "chain.reported"), *rp, *res = NULL;
+	char *flag = layout_path(r->cfg->workdir, "chain.reported");
 	cJSON *ev;
-	size_t n;
 
 	if (fs_exists(flag)) {
 		free(flag);
@@ -1075,15 +1124,17 @@ runner_chain_done(struct runner *r)
 	}
 	ev = events_new(r->instance, r->cfg->run, "chain_done", NULL, 0);
 	cJSON_AddNumberToObject(ev, "stages", (double)r->cfg->nchain);
-	if (r->cfg->results != NULL) {
-		rp = fs_join(r->cfg->workdir, r->cfg->results);
-		cJSON_AddStringToObject(ev, "results_file", r->cfg->results);
-		/* Verbatim, bounded: a results file is a few lines of numbers. */
-		if (fs_read_file(rp, 64 * 1024, &res, &n) == 0)
-			cJSON_AddStringToObject(ev, "results", res);
-		free(rp);
-		free(res);
+	{
+		/* From the first stage's last attempt to now: the chain as it last ran. */
+		cJSON *h = hist_load(r->cfg->workdir, r->cfg->chain[0].name);
+		const cJSON *a = hist_last(h);
+
+		if (a != NULL)
+			cJSON_AddNumberToObject(ev, "duration_s",
+			    difftime(time(NULL), (time_t)json_num(a, "started_unix", 0)));
+		cJSON_Delete(h);
 	}
+	runner_add_results(r, ev);
 	runner_emit(r, ev, "chain DONE: every marker present");
 	(void)atomic_write_str(flag, "1\n");
 	free(flag);
@@ -1137,6 +1188,7 @@ runner_run(struct wk_config *cfg)
 	int rc = 0, stage_rc;
 
 	memset(&r, 0, sizeof(r));
+	r.dl.pidfd = -1;
 	r.cfg = cfg;
 	r.lockfd = r.ifd = r.sfd = -1;
 	r.status = "running";
@@ -1172,6 +1224,13 @@ runner_run(struct wk_config *cfg)
 		rc = WK_EX_IOERR;
 		goto out;
 	}
+	notify_sinks_load(cfg, &r.sinks);
+	outbox_opts_from_config(cfg, &r.outbox);
+	deliver_init(&r.dl, cfg, &r.sinks);
+	for (i = 0; i < r.sinks.n; i++)
+		if (r.sinks.v[i].missing != NULL)
+			log_warn("notify %s cannot send: %s; its events are kept in the outbox",
+			    r.sinks.v[i].id, r.sinks.v[i].missing);
 	if (runner_setup_signals(&r) != 0)
 		fatal("signalfd: %s", strerror(errno));
 	/* WATCHKEEPER_NO_INOTIFY=1 behaves as on NFS, where inotify sees nothing. */
@@ -1226,8 +1285,17 @@ runner_run(struct wk_config *cfg)
 			log_info("stopped by signal %d; stage %s (pid %ld) keeps running: "
 			    "`onbox run` re-attaches to it", r.got_signal, r.st->name, r.stage_pid);
 	}
+	if (r.sinks.n > 0) {
+		int pending = deliver_drain(&r.dl, (int)(r.sinks.timeout_s + 2) * 1000);
+
+		if (pending > 0)
+			log_warn("%d notification(s) not delivered yet: kept in %s/.watchkeeper/outbox; "
+			    "the next onbox or `onbox notify --flush` sends them", pending, cfg->workdir);
+	}
 	runner_heartbeat(&r);
  out:
+	deliver_free(&r.dl);
+	notify_sinks_free(&r.sinks);
 	runner_stage_reset(&r);
 	log_tee_close();
 	triage_scan_free(&r.ts);

@@ -112,3 +112,19 @@ t() {
 	fi
 	return 0
 }
+
+# start_receiver [PORT]: the webhook receiver on 127.0.0.1; sets RPORT, RPID.
+# Its requests go to $T/recv.jsonl; its answer is whatever $T/recv.mode says.
+start_receiver() {
+	rm -f "$T/recv.port"
+	python3 "$TOP/tests/e2e/receiver.py" --port "${1:-0}" --port-file "$T/recv.port" \
+		--log "$T/recv.jsonl" --mode-file "$T/recv.mode" >>"$T/recv.out" 2>&1 &
+	RPID=$!
+	echo "$RPID" >>"$T/.pids"
+	wait_for 10 test -s "$T/recv.port"
+	RPORT=$(cat "$T/recv.port")
+}
+stop_receiver() { kill "$RPID" 2>/dev/null; wait "$RPID" 2>/dev/null || true; }
+# recv_json EXPR: evaluate EXPR over r, the list of logged requests.
+recv_json() { python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$T/recv.jsonl" "$1"; }
+recv_count() { [ -f "$T/recv.jsonl" ] && recv_json "len([x for x in r if x['status']==200 or x['status']==204])" || echo 0; }

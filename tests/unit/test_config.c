@@ -587,7 +587,7 @@ test_choices_and_notify(void **state)
 	expect(f, f->path, 3, "key \"box.transport\": \"putty\" is not one of libssh2|openssh");
 	assert_non_null(msg(f, ":5: key \"notify[0].type\": \"pager\" is not one of generic|"));
 	expect(f, f->path, 5, "key \"notify[1]\": type slack needs \"url_env\" (or \"url\")");
-	expect(f, f->path, 6, "key \"notify[2]\": type telegram needs \"token_env\" and "
+	expect(f, f->path, 6, "key \"notify[2]\": type telegram needs \"token_env\" (or \"token\") and "
 	    "\"chat_id\"");
 	assert_int_equal(load(f, "{ 'run': 'r', 'workdir': '/w', 'detach': 'job',\n"
 	    "'chain': [ { 'stage': 's', 'run': 'x' } ] }"), WK_ERR_PARSE);

@@ -1,0 +1,204 @@
+/*
+ * deliver.c: delivery rounds in child processes (see deliver.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "deliver.h"
+#include "err.h"
+#include "jsonfile.h"
+#include "layout.h"
+#include "log.h"
+#include "outbox.h"
+#include "proc.h"
+#include "spawn.h"
+#include "xmalloc.h"
+
+#define DELIVER_BUSY_RETRY_MS	250	/* the outbox lock is held by another deliverer */
+
+void
+deliver_init(struct deliver *d, const struct wk_config *cfg, const struct notify_sinks *sinks)
+{
+	int64_t due;
+
+	memset(d, 0, sizeof(*d));
+	d->sinks = sinks;
+	d->pidfd = -1;
+	d->dir = layout_path(cfg->workdir, "outbox");
+	d->timeout_s = sinks->timeout_s > 0 ? sinks->timeout_s : 15;
+	outbox_opts_from_config(cfg, &d->opts);
+	deadline_clear(&d->next);
+	/*
+	 * Events an earlier process could not deliver go first, at once: its
+	 * backoff described its own bad luck, and a new process is a new chance.
+	 */
+	if (sinks->n > 0 && (due = outbox_next_due_ms(d->dir, sinks)) > 0) {
+		d->force = 1;
+		deadline_set(&d->next, 0);
+	}
+}
+
+static void
+deliver_start(struct deliver *d)
+{
+	struct spawn_opts o;
+	struct outbox_result res;
+	int keep[1], fd, force;
+	pid_t pid;
+
+	deadline_clear(&d->next);
+	d->more = 0;
+	force = d->force;
+	d->force = 0;
+	spawn_opts_init(&o);
+	o.fd_in = SPAWN_DEVNULL;
+	o.fd_out = SPAWN_INHERIT;
+	o.fd_err = SPAWN_INHERIT;
+	if ((keep[0] = log_tee_fd_get()) >= 0) {
+		o.keep_fds = keep;
+		o.nkeep = 1;
+	}
+	pid = spawn_fork(&o);
+	if (pid == 0) {
+		fd = outbox_lock(d->dir, 0);
+		if (fd == WK_ERR_BUSY)
+			_exit(WK_EX_TEMPFAIL);
+		if (fd < 0)
+			_exit(WK_EX_IOERR);
+		outbox_flush(d->dir, d->sinks, &d->opts, force, 0, &res);
+		_exit(0);
+	}
+	if (pid < 0) {
+		log_warn("cannot start a notification delivery: %s", strerror(errno));
+		deadline_set(&d->next, 1000);
+		return;
+	}
+	d->pid = pid;
+	d->pidfd = proc_pidfd(pid);
+}
+
+void
+deliver_kick(struct deliver *d)
+{
+	if (d->sinks->n == 0)
+		return;
+	if (d->pid > 0) {
+		d->more = 1;
+		return;
+	}
+	deliver_start(d);
+}
+
+int
+deliver_poll_add(struct deliver *d, struct pollfd *pfd, int *n)
+{
+	if (d->pidfd < 0)
+		return -1;
+	pfd[*n].fd = d->pidfd;
+	pfd[*n].events = POLLIN;
+	pfd[*n].revents = 0;
+	return (*n)++;
+}
+
+/* The child ended: reap it and decide when the next round is. */
+static void
+deliver_reaped(struct deliver *d, int status)
+{
+	int64_t due;
+
+	if (d->pidfd >= 0)
+		close(d->pidfd);
+	d->pidfd = -1;
+	d->pid = 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == WK_EX_TEMPFAIL) {
+		deadline_set(&d->next, DELIVER_BUSY_RETRY_MS);
+		return;
+	}
+	if (d->more) {
+		deliver_start(d);
+		return;
+	}
+	if ((due = outbox_next_due_ms(d->dir, d->sinks)) > 0) {
+		int64_t wait = due - outbox_now_ms();
+
+		deadline_set(&d->next, wait > 0 ? (uint64_t)wait : 0);
+	}
+}
+
+void
+deliver_after_poll(struct deliver *d, short revents)
+{
+	int status;
+
+	if (d->pid > 0) {
+		/* Without a pidfd (old kernel) check on every wake-up. */
+		if ((d->pidfd >= 0 && (revents & (POLLIN | POLLHUP)) == 0) ||
+		    waitpid(d->pid, &status, WNOHANG) != d->pid)
+			return;
+		deliver_reaped(d, status);
+	}
+	if (d->pid == 0 && deadline_expired(&d->next))
+		deliver_start(d);
+}
+
+int
+deliver_drain(struct deliver *d, int max_ms)
+{
+	struct deadline end;
+	int status, pending = 0;
+	int64_t due, now;
+	cJSON *st, *it;
+
+	if (d->sinks->n == 0)
+		return 0;
+	deadline_set(&end, (uint64_t)max_ms);
+	/* Deliver what falls due within the bound; give up on the rest (it stays queued). */
+	while (!deadline_expired(&end)) {
+		if (d->pid > 0) {
+			if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+				if (d->pidfd >= 0)
+					close(d->pidfd);
+				d->pidfd = -1;
+				d->pid = 0;
+				if (WIFEXITED(status) && WEXITSTATUS(status) == WK_EX_TEMPFAIL)
+					usleep(DELIVER_BUSY_RETRY_MS * 1000);
+				continue;
+			}
+			usleep(10000);
+			continue;
+		}
+		if ((due = outbox_next_due_ms(d->dir, d->sinks)) == 0)
+			break;
+		now = outbox_now_ms();
+		/* Start a round only if it can finish, at its bound, within ours. */
+		if ((due > now ? (uint64_t)(due - now) : 0) + (uint64_t)d->timeout_s * 1000 >
+		    deadline_left_ms(&end))
+			break;
+		if (due > now)
+			usleep((useconds_t)(due - now) * 1000);
+		deliver_start(d);
+	}
+	if (d->pid > 0)
+		log_warn("notification delivery still running after %d ms; leaving it", max_ms);
+	st = outbox_status(d->dir, d->sinks);
+	cJSON_ArrayForEach(it, st)
+		pending += (int)json_num(it, "pending", 0);
+	cJSON_Delete(st);
+	return pending;
+}
+
+void
+deliver_free(struct deliver *d)
+{
+	if (d->pidfd >= 0)
+		close(d->pidfd);
+	free(d->dir);
+	memset(d, 0, sizeof(*d));
+	d->pidfd = -1;
+}
