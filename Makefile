@@ -28,7 +28,9 @@ endif
 
 PKGS_ONBOX := libcurl libcjson libpcre2-8
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS_ONBOX) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS_ONBOX) 2>/dev/null || echo -lcurl -lcjson -lpcre2-8)
+# libcurl is loaded with dlopen by the processes that deliver notifications
+# (core/curlapi.c): its headers are needed to build, its library only to notify.
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson libpcre2-8 2>/dev/null || echo -lcjson -lpcre2-8) -ldl
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 WK_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 \

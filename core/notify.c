@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
+#include "curlapi.h"
 
 #include "buf.h"
 #include "err.h"
@@ -1283,7 +1283,8 @@ notify_judge(const struct notify_sinks *all, const struct notify_sink *s, int cu
 			secs = all->connect_timeout_s;
 		buf_printf(&b, c->fmt, secs);
 		if (c->code == -1)
-			buf_printf(&b, " (%s)", curl_easy_strerror((CURLcode)curl_code));
+			buf_printf(&b, " (%s)", curl_api_get(NULL) != NULL ?
+			    curl_api_get(NULL)->easy_strerror((CURLcode)curl_code) : "libcurl error");
 		if (c->detail && curl_error != NULL && *curl_error != '\0') {
 			words = notify_flat(curl_error);
 			detail = notify_cut(words, NOTIFY_DETAIL_MAX);
@@ -1338,15 +1339,6 @@ notify_curl_write(char *p, size_t size, size_t n, void *arg)
 	return len;
 }
 
-static int
-notify_curl_init(void)
-{
-	static int ready;
-
-	if (!ready && curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
-		ready = 1;
-	return ready ? 0 : -1;
-}
 
 static int
 notify_http(const struct notify_sinks *all, const struct notify_sink *s,
@@ -1357,12 +1349,14 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 	char errbuf[CURL_ERROR_SIZE];
 	CURL *c = NULL;
 	CURLcode rc;
+	const struct curl_api *api;
+	const char *nocurl = NULL;
 	long status = 0;
 	size_t i;
 	int r, saved;
 
-	if (notify_curl_init() != 0 || (c = curl_easy_init()) == NULL) {
-		*why = xstrdup("cannot start libcurl; will retry");
+	if ((api = curl_api_get(&nocurl)) == NULL || (c = api->easy_init()) == NULL) {
+		*why = xstrdup(nocurl != NULL ? nocurl : "cannot start libcurl; will retry");
 		*permanent = 0;
 		errno = EAGAIN;
 		r = WK_ERR_SYSTEM;
@@ -1370,37 +1364,38 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 	}
 	for (i = 0; i <= rq->nheaders; i++) {
 		/* "Expect:" turns off 100-continue, which some webhook receivers mishandle. */
-		if ((h = curl_slist_append(hdrs, i < rq->nheaders ? rq->headers[i] : "Expect:")) == NULL)
+		if ((h = api->slist_append(hdrs, i < rq->nheaders ? rq->headers[i] : "Expect:")) == NULL)
 			abort();
 		hdrs = h;
 	}
 	errbuf[0] = '\0';
-	curl_easy_setopt(c, CURLOPT_URL, rq->url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_POST, 1L);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, all->connect_timeout_s);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, all->timeout_s);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, notify_curl_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &ans);
+	api->easy_setopt(c, CURLOPT_URL, rq->url);
+	api->easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	api->easy_setopt(c, CURLOPT_POST, 1L);
+	api->easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
+	api->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
+	api->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, all->connect_timeout_s);
+	api->easy_setopt(c, CURLOPT_TIMEOUT, all->timeout_s);
+	api->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	api->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	api->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	api->easy_setopt(c, CURLOPT_WRITEFUNCTION, notify_curl_write);
+	api->easy_setopt(c, CURLOPT_WRITEDATA, &ans);
 #if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	api->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	api->easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	rc = curl_easy_perform(c);
+	rc = api->easy_perform(c);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		api->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	r = notify_judge(all, s, (int)rc, errbuf, status, buf_str(&ans.b), why, permanent);
  out:
 	saved = errno;
 	if (c != NULL)
-		curl_easy_cleanup(c);
-	curl_slist_free_all(hdrs);
+		api->easy_cleanup(c);
+	if (api != NULL)
+		api->slist_free_all(hdrs);
 	buf_free(&ans.b);
 	errno = saved;
 	return r;

@@ -1,0 +1,34 @@
+/*
+ * curlapi.h: libcurl, loaded when first needed.
+ *
+ * The on-box agent spends hours idle waiting on a log; linking libcurl would
+ * map it and its ~30 dependencies (TLS, LDAP, GSSAPI, HTTP/2 ...) into every
+ * onbox, about 7 MB of resident pages for nothing.  Only the processes that
+ * deliver notifications (short-lived children, `onbox notify`) load it, with
+ * dlopen.  It is still libcurl that speaks HTTP; this file only finds it.
+ * A box without libcurl runs onbox fine and reports why it cannot notify.
+ */
+#ifndef WK_CURLAPI_H
+#define WK_CURLAPI_H
+
+#include <curl/curl.h>
+
+struct curl_api {
+	CURLcode	(*global_init)(long);
+	CURL		*(*easy_init)(void);
+	CURLcode	(*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode	(*easy_perform)(CURL *);
+	CURLcode	(*easy_getinfo)(CURL *, CURLINFO, ...);
+	void		(*easy_cleanup)(CURL *);
+	const char	*(*easy_strerror)(CURLcode);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void		(*slist_free_all)(struct curl_slist *);
+};
+
+/*
+ * The loaded and globally initialised API, or NULL with *why (static text)
+ * saying what is missing.  Loaded once per process.
+ */
+const struct curl_api *curl_api_get(const char **why);
+
+#endif
