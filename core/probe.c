@@ -1,0 +1,473 @@
+/*
+ * probe.c: the combined probe script and its strict parser (see probe.h).
+ *
+ * The script uses only POSIX sh and the tools every image has (awk, sed, tr,
+ * tail, head, df, find, ls); the optional ones (tmux, nvidia-smi, timeout)
+ * are tested with `command -v` first.  Every path and name in it comes from
+ * sshq_append; nothing from the config is ever pasted raw.  Data lines go
+ * through awk to get their '|' prefix, which also terminates a last line
+ * that had no newline, so a log tail can never glue itself to the next
+ * header.  NUL bytes are dropped on the box (they would end a C string).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "config.h"
+#include "err.h"
+#include "layout.h"
+#include "probe.h"
+#include "sshq.h"
+#include "xmalloc.h"
+
+/* ---- the script ---- */
+
+static void
+put_assign(struct buf *b, const char *var, const char *val)
+{
+	buf_printf(b, "%s=", var);
+	sshq_append(b, val);
+	buf_putc(b, '\n');
+}
+
+char *
+probe_script(const struct wk_config *cfg)
+{
+	struct buf b = BUF_INIT;
+	const char *remote = config_get_str(cfg, "transfer.remote");
+	size_t i;
+
+	buf_puts(&b, "# watchkeeper probe " "1" ": read-only, bounded\n"
+	    "export LC_ALL=C\n");
+	put_assign(&b, "W", cfg->workdir);
+	buf_puts(&b, "D=\"$W/" LAYOUT_DIR "\"\n"
+	    "p() { tr -d '\\000' | awk '{ print \"|\" $0 }'; }\n"
+	    "T=; command -v timeout >/dev/null 2>&1 && T='timeout 10'\n"
+	    "num() { sed -n \"s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p\" \"$D/state.json\" 2>/dev/null | head -n 1; }\n"
+	    "live() { if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then echo 1; else echo 0; fi; }\n"
+	    "echo \"@probe " "1" " $(date +%s)\"\n"
+	    "echo @alive\n");
+	if (strcmp(cfg->detach, "tmux") == 0) {
+		buf_puts(&b, "if command -v tmux >/dev/null 2>&1; then if tmux has-session -t ");
+		{
+			char *target = xstrfmt("=%s", cfg->session);
+
+			sshq_append(&b, target);
+			free(target);
+		}
+		buf_puts(&b, " 2>/dev/null; then echo '|tmux 1'; else echo '|tmux 0'; fi; "
+		    "else echo '|tmux -1'; fi\n");
+	} else
+		buf_puts(&b, "echo '|tmux -1'\n");
+	/* The onbox pid must still be an onbox: a reused pid is not our monitor. */
+	buf_puts(&b, "ob=$(num onbox_pid); sp=$(num stage_pid)\n"
+	    "oa=0; if [ \"$(live \"$ob\")\" = 1 ]; then case \"$(tr '\\000' ' ' <\"/proc/$ob/cmdline\" 2>/dev/null)\" in "
+	    "*onbox*) oa=1 ;; esac; fi\n"
+	    "echo \"|onbox ${ob:-0} $oa\"\n"
+	    "echo \"|stage ${sp:-0} $(live \"$sp\")\"\n"
+	    "echo @markers\n"
+	    "for f in \"$D\"/markers/*; do [ -f \"$f\" ] && echo \"|${f##*/}\"; done\n");
+	for (i = 0; i < cfg->nchain; i++) {
+		char *m = xstrfmt("%s.FAILED", cfg->chain[i].marker);
+
+		buf_puts(&b, "f=\"$D/markers/\"");
+		sshq_append(&b, m);
+		buf_printf(&b, "\nif [ -f \"$f\" ]; then echo '@failed %s'; head -c 65536 \"$f\" | p; fi\n",
+		    cfg->chain[i].marker);
+		free(m);
+	}
+	buf_puts(&b, "echo @state\n"
+	    "[ -f \"$D/state.json\" ] && head -c 262144 \"$D/state.json\" | p\n"
+	    "lg=$(ls -t \"$D\"/logs/*.log 2>/dev/null | head -n 1)\n"
+	    "if [ -n \"$lg\" ]; then echo \"@log output ${lg##*/}\"; tail -c " "16384" " \"$lg\" | p; fi\n");
+	for (i = 0; i < cfg->nchain; i++) {
+		if (cfg->chain[i].log == NULL)
+			continue;
+		buf_puts(&b, "f=");
+		if (cfg->chain[i].log[0] == '/')
+			sshq_append(&b, cfg->chain[i].log);
+		else {
+			buf_puts(&b, "\"$W/\"");
+			sshq_append(&b, cfg->chain[i].log);
+		}
+		buf_printf(&b, "\nif [ -f \"$f\" ]; then echo '@log %s'; tail -c " "16384" " \"$f\" | p; fi\n",
+		    cfg->chain[i].name);
+	}
+	buf_puts(&b, "echo @results\n");
+	if (cfg->results != NULL) {
+		buf_puts(&b, "f=\"$W/\"");
+		sshq_append(&b, cfg->results);
+		buf_puts(&b, "\n[ -f \"$f\" ] && head -c 65536 \"$f\" | p\n");
+	}
+	buf_puts(&b, "echo @df\n"
+	    "df -P -k \"$W\" 2>/dev/null | p\n"
+	    "echo @dfi\n"
+	    "df -P -i \"$W\" 2>/dev/null | p\n"
+	    "echo @gpu\n"
+	    "if command -v nvidia-smi >/dev/null 2>&1; then $T nvidia-smi "
+	    "--query-gpu=utilization.gpu,memory.used,memory.total --format=csv,noheader,nounits 2>/dev/null | p; fi\n"
+	    "echo @cgroup\n"
+	    "if [ -f /sys/fs/cgroup/memory.current ]; then\n"
+	    "  echo \"|current $(cat /sys/fs/cgroup/memory.current)\"\n"
+	    "  echo \"|max $(cat /sys/fs/cgroup/memory.max)\"\n"
+	    "  echo \"|oom_kill $(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events)\"\n"
+	    "elif [ -f /sys/fs/cgroup/memory/memory.usage_in_bytes ]; then\n"
+	    "  echo \"|current $(cat /sys/fs/cgroup/memory/memory.usage_in_bytes)\"\n"
+	    "  echo \"|max $(cat /sys/fs/cgroup/memory/memory.limit_in_bytes)\"\n"
+	    "  echo \"|oom_kill $(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control)\"\n"
+	    "fi\n"
+	    "echo @transfer\n");
+	if (remote != NULL) {
+		buf_puts(&b, "d=");
+		if (remote[0] == '/')
+			sshq_append(&b, remote);
+		else {
+			buf_puts(&b, "\"$W/\"");
+			sshq_append(&b, remote);
+		}
+		/* Completeness is a file count and bytes, never `test -d`. */
+		buf_puts(&b, "\nif [ -d \"$d\" ]; then\n"
+		    "  echo \"|files $(find \"$d\" -type f 2>/dev/null | wc -l)\"\n"
+		    "  if find \"$d\" -maxdepth 0 -printf '' >/dev/null 2>&1; then\n"
+		    "    echo \"|bytes $(find \"$d\" -type f -printf '%s\\n' 2>/dev/null | awk '{ s += $1 } END { printf \"%.0f\", s }')\"\n"
+		    "  else echo '|bytes -1'; fi\n"
+		    "fi\n");
+	}
+	buf_puts(&b, "echo @end\n");
+	return buf_detach(&b);
+}
+
+/* ---- the parser ---- */
+
+enum probe_sec {
+	SEC_NONE, SEC_PROBE, SEC_ALIVE, SEC_MARKERS, SEC_FAILED, SEC_STATE, SEC_LOG, SEC_RESULTS,
+	SEC_DF, SEC_DFI, SEC_GPU, SEC_CGROUP, SEC_TRANSFER, SEC_END, SEC_COUNT
+};
+
+static const struct {
+	const char	*name;
+	enum probe_sec	 sec;
+	int		 arg;		/* takes a name after it */
+	int		 required;
+} probe_sections[] = {
+	{ "probe", SEC_PROBE, 1, 1 },
+	{ "alive", SEC_ALIVE, 0, 1 },
+	{ "markers", SEC_MARKERS, 0, 1 },
+	{ "failed", SEC_FAILED, 1, 0 },
+	{ "state", SEC_STATE, 0, 1 },
+	{ "log", SEC_LOG, 1, 0 },
+	{ "results", SEC_RESULTS, 0, 1 },
+	{ "df", SEC_DF, 0, 1 },
+	{ "dfi", SEC_DFI, 0, 1 },
+	{ "gpu", SEC_GPU, 0, 1 },
+	{ "cgroup", SEC_CGROUP, 0, 1 },
+	{ "transfer", SEC_TRANSFER, 0, 1 },
+	{ "end", SEC_END, 0, 1 },
+};
+
+void
+probe_free(struct probe *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmarkers; i++)
+		free(p->markers[i]);
+	free(p->markers);
+	for (i = 0; i < p->nfailed; i++) {
+		free(p->failed[i].marker);
+		cJSON_Delete(p->failed[i].doc);
+	}
+	free(p->failed);
+	for (i = 0; i < p->nlogs; i++) {
+		free(p->logs[i].name);
+		free(p->logs[i].path);
+		free(p->logs[i].tail);
+	}
+	free(p->logs);
+	cJSON_Delete(p->state);
+	free(p->results);
+	free(p->gpu);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The percentage in column col (1-based) of df's data line, or -1. */
+static long
+df_pct(const char *text, int col)
+{
+	const char *line = strchr(text, '\n');
+	char field[64];
+	int n = 0;
+	long v = -1;
+
+	if (line == NULL)
+		return -1;
+	line++;
+	while (*line != '\0' && *line != '\n' && n < col) {
+		size_t len;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		len = strcspn(line, " \t\n");
+		if (++n == col && len < sizeof(field)) {
+			memcpy(field, line, len);
+			field[len] = '\0';
+			if (sscanf(field, "%ld%%", &v) != 1)
+				v = -1;
+		}
+		line += len;
+	}
+	return v;
+}
+
+static long long
+df_avail(const char *text)
+{
+	const char *line = strchr(text, '\n');
+	char fs[256];
+	long long blocks, used, avail;
+
+	if (line == NULL || sscanf(line + 1, "%255s %lld %lld %lld", fs, &blocks, &used, &avail) != 4)
+		return -1;
+	return avail;
+}
+
+static long long
+kv_num(const char *text, const char *key, long long def)
+{
+	size_t klen = strlen(key);
+	const char *l;
+	long long v;
+
+	for (l = text; l != NULL && *l != '\0'; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, key, klen) == 0 && l[klen] == ' ') {
+			if (sscanf(l + klen + 1, "%lld", &v) == 1)
+				return v;
+			return def;
+		}
+	}
+	return def;
+}
+
+/* A finished section's text goes where it belongs. */
+static int
+probe_store(struct probe *p, enum probe_sec sec, const char *arg, struct buf *txt, char **why)
+{
+	const char *t = buf_str(txt), *l;
+	char word[64];
+
+	switch (sec) {
+	case SEC_ALIVE:
+		p->tmux = (int)kv_num(t, "tmux", -1);
+		for (l = t; l != NULL && *l != '\0'; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+			long pid, alive;
+
+			if (sscanf(l, "%63s %ld %ld", word, &pid, &alive) != 3)
+				continue;
+			if (strcmp(word, "onbox") == 0) {
+				p->onbox_pid = pid;
+				p->onbox_alive = alive == 1;
+			} else if (strcmp(word, "stage") == 0) {
+				p->stage_pid = pid;
+				p->stage_alive = alive == 1;
+			}
+		}
+		break;
+	case SEC_MARKERS:
+		for (l = t; l != NULL && *l != '\0'; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+			size_t len = strcspn(l, "\n");
+
+			if (len == 0 || (len > 7 && strncmp(l + len - 7, ".FAILED", 7) == 0))
+				continue;
+			p->markers = xreallocarray(p->markers, p->nmarkers + 1, sizeof(*p->markers));
+			p->markers[p->nmarkers++] = xstrndup(l, len);
+		}
+		break;
+	case SEC_FAILED:
+		p->failed = xreallocarray(p->failed, p->nfailed + 1, sizeof(*p->failed));
+		p->failed[p->nfailed].marker = xstrdup(arg);
+		p->failed[p->nfailed].doc = cJSON_Parse(t);
+		p->nfailed++;
+		break;
+	case SEC_STATE:
+		if (txt->len > 0 && (p->state = cJSON_Parse(t)) == NULL) {
+			/* A heartbeat is written atomically: unparsable means not ours. */
+			*why = xstrdup("state.json on the box is not valid JSON");
+			return WK_ERR_PARSE;
+		}
+		break;
+	case SEC_LOG: {
+		const char *sp = strchr(arg, ' ');
+
+		p->logs = xreallocarray(p->logs, p->nlogs + 1, sizeof(*p->logs));
+		p->logs[p->nlogs].name = sp != NULL ? xstrndup(arg, (size_t)(sp - arg)) : xstrdup(arg);
+		p->logs[p->nlogs].path = xstrdup(sp != NULL ? sp + 1 : "");
+		p->logs[p->nlogs].len = txt->len;
+		p->logs[p->nlogs].tail = xstrdup(t);
+		p->nlogs++;
+		break;
+	}
+	case SEC_RESULTS:
+		if (txt->len > 0)
+			p->results = xstrdup(t);
+		break;
+	case SEC_DF:
+		p->disk_used_pct = df_pct(t, 5);
+		p->disk_avail_kb = df_avail(t);
+		break;
+	case SEC_DFI:
+		p->inode_used_pct = df_pct(t, 5);
+		break;
+	case SEC_GPU:
+		if (txt->len > 0)
+			p->gpu = xstrdup(t);
+		break;
+	case SEC_CGROUP:
+		p->mem_current = kv_num(t, "current", -1);
+		p->mem_max = kv_num(t, "max", -1);
+		p->oom_kills = (long)kv_num(t, "oom_kill", -1);
+		break;
+	case SEC_TRANSFER:
+		p->transfer_files = (long)kv_num(t, "files", -1);
+		p->transfer_bytes = kv_num(t, "bytes", -1);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int
+probe_parse(const char *text, size_t len, struct probe *p, char **why)
+{
+	struct buf txt = BUF_INIT;
+	const char *l = text, *end = text + len, *nl;
+	char *arg = NULL, name[32];
+	enum probe_sec cur = SEC_NONE;
+	int seen[SEC_COUNT] = { 0 }, lineno = 0, r = WK_ERR_PARSE;
+	size_t i, n;
+
+	memset(p, 0, sizeof(*p));
+	p->tmux = -1;
+	p->disk_used_pct = p->inode_used_pct = -1;
+	p->disk_avail_kb = p->mem_current = p->mem_max = p->transfer_bytes = -1;
+	p->oom_kills = p->transfer_files = -1;
+	*why = NULL;
+	if (memchr(text, '\0', len) != NULL) {
+		*why = xstrdup("garbled: a NUL byte in the probe output");
+		goto out;
+	}
+	while (l < end) {
+		lineno++;
+		nl = memchr(l, '\n', (size_t)(end - l));
+		if (nl == NULL) {
+			*why = xstrfmt("truncated: line %d has no end", lineno);
+			goto out;
+		}
+		n = (size_t)(nl - l);
+		if (cur == SEC_END) {
+			*why = xstrfmt("garbled: data after @end (line %d)", lineno);
+			goto out;
+		}
+		if (n > 0 && l[0] == '|') {
+			if (cur == SEC_NONE || cur == SEC_PROBE) {
+				*why = xstrfmt("garbled: data outside a section (line %d)", lineno);
+				goto out;
+			}
+			buf_append(&txt, l + 1, n - 1);
+			buf_putc(&txt, '\n');
+		} else if (n > 0 && l[0] == '@') {
+			const char *sp = memchr(l, ' ', n);
+			size_t nlen = sp != NULL ? (size_t)(sp - l) - 1 : n - 1;
+
+			if (cur != SEC_NONE && (r = probe_store(p, cur, arg, &txt, why)) != 0)
+				goto out;
+			r = WK_ERR_PARSE;
+			buf_reset(&txt);
+			free(arg);
+			arg = sp != NULL ? xstrndup(sp + 1, (size_t)(l + n - sp - 1)) : NULL;
+			for (i = 0; i < sizeof(probe_sections) / sizeof(probe_sections[0]); i++)
+				if (strlen(probe_sections[i].name) == nlen &&
+				    strncmp(probe_sections[i].name, l + 1, nlen) == 0)
+					break;
+			if (i == sizeof(probe_sections) / sizeof(probe_sections[0]) ||
+			    (probe_sections[i].arg && arg == NULL) || (!probe_sections[i].arg && arg != NULL)) {
+				snprintf(name, sizeof(name), "%.*s", (int)(nlen < 20 ? nlen : 20), l + 1);
+				*why = xstrfmt("garbled: unknown section \"@%s\" (line %d)", name, lineno);
+				goto out;
+			}
+			cur = probe_sections[i].sec;
+			if (seen[cur] && (cur != SEC_FAILED && cur != SEC_LOG)) {
+				*why = xstrfmt("garbled: section @%s twice (line %d)", probe_sections[i].name, lineno);
+				goto out;
+			}
+			if (!seen[SEC_PROBE] && cur != SEC_PROBE) {
+				*why = xstrdup("garbled: does not start with @probe");
+				goto out;
+			}
+			seen[cur] = 1;
+			if (cur == SEC_PROBE) {
+				int ver;
+				long long t;
+
+				if (sscanf(arg, "%d %lld", &ver, &t) != 2 || ver != PROBE_VERSION) {
+					*why = xstrfmt("garbled: probe header \"%s\" (want version %d)", arg, PROBE_VERSION);
+					goto out;
+				}
+				p->box_time = (time_t)t;
+			}
+		} else {
+			*why = xstrfmt("garbled: line %d is neither a section nor data", lineno);
+			goto out;
+		}
+		l = nl + 1;
+	}
+	for (i = 0; i < sizeof(probe_sections) / sizeof(probe_sections[0]); i++) {
+		if (probe_sections[i].required && !seen[probe_sections[i].sec]) {
+			*why = xstrfmt("%s: missing section @%s",
+			    seen[SEC_END] ? "garbled" : "truncated", probe_sections[i].name);
+			goto out;
+		}
+	}
+	r = 0;
+ out:
+	if (r != 0)
+		probe_free(p);
+	free(arg);
+	buf_free(&txt);
+	return r;
+}
+
+int
+probe_has_marker(const struct probe *p, const char *marker)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmarkers; i++)
+		if (strcmp(p->markers[i], marker) == 0)
+			return 1;
+	return 0;
+}
+
+const cJSON *
+probe_failed(const struct probe *p, const char *marker)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfailed; i++)
+		if (strcmp(p->failed[i].marker, marker) == 0)
+			return p->failed[i].doc;
+	return NULL;
+}
+
+const struct probe_log *
+probe_log(const struct probe *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlogs; i++)
+		if (strcmp(p->logs[i].name, name) == 0)
+			return &p->logs[i];
+	return NULL;
+}

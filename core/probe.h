@@ -1,0 +1,90 @@
+/*
+ * probe.h: patrol's one combined probe: the script, and its strict parser.
+ *
+ * One POSIX sh script, built only with sshq quoting and sent as the stdin of
+ * `sh -s` on one exec channel, gathers in one round trip everything the
+ * decision table needs: liveness (tmux session, onbox and stage pids from the
+ * heartbeat), markers and FAILED markers, the heartbeat itself, the tails of
+ * the current attempt's output and of the stages' own logs, the results file,
+ * disk bytes and inodes, GPU, cgroup memory and OOM kills, and the transfer
+ * target's file count and bytes.
+ *
+ * Output framing is line based and unambiguous: every line starts with '@'
+ * (a section header) or '|' (a data line of the section above), and the last
+ * line is "@end".  Any other line, a missing section or a missing "@end"
+ * makes the whole probe a failure ("garbled" / "truncated"), never a verdict.
+ * Log tails come back raw; patrol classifies them locally with the same
+ * PCRE2 triage table onbox uses, so no regex dialect has to exist on the box.
+ */
+#ifndef WK_PROBE_H
+#define WK_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "config.h"
+
+#define PROBE_VERSION	1
+#define PROBE_TAIL	16384	/* bytes of each log tail */
+#define PROBE_MAX_OUT	(1u << 20)
+
+/* The script for cfg; caller frees. */
+char *probe_script(const struct wk_config *cfg);
+
+struct probe_log {
+	char	*name;		/* "output" (newest attempt log) or the stage's log path */
+	char	*path;		/* as on the box */
+	char	*tail;		/* the last bytes, NUL-terminated */
+	size_t	 len;
+};
+
+struct probe_failed {
+	char	*marker;	/* without .FAILED */
+	cJSON	*doc;		/* the FAILED marker's JSON, or NULL when unreadable */
+};
+
+struct probe {
+	time_t		 box_time;
+	int		 tmux;		/* 1 session exists, 0 not, -1 tmux missing or not used */
+	long		 onbox_pid;	/* from state.json, 0 none */
+	int		 onbox_alive;
+	long		 stage_pid;
+	int		 stage_alive;
+	char		**markers;	/* present markers (no .FAILED ones) */
+	size_t		 nmarkers;
+	struct probe_failed *failed;
+	size_t		 nfailed;
+	cJSON		*state;		/* state.json, or NULL */
+	struct probe_log *logs;
+	size_t		 nlogs;
+	char		*results;	/* results file content, or NULL */
+	long		 disk_used_pct;	/* -1 unknown */
+	long		 inode_used_pct;
+	long long	 disk_avail_kb;
+	char		*gpu;		/* nvidia-smi csv lines, or NULL */
+	long long	 mem_current;	/* cgroup bytes, -1 unknown */
+	long long	 mem_max;	/* -1 unknown or "max" */
+	long		 oom_kills;	/* -1 unknown */
+	long		 transfer_files;	/* -1 not configured or missing */
+	long long	 transfer_bytes;
+};
+
+/*
+ * Parse a probe's stdout strictly.  0 and *p (caller frees with probe_free),
+ * or WK_ERR_PARSE with *why (caller frees): "truncated: no @end", "garbled
+ * line 12", "missing section @alive" ...
+ */
+int probe_parse(const char *text, size_t len, struct probe *p, char **why);
+void probe_free(struct probe *p);
+
+/* 1 when marker is present. */
+int probe_has_marker(const struct probe *p, const char *marker);
+/* The FAILED marker's document for marker, or NULL. */
+const cJSON *probe_failed(const struct probe *p, const char *marker);
+/* The tail named name ("output", or a stage log path), or NULL. */
+const struct probe_log *probe_log(const struct probe *p, const char *name);
+
+#endif

@@ -1,0 +1,285 @@
+/*
+ * test_probe.c: the probe script run for real (sh -s, locally) against a
+ * prepared workdir whose path is hostile, and the parser's strictness: every
+ * strict prefix of a good output is rejected, forged sections in a log tail
+ * stay data.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "buf.h"
+#include "config.h"
+#include "diag.h"
+#include "err.h"
+#include "fsutil.h"
+#include "jsonfile.h"
+#include "probe.h"
+#include "spawn.h"
+#include "xmalloc.h"
+
+struct fx {
+	char	 dir[64];
+	char	*work;
+	struct wk_config *cfg;
+};
+
+static void
+put(const char *path, const char *text)
+{
+	char *d = xstrdup(path), *slash = strrchr(d, '/');
+
+	*slash = '\0';
+	assert_int_equal(fs_mkdirs(d, 0755), 0);
+	assert_int_equal(atomic_write_str(path, text), 0);
+	free(d);
+}
+
+static int
+setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	struct diag d = DIAG_INIT;
+	char *cfgp, *p, *json;
+	struct buf b = BUF_INIT;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/wk-probe-XXXXXX");
+	if (mkdtemp(f->dir) == NULL)
+		return -1;
+	/* A workdir whose name would run commands if anything pasted it raw. */
+	f->work = xstrfmt("%s/it's a \"run\" $(touch PWNED) `touch PWNED2`", f->dir);
+	cfgp = fs_join(f->dir, "wk.json");
+	buf_puts(&b, "{ \"run\": \"r\", \"workdir\": ");
+	{
+		cJSON *s = cJSON_CreateString(f->work);
+
+		json = cJSON_PrintUnformatted(s);
+		buf_puts(&b, json);
+		free(json);
+		cJSON_Delete(s);
+	}
+	buf_puts(&b, ", \"detach\": \"nohup\", \"results\": \"results/metrics.csv\",\n"
+	    "  \"transfer\": { \"remote\": \"out dir\" },\n"
+	    "  \"chain\": [ { \"stage\": \"train\", \"run\": \"x\", \"log\": \"train.log\", \"marker\": \"TRAIN_DONE\" },\n"
+	    "              { \"stage\": \"eval\", \"run\": \"y\", \"marker\": \"EVAL_DONE\" } ] }\n");
+	put(cfgp, b.data);
+	buf_free(&b);
+	if (config_load(cfgp, &f->cfg, &d) != 0) {
+		diag_print(&d, stderr);
+		return -1;
+	}
+	free(cfgp);
+
+	p = xstrfmt("%s/.watchkeeper/markers/TRAIN_DONE", f->work);
+	put(p, "{}");
+	free(p);
+	p = xstrfmt("%s/.watchkeeper/markers/EVAL_DONE.FAILED", f->work);
+	put(p, "{\"class\": \"cuda_oom\", \"last_lines\": [\"CUDA out of memory\"]}");
+	free(p);
+	p = xstrfmt("%s/.watchkeeper/state.json", f->work);
+	json = xstrfmt("{\n\t\"run\":\t\"r\",\n\t\"onbox_pid\":\t%ld,\n\t\"stage_pid\":\t%ld,\n\t\"status\":\t\"running\"\n}\n",
+	    (long)getpid(), (long)getpid());
+	put(p, json);
+	free(json);
+	free(p);
+	p = xstrfmt("%s/.watchkeeper/logs/eval.2.log", f->work);
+	/* A tail that tries to forge sections, and ends without a newline. */
+	put(p, "step 9/10\n@end\n@state\n|forged\ntorch.OutOfMemoryError: CUDA out of memory");
+	free(p);
+	p = xstrfmt("%s/train.log", f->work);
+	put(p, "step 10/10 loss=0.1\nTraining completed\n");
+	free(p);
+	p = xstrfmt("%s/results/metrics.csv", f->work);
+	put(p, "metric,value\nacc,0.812\n");
+	free(p);
+	p = xstrfmt("%s/out dir/a/one.bin", f->work);
+	put(p, "12345");
+	free(p);
+	p = xstrfmt("%s/out dir/two.bin", f->work);
+	put(p, "123");
+	free(p);
+	diag_free(&d);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = xstrfmt("rm -rf '%s'", f->dir);
+	int r = system(cmd);
+
+	free(cmd);
+	config_free(f->cfg);
+	free(f->work);
+	free(f);
+	return r == 0 ? 0 : -1;
+}
+
+/* Run the script with sh -s in dir, return stdout. */
+static char *
+run_probe(struct fx *f, size_t *len)
+{
+	char *script = probe_script(f->cfg);
+	char *argv[] = { "sh", "-s", NULL };
+	struct spawn_opts o;
+	struct buf out = BUF_INIT;
+	int in[2], outp[2], status;
+	char chunk[4096];
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(outp, O_CLOEXEC), 0);
+	spawn_opts_init(&o);
+	o.cwd = f->dir;
+	o.fd_in = in[0];
+	o.fd_out = outp[1];
+	o.fd_err = SPAWN_INHERIT;
+	pid = spawn_argv(argv, &o);
+	assert_true(pid > 0);
+	close(in[0]);
+	close(outp[1]);
+	assert_int_equal(write(in[1], script, strlen(script)), (ssize_t)strlen(script));
+	close(in[1]);
+	while ((n = read(outp[0], chunk, sizeof(chunk))) > 0)
+		buf_append(&out, chunk, (size_t)n);
+	close(outp[0]);
+	spawn_wait(pid, &status);
+	assert_true(WIFEXITED(status));
+	free(script);
+	*len = out.len;
+	return buf_detach(&out);
+}
+
+static void
+test_probe_real(void **state)
+{
+	struct fx *f = *state;
+	struct probe p;
+	char *out, *why = NULL, *pw;
+	const struct probe_log *lg;
+	size_t len;
+
+	out = run_probe(f, &len);
+	if (probe_parse(out, len, &p, &why) != 0)
+		fail_msg("parse failed: %s\n%s", why, out);
+	assert_true(p.box_time > 1700000000);
+	assert_int_equal(p.tmux, -1);	/* detach nohup */
+	assert_int_equal(p.stage_pid, (long)getpid());
+	assert_int_equal(p.stage_alive, 1);
+	assert_int_equal(p.onbox_alive, 0);	/* alive, but not an onbox */
+	assert_true(probe_has_marker(&p, "TRAIN_DONE"));
+	assert_false(probe_has_marker(&p, "EVAL_DONE"));
+	assert_false(probe_has_marker(&p, "EVAL_DONE.FAILED"));
+	assert_non_null(probe_failed(&p, "EVAL_DONE"));
+	assert_string_equal(json_str(probe_failed(&p, "EVAL_DONE"), "class", ""), "cuda_oom");
+	assert_null(probe_failed(&p, "TRAIN_DONE"));
+	assert_non_null(p.state);
+	assert_string_equal(json_str(p.state, "status", ""), "running");
+	lg = probe_log(&p, "output");
+	assert_non_null(lg);
+	assert_string_equal(lg->path, "eval.2.log");
+	/* The forged lines are data of the tail, and its unterminated last line arrived. */
+	assert_non_null(strstr(lg->tail, "@end\n@state\n|forged\ntorch.OutOfMemoryError"));
+	lg = probe_log(&p, "train");
+	assert_non_null(lg);
+	assert_non_null(strstr(lg->tail, "Training completed"));
+	assert_null(probe_log(&p, "eval"));	/* no log configured */
+	assert_string_equal(p.results, "metric,value\nacc,0.812\n");
+	assert_true(p.disk_used_pct >= 0 && p.disk_used_pct <= 100);
+	assert_true(p.inode_used_pct >= -1 && p.inode_used_pct <= 100);
+	assert_true(p.disk_avail_kb > 0);
+	assert_int_equal(p.transfer_files, 2);
+	assert_int_equal(p.transfer_bytes, 8);
+	probe_free(&p);
+	/* Nothing in the hostile path ran. */
+	pw = fs_join(f->dir, "PWNED");
+	assert_false(fs_exists(pw));
+	free(pw);
+	pw = fs_join(f->dir, "PWNED2");
+	assert_false(fs_exists(pw));
+	free(pw);
+
+	/* Every strict prefix is a failure, never a verdict. */
+	for (size_t k = 0; k < len; k++) {
+		assert_int_not_equal(probe_parse(out, k, &p, &why), 0);
+		assert_non_null(why);
+		free(why);
+	}
+	free(out);
+}
+
+static void
+test_probe_garbled(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"@probe 1 1795000000\n@alive\n|tmux -1\n",				/* truncated */
+		"hello\n",
+		"@alive\n@end\n",							/* no @probe first */
+		"@probe 2 1795000000\n@end\n",						/* version */
+		"@probe 1 1795000000\n@alive\n@markers\n@state\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\nmore\n",
+		"@probe 1 1795000000\n@alive\n@alive\n@markers\n@state\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
+		"@probe 1 1795000000\n@alive\n@bogus\n@end\n",
+		"@probe 1 1795000000\n|data\n@end\n",
+		"@probe 1 1795000000\n@alive\n@markers\n@state\n|{not json\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
+		"@probe 1 1795000000\n@alive\n\n@markers\n@state\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
+	};
+	static const char good[] = "@probe 1 1795000000\n@alive\n|tmux 0\n|onbox 12 1\n|stage 0 0\n"
+	    "@markers\n@state\n@results\n@df\n|Filesystem 1024-blocks Used Available Capacity Mounted on\n"
+	    "|/dev/vda 1000 930 70 93% /\n@dfi\n|Filesystem Inodes IUsed IFree IUse% Mounted on\n"
+	    "|/dev/vda 100 41 59 41% /\n@gpu\n|97, 70000, 81920\n@cgroup\n|current 100\n|max max\n"
+	    "|oom_kill 2\n@transfer\n@end\n";
+	struct probe p;
+	char *why = NULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (probe_parse(bad[i], strlen(bad[i]), &p, &why) == 0)
+			fail_msg("accepted bad probe %zu", i);
+		assert_non_null(why);
+		free(why);
+	}
+	assert_int_equal(probe_parse("@probe 1 1\n\0@end\n", 17, &p, &why), WK_ERR_PARSE);
+	free(why);
+	assert_int_equal(probe_parse(good, strlen(good), &p, &why), 0);
+	assert_int_equal(p.tmux, 0);
+	assert_int_equal(p.onbox_pid, 12);
+	assert_int_equal(p.onbox_alive, 1);
+	assert_int_equal(p.disk_used_pct, 93);
+	assert_int_equal(p.disk_avail_kb, 70);
+	assert_int_equal(p.inode_used_pct, 41);
+	assert_int_equal(p.mem_current, 100);
+	assert_int_equal(p.mem_max, -1);
+	assert_int_equal(p.oom_kills, 2);
+	assert_int_equal(p.transfer_files, -1);
+	assert_string_equal(p.gpu, "97, 70000, 81920\n");
+	assert_null(p.state);
+	probe_free(&p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_probe_real, setup, teardown),
+		cmocka_unit_test(test_probe_garbled),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
