@@ -39,11 +39,17 @@ WK_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 	-DWK_SRC_PROFILES_DIR='"$(CURDIR)/profiles"' $(CFLAGS)
 WK_LDFLAGS = $(LDSAN) $(LDFLAGS)
 
-CORE_SRCS  := $(sort $(wildcard core/*.c))
+# The objects that need libssh2 live in their own archive, so `make onbox`
+# builds on a box that has only libc, libcurl's headers, cJSON and PCRE2.
+CORE_SSH_SRCS := $(wildcard core/ssh.c)
+CORE_SRCS  := $(filter-out $(CORE_SSH_SRCS),$(sort $(wildcard core/*.c)))
 CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
+CORE_SSH_OBJS := $(CORE_SSH_SRCS:%.c=$(BUILD)/obj/%.o)
+SSH_LIBS   := $(shell $(PKG_CONFIG) --libs libssh2 2>/dev/null || echo -lssh2)
 ONBOX_SRCS := $(sort $(wildcard onbox/*.c))
 ONBOX_OBJS := $(ONBOX_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB        := $(BUILD)/libwatchkeeper.a
+LIBSSH     := $(BUILD)/libwatchkeeper-ssh.a
 
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -64,14 +70,19 @@ $(LIB): $(CORE_OBJS)
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
 
+$(LIBSSH): $(CORE_SSH_OBJS)
+	@rm -f $@
+	@echo "  AR      $@"
+	@$(AR) rcs $@ $^
+
 $(BUILD)/onbox: $(ONBOX_OBJS) $(LIB)
 	@echo "  LD      $@"
 	@$(CC) $(WK_LDFLAGS) -o $@ $(ONBOX_OBJS) $(LIB) $(PKG_LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) -lcmocka
+	@$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
 unit: $(UNIT_BINS)
 
@@ -101,4 +112,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(CORE_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(CORE_OBJS:.o=.d) $(CORE_SSH_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(UNIT_BINS:=.d)

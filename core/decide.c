@@ -1,0 +1,369 @@
+/*
+ * decide.c: the decision table and the facts it is walked over (see decide.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide.h"
+#include "jsonfile.h"
+#include "pattern.h"
+#include "probe.h"
+#include "triage.h"
+
+#define D_EXIT_OK	0
+#define D_EXIT_BAD	1
+#define D_EXIT_UNSEEN	2
+
+static void
+say(struct decide_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+say(struct decide_out *o, const char *fmt, ...)
+{
+	size_t n = strlen(o->details);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o->details + n, sizeof(o->details) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void
+say_progress(const struct decide_facts *f, struct decide_out *o)
+{
+	if (f->progress < 0)
+		return;
+	if (f->progress_max > 0)
+		say(o, " ~%ld/%ld", f->progress, f->progress_max);
+	else
+		say(o, " ~%ld/unknown", f->progress);
+}
+
+/* ---- predicates, in table order ---- */
+
+static int
+pred_hostkey(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	(void)f;
+	if (in->seen || in->fail != SSH_FAIL_HOSTKEY_MISMATCH)
+		return 0;
+	say(o, "%s", in->fail_msg != NULL ? in->fail_msg : "the host key changed");
+	return 1;
+}
+
+static int
+pred_ssh_down(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	(void)f;
+	if (in->seen)
+		return 0;
+	say(o, "%s: %s", in->fail == SSH_OK ? "probe" : ssh_fail_name(in->fail),
+	    in->fail_msg != NULL ? in->fail_msg : "no answer");
+	return 1;
+}
+
+static int
+pred_crashed(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	const struct wk_stage *st;
+	const char *cls;
+
+	if (f->alive || f->done || f->first_missing < 0)
+		return 0;
+	st = &in->cfg->chain[f->first_missing];
+	if (f->failed != NULL) {
+		cls = json_str(f->failed, "class", "unknown");
+		o->cls = triage_by_name(cls);
+		if (o->cls == TRIAGE_NCLASSES)
+			o->cls = TRIAGE_UNKNOWN;
+		say(o, "%s (%s) attempt %ld: %s", st->name, cls, json_long(f->failed, "attempt", 0),
+		    triage_info(o->cls)->remediation);
+		if (json_str(f->failed, "evidence", NULL) != NULL)
+			say(o, " · last: %.200s", json_str(f->failed, "evidence", ""));
+	} else if (f->tail_cls != TRIAGE_NONE) {
+		o->cls = f->tail_cls;
+		say(o, "%s (%s), nothing running: %s", st->name, triage_info(f->tail_cls)->name,
+		    triage_info(f->tail_cls)->remediation);
+		if (f->tail_evidence != NULL)
+			say(o, " · last: %.200s", f->tail_evidence);
+	} else
+		return 0;
+	o->stage = st->name;
+	return 1;
+}
+
+static int
+pred_needs_resume(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	if (f->alive || f->done || f->first_missing < 0)
+		return 0;
+	o->stage = in->cfg->chain[f->first_missing].name;
+	say(o, "%s: nothing is running and %s is missing", o->stage,
+	    in->cfg->chain[f->first_missing].marker);
+	say_progress(f, o);
+	return 1;
+}
+
+static int
+pred_stalled(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	long need = config_get_int(in->cfg, "patrol.stall_ticks");
+
+	if (!f->alive || f->done || f->progress < 0 || in->prev_progress < 0)
+		return 0;
+	if (f->progress != in->prev_progress || in->still_ticks + 1 < need)
+		return 0;
+	say(o, "no progress for %d ticks", in->still_ticks + 1);
+	say_progress(f, o);
+	return 1;
+}
+
+static int
+pred_monitor_stale(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	long hb = in->cfg->heartbeat_s;
+
+	if (!f->alive || f->done)
+		return 0;
+	if (in->p->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= 2 * hb)
+		return 0;
+	if (!in->p->onbox_alive)
+		say(o, "onbox is not running while the run lives (the run is unwatched on the box)");
+	else
+		say(o, "onbox's heartbeat is %lds old (interval %lds)", f->heartbeat_age, hb);
+	say_progress(f, o);
+	return 1;
+}
+
+static int
+pred_disk_low(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	long warn = config_get_int(in->cfg, "patrol.disk_warn_pct");
+
+	(void)f;
+	if (in->p->disk_used_pct < warn && in->p->inode_used_pct < warn)
+		return 0;
+	say(o, "workdir's disk %ld%% used, inodes %ld%% used (warn at %ld%%)", in->p->disk_used_pct,
+	    in->p->inode_used_pct, warn);
+	return 1;
+}
+
+static int
+pred_transfer(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	(void)f;
+	if (in->local_files < 0 || in->p->transfer_files < 0)
+		return 0;
+	if (in->p->transfer_files >= in->local_files &&
+	    (in->local_bytes < 0 || in->p->transfer_bytes < 0 || in->p->transfer_bytes >= in->local_bytes))
+		return 0;
+	say(o, "box has %ld of %ld files", in->p->transfer_files, in->local_files);
+	if (in->local_bytes >= 0 && in->p->transfer_bytes >= 0)
+		say(o, ", %lld of %lld bytes", in->p->transfer_bytes, in->local_bytes);
+	return 1;
+}
+
+static int
+pred_done(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	(void)in;
+	if (!f->done)
+		return 0;
+	say(o, "every marker present");
+	if (in->p->results != NULL)
+		say(o, " · results: %s", in->cfg->results);
+	return 1;
+}
+
+static int
+pred_ok(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	const char *stage = in->p->state != NULL ? json_str(in->p->state, "stage", NULL) : NULL;
+
+	if (stage != NULL)
+		say(o, "%s attempt %ld", stage, json_long(in->p->state, "attempt", 0));
+	else
+		say(o, "running");
+	say_progress(f, o);
+	if (f->progress >= 0 && in->prev_progress >= 0)
+		say(o, " (%+ld since last tick)", f->progress - in->prev_progress);
+	return 1;
+}
+
+/*
+ * RESUMED and TRANSFER_RESUMED are what NEEDS_RESUME / CRASHED and
+ * TRANSFER_INCOMPLETE become once patrol has acted; DEGRADED comes with the
+ * loss/throughput/checkpoint checks.  Their rows have no predicate: they are
+ * listed so the table the handbook prints is the whole contract.
+ */
+const struct decide_row decide_table[] = {
+	{ V_HOSTKEY_MISMATCH, "HOSTKEY_MISMATCH", pred_hostkey, ACT_NONE,
+	  "the box's host key differs from known_hosts",
+	  "refused and never overwritten; check with the provider that the box was not replaced before trusting a new key" },
+	{ V_SSH_DOWN, "SSH_DOWN", pred_ssh_down, ACT_NONE,
+	  "cannot connect, authenticate or read a whole probe in time",
+	  "check the provider console (balance, power); no action is ever taken on an unseen box" },
+	{ V_CRASHED, "CRASHED", pred_crashed, ACT_RESUME,
+	  "nothing runs, the chain is not done, and a FAILED marker or a crash signature is there",
+	  "read the class and its remediation; a retryable class is resumed when auto_resume is on and budget is left" },
+	{ V_NEEDS_RESUME, "NEEDS_RESUME", pred_needs_resume, ACT_RESUME,
+	  "nothing runs, the chain is not done, no crash signature",
+	  "resume: rebuild layer 1 (onbox start); patrol does it itself when auto_resume is on" },
+	{ V_RESUMED, "RESUMED", NULL, ACT_NONE,
+	  "patrol resumed the run this tick (after re-checking in the same connection)",
+	  "watch the next tick: it must show progress" },
+	{ V_DEGRADED, "DEGRADED", NULL, ACT_NONE,
+	  "the run lives but is unhealthy: loss spike, throughput collapse, checkpoints not advancing",
+	  "look at the details; not restarted automatically" },
+	{ V_STALLED, "STALLED", pred_stalled, ACT_NONE,
+	  "alive, but progress has not moved for patrol.stall_ticks ticks",
+	  "look at the last lines (a hang, a deadlock, a block-buffered log?); never blind-restarted" },
+	{ V_MONITOR_STALE, "MONITOR_STALE", pred_monitor_stale, ACT_NONE,
+	  "the run lives but onbox is gone or its heartbeat is older than 2 intervals",
+	  "the run may be fine; restart onbox (onbox start re-attaches, never relaunches a live stage)" },
+	{ V_DISK_LOW, "DISK_LOW", pred_disk_low, ACT_NONE,
+	  "the workdir's disk or inodes are at patrol.disk_warn_pct or more",
+	  "free space now (old checkpoints, caches): a full disk kills checkpoint saves" },
+	{ V_TRANSFER_INCOMPLETE, "TRANSFER_INCOMPLETE", pred_transfer, ACT_RESUME_TRANSFER,
+	  "the transfer target has fewer files or bytes than the local source",
+	  "resume the transfer (transfer.resume); patrol does it itself when transfer.auto is on" },
+	{ V_TRANSFER_RESUMED, "TRANSFER_RESUMED", NULL, ACT_NONE,
+	  "patrol resumed the transfer this tick",
+	  "the next tick compares the counts again" },
+	{ V_DONE, "DONE", pred_done, ACT_FINISH,
+	  "every marker is present",
+	  "the results are printed and pushed; this run's cron entry is removed" },
+	{ V_OK, "OK", pred_ok, ACT_NONE,
+	  "none of the above",
+	  "nothing to do; progress is reported every tick" },
+};
+const size_t decide_nrows = sizeof(decide_table) / sizeof(decide_table[0]);
+
+const char *
+verdict_name(enum verdict v)
+{
+	size_t i;
+
+	for (i = 0; i < decide_nrows; i++)
+		if (decide_table[i].v == v)
+			return decide_table[i].name;
+	return "?";
+}
+
+int
+verdict_exit(enum verdict v)
+{
+	if (v == V_OK || v == V_DONE)
+		return D_EXIT_OK;
+	if (v == V_SSH_DOWN || v == V_HOSTKEY_MISMATCH)
+		return D_EXIT_UNSEEN;
+	return D_EXIT_BAD;
+}
+
+/* Progress: onbox's heartbeat when it has it, else the tails read with progress.pattern. */
+static void
+facts_progress(const struct decide_in *in, struct decide_facts *f)
+{
+	const cJSON *prog = in->p->state != NULL ? cJSON_GetObjectItem(in->p->state, "progress") : NULL;
+	struct pattern_span g[3];
+	size_t i;
+
+	f->progress = (long)json_num(prog, "cur", -1);
+	f->progress_max = (long)json_num(prog, "max", -1);
+	if (in->cfg->has_progress && in->cfg->progress.max > 0)
+		f->progress_max = in->cfg->progress.max;
+	if (f->progress >= 0 || !in->cfg->has_progress)
+		return;
+	for (i = 0; i < in->p->nlogs; i++) {
+		const char *t = in->p->logs[i].tail, *l, *nl;
+
+		for (l = t; *l != '\0'; l = nl + 1) {
+			nl = strchr(l, '\n');
+			if (nl == NULL)
+				nl = l + strlen(l);
+			if (pattern_match_groups(in->cfg->progress.re, l, (size_t)(nl - l), g, 3) == 1 &&
+			    g[1].start >= 0) {
+				f->progress = strtol(l + g[1].start, NULL, 10);
+				if (g[2].start >= 0 && f->progress_max < 0)
+					f->progress_max = strtol(l + g[2].start, NULL, 10);
+			}
+			if (*nl == '\0')
+				break;
+		}
+	}
+}
+
+static void
+facts_tail_triage(const struct decide_in *in, struct decide_facts *f, struct triage_scan *ts)
+{
+	const struct probe_log *lg = probe_log(in->p, "output");
+	struct triage_input ti;
+	const char *l, *nl;
+
+	f->tail_cls = TRIAGE_NONE;
+	if (lg == NULL || triage_scan_init(ts) != 0)
+		return;
+	for (l = lg->tail; *l != '\0'; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (nl == NULL)
+			nl = l + strlen(l);
+		triage_scan_line(ts, l, (size_t)(nl - l));
+		if (*nl == '\0')
+			break;
+	}
+	if (!ts->crash_seen)
+		return;
+	memset(&ti, 0, sizeof(ti));
+	ti.exited = 1;
+	ti.exit_code = 1;
+	ti.oom_kills = -1;
+	f->tail_cls = triage_classify(&ti, ts, &f->tail_evidence);
+}
+
+void
+decide(const struct decide_in *in, struct decide_out *out)
+{
+	struct decide_facts f;
+	struct triage_scan ts;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	memset(&f, 0, sizeof(f));
+	memset(&ts, 0, sizeof(ts));
+	f.first_missing = -1;
+	f.progress = f.progress_max = f.heartbeat_age = -1;
+	if (in->seen) {
+		const struct probe *p = in->p;
+
+		f.alive = p->tmux == 1 || p->onbox_alive || p->stage_alive;
+		for (i = 0; i < in->cfg->nchain && f.first_missing < 0; i++)
+			if (!probe_has_marker(p, in->cfg->chain[i].marker))
+				f.first_missing = (long)i;
+		f.done = f.first_missing < 0;
+		if (f.first_missing >= 0)
+			f.failed = probe_failed(p, in->cfg->chain[f.first_missing].marker);
+		if (p->state != NULL && json_num(p->state, "time_unix", 0) > 0)
+			f.heartbeat_age = (long)(p->box_time - (time_t)json_num(p->state, "time_unix", 0));
+		facts_progress(in, &f);
+		if (!f.alive && !f.done && f.failed == NULL)
+			facts_tail_triage(in, &f, &ts);
+	}
+	out->progress = f.progress;
+	out->progress_max = f.progress_max;
+	out->alive = f.alive;
+	out->no_progress = f.progress >= 0 && f.progress == in->prev_progress;
+	for (i = 0; i < decide_nrows; i++) {
+		if (decide_table[i].pred == NULL)
+			continue;
+		out->details[0] = '\0';
+		if (decide_table[i].pred(in, &f, out)) {
+			out->v = decide_table[i].v;
+			out->action = decide_table[i].action;
+			break;
+		}
+	}
+	if (ts.set != NULL)
+		triage_scan_free(&ts);
+}

@@ -1,0 +1,104 @@
+/*
+ * decide.h: patrol's decision table.
+ *
+ * Data, walked in priority order (monit keeps its event wording in one table
+ * the same way): each row is a verdict, the predicate that selects it, the
+ * action it calls for, and the words for "when" and "then" that the report,
+ * the webhooks and the handbook all print from here, so they cannot drift.
+ * The first row whose predicate holds is the tick's verdict.
+ *
+ * Verdicts and exit codes are a contract (DESIGN.md): 0 for OK and DONE, 2
+ * when the box could not be seen (SSH_DOWN, HOSTKEY_MISMATCH), 1 otherwise.
+ * No action is ever decided from a failed probe: unreachable is not dead.
+ */
+#ifndef WK_DECIDE_H
+#define WK_DECIDE_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "config.h"
+#include "probe.h"
+#include "ssh.h"
+#include "triage.h"
+
+enum verdict {
+	V_HOSTKEY_MISMATCH,
+	V_SSH_DOWN,
+	V_CRASHED,
+	V_NEEDS_RESUME,
+	V_RESUMED,
+	V_DEGRADED,
+	V_STALLED,
+	V_MONITOR_STALE,
+	V_DISK_LOW,
+	V_TRANSFER_INCOMPLETE,
+	V_TRANSFER_RESUMED,
+	V_DONE,
+	V_OK,
+	V_COUNT
+};
+
+enum decide_action {
+	ACT_NONE,
+	ACT_RESUME,		/* rebuild layer 1 (when policy allows) */
+	ACT_RESUME_TRANSFER,	/* run transfer.resume (when transfer.auto) */
+	ACT_FINISH,		/* report the results, remove the cron entry */
+};
+
+struct decide_in {
+	const struct wk_config *cfg;
+	int		 seen;		/* the probe arrived and parsed */
+	enum ssh_fail	 fail;		/* when !seen: why (SSH_OK for a garbled probe) */
+	const char	*fail_msg;	/* when !seen */
+	const struct probe *p;		/* when seen */
+	long		 prev_progress;	/* last tick's progress, -1 unknown */
+	int		 still_ticks;	/* earlier consecutive ticks without progress */
+	long		 local_files;	/* transfer source on this machine, -1 unknown */
+	long long	 local_bytes;
+};
+
+struct decide_out {
+	enum verdict	 v;
+	enum decide_action action;
+	char		 details[1024];	/* the rest of the one-line report */
+	enum triage_class cls;		/* CRASHED */
+	const char	*stage;		/* the stage the verdict is about, or NULL */
+	long		 progress;	/* -1 unknown */
+	long		 progress_max;	/* -1 unknown */
+	int		 alive;
+	int		 no_progress;	/* this tick saw no progress (for the stall count) */
+};
+
+/* What the probe says, worked out once before the table is walked. */
+struct decide_facts {
+	int		 alive;		/* tmux session, onbox or the stage process lives */
+	int		 done;		/* every marker present */
+	long		 first_missing;	/* index of the first stage without its marker, -1 none */
+	const cJSON	*failed;	/* that stage's FAILED marker, or NULL */
+	enum triage_class tail_cls;	/* crash signature in the newest output tail, TRIAGE_NONE none */
+	const char	*tail_evidence;	/* its line */
+	long		 progress;	/* -1 unknown */
+	long		 progress_max;
+	long		 heartbeat_age;	/* seconds, box clock; -1 no heartbeat */
+};
+
+struct decide_row {
+	enum verdict	 v;
+	const char	*name;
+	int		(*pred)(const struct decide_in *, const struct decide_facts *, struct decide_out *);
+	enum decide_action action;
+	const char	*when;		/* the condition, for people */
+	const char	*then;		/* what it means / what to do */
+};
+
+extern const struct decide_row decide_table[];
+extern const size_t decide_nrows;
+
+const char *verdict_name(enum verdict v);
+int verdict_exit(enum verdict v);
+
+/* Walk the table.  out->details carries the evidence (no secrets: it holds no config values but names). */
+void decide(const struct decide_in *in, struct decide_out *out);
+
+#endif

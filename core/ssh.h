@@ -1,0 +1,86 @@
+/*
+ * ssh.h: short, bounded SSH connections to the box, on libssh2.
+ *
+ * Connect (non-blocking, bounded), verify the host key against known_hosts
+ * (never accept a changed key, never write known_hosts), authenticate
+ * (ssh-agent, then identity files), run commands on one connection, close.
+ * Every wait is bounded by the connection's deadline; TCP_USER_TIMEOUT makes
+ * a dead peer visible mid-read.  See ../shared/NOTES.md for what libssh2 1.10
+ * needs against OpenSSH 9 (keepalive after the handshake, host-key method
+ * preference from known_hosts, TCP_QUICKACK re-armed after reads).
+ */
+#ifndef WK_SSH_H
+#define WK_SSH_H
+
+#include <stddef.h>
+
+enum ssh_fail {
+	SSH_OK = 0,
+	SSH_FAIL_RESOLVE,	/* the host name does not resolve */
+	SSH_FAIL_CONNECT,	/* refused, unreachable, or no answer within connect_timeout */
+	SSH_FAIL_HANDSHAKE,	/* the SSH handshake failed or timed out */
+	SSH_FAIL_HOSTKEY_UNKNOWN,	/* no known_hosts entry for this host[:port] */
+	SSH_FAIL_HOSTKEY_MISMATCH,	/* an entry exists and the key differs: never accepted */
+	SSH_FAIL_AUTH,		/* no identity was accepted */
+	SSH_FAIL_TIMEOUT,	/* the connection's total deadline passed */
+	SSH_FAIL_IO,		/* the connection broke mid-command */
+	SSH_FAIL_EXEC,		/* the channel or command could not be started */
+	SSH_FAIL_UNSUPPORTED,	/* e.g. ProxyJump with libssh2: use transport openssh */
+};
+
+struct ssh_error {
+	enum ssh_fail	kind;
+	char		msg[1024];	/* what happened and what to do, for a person */
+	char		fingerprint[128];	/* SHA256:... of the server key (hostkey errors) */
+};
+
+const char *ssh_fail_name(enum ssh_fail kind);	/* "hostkey_mismatch" ... */
+
+struct ssh_target {
+	char	*host;		/* to connect to (HostName) */
+	int	 port;
+	char	*user;
+	char	*alias;		/* as the user wrote it, for messages */
+	char	**identities;	/* private key files; public key = path + ".pub" when present */
+	size_t	 nidentities;
+	int	 identities_only;	/* do not use the agent */
+	char	**known_hosts;
+	size_t	 nknown_hosts;
+	int	 connect_timeout_s;
+	int	 keepalive_s;	/* ServerAliveInterval; 0: 10 */
+	int	 keepalive_max;	/* ServerAliveCountMax; 0: 3 */
+};
+
+struct ssh_result {
+	int	 exit_status;	/* -1 when the command died by a signal or none was reported */
+	char	*exit_signal;	/* "KILL" ... or NULL */
+	char	*out;		/* NUL-terminated, at most cap bytes kept */
+	size_t	 out_len;
+	char	*err;
+	size_t	 err_len;
+	int	 truncated;	/* more than cap bytes arrived on stdout */
+};
+
+struct ssh_conn;
+
+/*
+ * Connect, verify, authenticate; everything bounded by deadline_ms (total,
+ * the connect timeout is applied inside it too).  0 and *out, or -1 with err.
+ */
+int ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
+    struct ssh_error *err);
+/*
+ * Run command on the open connection (an exec channel), feed it in[0..inlen),
+ * collect stdout (up to cap bytes; the rest is drained and counted) and
+ * stderr (bounded), until it exits or the connection's deadline passes.
+ * 0 with res filled (caller frees with ssh_result_free), or -1 with err.
+ */
+int ssh_exec(struct ssh_conn *c, const char *command, const void *in, size_t inlen, size_t cap,
+    struct ssh_result *res, struct ssh_error *err);
+/* Write data to remote_path (atomically: temp name then rename) over SFTP. 0 or -1 with err. */
+int ssh_put(struct ssh_conn *c, const char *remote_path, const void *data, size_t len, int mode,
+    struct ssh_error *err);
+void ssh_close(struct ssh_conn *c);
+void ssh_result_free(struct ssh_result *r);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * sshconf.h: what an ssh_config file says about one host (our own reader:
+ * no library does this, and patrol must resolve `box.host` exactly as the
+ * user's `ssh` would).
+ *
+ * OpenSSH semantics: Host lines carry patterns (*, ?, !negation, several per
+ * line); for each keyword the FIRST value obtained wins; Include pulls in
+ * files (globs, relative to ~/.ssh); keywords are case-insensitive and may be
+ * written "Key value" or "Key=value", values may be quoted.  Tokens in paths:
+ * ~ and %h %p %r %u %d %%.  Unknown keywords are ignored (the user's file is
+ * written for ssh, not for us); the ones watchkeeper cannot honour through
+ * libssh2 (ProxyJump, ProxyCommand, CertificateFile) are reported so the
+ * caller can say "use transport openssh".
+ */
+#ifndef WK_SSHCONF_H
+#define WK_SSHCONF_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+struct sshconf_host {
+	char	*alias;			/* as asked */
+	char	*hostname;		/* HostName (tokens expanded), else alias */
+	int	 port;			/* Port, else 22 */
+	char	*user;			/* User, else the local user */
+	char	**identities;		/* IdentityFile, expanded, in order; none given: the defaults */
+	size_t	 nidentities;
+	int	 identities_given;	/* IdentityFile appeared (else identities are the default list) */
+	int	 identities_only;	/* IdentitiesOnly yes */
+	char	**known_hosts;		/* UserKnownHostsFile (space-separated list), expanded; default ~/.ssh/known_hosts */
+	size_t	 nknown_hosts;
+	int	 connect_timeout_s;	/* ConnectTimeout; 0 = not set */
+	int	 server_alive_interval;	/* ServerAliveInterval; 0 = not set */
+	int	 server_alive_count_max;	/* ServerAliveCountMax; default 3 */
+	char	*proxy_jump;		/* set: libssh2 cannot do this hop */
+	char	*proxy_command;
+	char	*certificate_file;
+	int	 batch_mode;		/* BatchMode yes */
+	char	*strict_host_key_checking;	/* as written, or NULL */
+	/* Every CertificateFile, expanded, in order (certificate_file is a copy of the first). */
+	char	**certificate_files;
+	size_t	 ncertificate_files;
+};
+
+/*
+ * Resolve alias through file (NULL: ~/.ssh/config; a missing default file is
+ * fine, a missing explicit file is an error).  Problems (unreadable Include,
+ * bad Port value) go to d as "file:line: message".  Returns 0 and fills out
+ * (caller frees with sshconf_free), or WK_ERR_SYSTEM / WK_ERR_PARSE.
+ */
+int sshconf_resolve(const char *file, const char *alias, struct sshconf_host *out, struct diag *d);
+void sshconf_free(struct sshconf_host *h);
+
+/* OpenSSH's Host pattern-list rule: 1 match, 0 no match (a negated match wins). */
+int sshconf_match_list(const char *patterns, const char *host);
+
+#endif
