@@ -48,17 +48,20 @@ CORE_SSH_OBJS := $(CORE_SSH_SRCS:%.c=$(BUILD)/obj/%.o)
 SSH_LIBS   := $(shell $(PKG_CONFIG) --libs libssh2 2>/dev/null || echo -lssh2)
 ONBOX_SRCS := $(sort $(wildcard onbox/*.c))
 ONBOX_OBJS := $(ONBOX_SRCS:%.c=$(BUILD)/obj/%.o)
+PATROL_SRCS := $(sort $(wildcard patrol/*.c))
+PATROL_OBJS := $(PATROL_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB        := $(BUILD)/libwatchkeeper.a
 LIBSSH     := $(BUILD)/libwatchkeeper-ssh.a
 
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-BINS := $(BUILD)/onbox
+BINS := $(BUILD)/onbox $(BUILD)/patrol
 
-.PHONY: all onbox unit test test-plain test-asan demo bench memcheck install clean
+.PHONY: all onbox patrol unit test test-plain test-asan demo bench memcheck install clean
 all: $(BINS)
 onbox: $(BUILD)/onbox
+patrol: $(BUILD)/patrol
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -79,12 +82,21 @@ $(BUILD)/onbox: $(ONBOX_OBJS) $(LIB)
 	@echo "  LD      $@"
 	@$(CC) $(WK_LDFLAGS) -o $@ $(ONBOX_OBJS) $(LIB) $(PKG_LIBS)
 
+$(BUILD)/patrol: $(PATROL_OBJS) $(LIB) $(LIBSSH)
+	@echo "  LD      $@"
+	@$(CC) $(WK_LDFLAGS) -o $@ $(PATROL_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
 	@$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
-unit: $(UNIT_BINS)
+# A driver for the ssh transport's end-to-end tests (tests/e2e/test_ssh.sh).
+$(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
+	@echo "  CC+LD   $@"
+	@$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS)
+
+unit: $(UNIT_BINS) $(BUILD)/sshtool
 
 # The README's test command.  Both builds, then one summary line.
 test:
@@ -112,4 +124,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(CORE_OBJS:.o=.d) $(CORE_SSH_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(CORE_OBJS:.o=.d) $(CORE_SSH_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(PATROL_OBJS:.o=.d) $(UNIT_BINS:=.d)

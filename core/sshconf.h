@@ -55,4 +55,15 @@ void sshconf_free(struct sshconf_host *h);
 /* OpenSSH's Host pattern-list rule: 1 match, 0 no match (a negated match wins). */
 int sshconf_match_list(const char *patterns, const char *host);
 
+/*
+ * Details, as OpenSSH 9.2's `ssh -G` does them: Host patterns match the alias
+ * as typed, case-sensitively (Match host/originalhost ignore case); hostname
+ * is lowercased unless it is an address.  sshconf_match_list takes patterns
+ * separated by blanks or commas, case-sensitively.  d may get warnings (a
+ * Match criterion we never evaluate, such as exec; an unreadable
+ * ~/.ssh/config, which ssh skips) while sshconf_resolve returns 0.
+ * UserKnownHostsFile none gives nknown_hosts 0; IdentityFile none gives
+ * identities_given 1 and nidentities 0.
+ */
+
 #endif

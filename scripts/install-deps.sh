@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential pkg-config
 libssh2-1-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libcmocka-dev
-openssh-server openssh-client tmux procps iproute2 python3 valgrind"
+openssh-server openssh-client tmux procps iproute2 iptables python3 valgrind"
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,42 @@
+/*
+ * patrol.h: what patrol's files share.
+ *
+ * patrol is layer 2: run from cron on the owner's machine, each tick opens ONE
+ * ssh connection, sends ONE combined probe, walks the decision table, acts
+ * only when the table (and policy) says so and never twice, and prints a
+ * one-line report every tick even when nothing changed.
+ */
+#ifndef WK_PATROL_H
+#define WK_PATROL_H
+
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#include "config.h"
+
+/* The run's local state: <statedir>/patrol.json, report.log, outbox/, patrol.lock. */
+struct pstate {
+	char	*dir;
+	cJSON	*doc;		/* patrol.json; never NULL after pstate_open */
+	int	 lockfd;
+};
+
+/* Create the directory, take the lock (WK_ERR_BUSY when another patrol ticks), load the state. */
+int pstate_open(const struct wk_config *cfg, struct pstate *s);
+int pstate_save(struct pstate *s);
+void pstate_close(struct pstate *s);
+/* Append one line to <statedir>/report.log. */
+void pstate_report(struct pstate *s, const char *line);
+
+/* tick.c: one tick; returns the exit code (0 OK/DONE, 1 other verdicts, 2 box unseen). */
+int patrol_tick(struct wk_config *cfg, int json);
+
+/* deploy.c: upload the config (and onbox), then onbox start; an exit code. */
+int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start);
+
+/* cron.c: idempotent crontab edits; 0 or an exit code. */
+int cron_install(const struct wk_config *cfg, const char *self, const char *cfgpath);
+int cron_uninstall(const struct wk_config *cfg, int quiet);
+
+#endif

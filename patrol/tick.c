@@ -1,0 +1,440 @@
+/*
+ * tick.c: one patrol tick.
+ *
+ *   lock -> one connection -> one probe -> the decision table -> (an action,
+ *   only when the table and the policy say so, after re-probing on the same
+ *   connection) -> one report line (stdout, report.log; --json: one object)
+ *   -> webhooks when the verdict changed -> state saved.
+ *
+ * Unreachable is not dead: nothing is ever done about a box that was not
+ * seen.  A resume is idempotent: the box is probed again right before it,
+ * the local lock keeps a second patrol out, and `onbox start` itself refuses
+ * when a run is alive.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "config.h"
+#include "decide.h"
+#include "diag.h"
+#include "err.h"
+#include "events.h"
+#include "fsutil.h"
+#include "jsonfile.h"
+#include "layout.h"
+#include "log.h"
+#include "monotime.h"
+#include "notify.h"
+#include "outbox.h"
+#include "patrol.h"
+#include "probe.h"
+#include "spawn.h"
+#include "ssh.h"
+#include "sshq.h"
+#include "target.h"
+#include "triage.h"
+#include "xmalloc.h"
+
+#define TICK_BUDGET_S	60	/* the probe itself, on top of the connect timeout */
+#define RESULTS_PRINT	(16 * 1024)
+
+struct tick {
+	struct wk_config	*cfg;
+	struct pstate		 st;
+	struct ssh_target	 target;
+	struct ssh_conn		*conn;
+	struct ssh_error	 err;
+	struct probe		 probe;
+	int			 have_probe;
+	char			*probe_why;	/* why the probe output was rejected */
+	struct decide_out	 out;
+	char			 action[1400];	/* what patrol did, for the report */
+};
+
+/* Run the probe on the open connection and parse it. 0, or -1 (t->err / t->probe_why). */
+static int
+tick_probe(struct tick *t)
+{
+	struct ssh_result res;
+	char *script = probe_script(t->cfg);
+	int r = -1;
+
+	if (t->have_probe) {
+		probe_free(&t->probe);
+		t->have_probe = 0;
+	}
+	free(t->probe_why);
+	t->probe_why = NULL;
+	memset(&res, 0, sizeof(res));
+	if (ssh_exec(t->conn, "sh -s", script, strlen(script), PROBE_MAX_OUT, &res, &t->err) != 0)
+		goto out;
+	if (res.truncated) {
+		t->probe_why = xstrdup("the probe's output exceeded its bound");
+		goto out;
+	}
+	if (probe_parse(res.out, res.out_len, &t->probe, &t->probe_why) != 0)
+		goto out;
+	t->have_probe = 1;
+	r = 0;
+ out:
+	ssh_result_free(&res);
+	free(script);
+	return r;
+}
+
+/* The transfer source on this machine: regular files and their bytes. */
+static long tr_files;
+static long long tr_bytes;
+
+static int
+tick_count(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F && S_ISREG(sb->st_mode)) {
+		tr_files++;
+		tr_bytes += (long long)sb->st_size;
+	}
+	return 0;
+}
+
+static void
+tick_local_transfer(const struct wk_config *cfg, long *files, long long *bytes)
+{
+	const char *local = config_get_str(cfg, "transfer.local");
+
+	*files = -1;
+	*bytes = -1;
+	if (local == NULL || config_get_str(cfg, "transfer.remote") == NULL)
+		return;
+	tr_files = 0;
+	tr_bytes = 0;
+	if (nftw(local, tick_count, 16, FTW_PHYS) == 0) {
+		*files = tr_files;
+		*bytes = tr_bytes;
+	}
+}
+
+static void
+tick_decide(struct tick *t)
+{
+	struct decide_in in;
+	const cJSON *d = t->st.doc;
+
+	memset(&in, 0, sizeof(in));
+	in.cfg = t->cfg;
+	in.seen = t->have_probe;
+	in.p = t->have_probe ? &t->probe : NULL;
+	if (!t->have_probe) {
+		in.fail = t->probe_why != NULL ? SSH_OK : t->err.kind;
+		in.fail_msg = t->probe_why != NULL ? t->probe_why : t->err.msg;
+	}
+	in.prev_progress = json_long(d, "progress", -1);
+	in.still_ticks = (int)json_long(d, "still_ticks", 0);
+	tick_local_transfer(t->cfg, &in.local_files, &in.local_bytes);
+	decide(&in, &t->out);
+}
+
+/* The resume command on the box: rebuild layer 1 with the box's onbox. */
+static char *
+resume_command(const struct wk_config *cfg)
+{
+	struct buf b = BUF_INIT;
+	const char *boxcfg = cfg->box.config;
+	char *dflt = NULL;
+
+	if (boxcfg == NULL)
+		boxcfg = dflt = xstrfmt("%s/" LAYOUT_DIR "/watchkeeper.json", cfg->workdir);
+	buf_puts(&b, "W=");
+	sshq_append(&b, cfg->workdir);
+	buf_puts(&b, "; C=");
+	sshq_append(&b, boxcfg);
+	buf_puts(&b, "; O=\"$W/" LAYOUT_DIR "/bin/onbox\"; [ -x \"$O\" ] || O=onbox; "
+	    "cd \"$W\" && exec \"$O\" -c \"$C\" start");
+	free(dflt);
+	return buf_detach(&b);
+}
+
+/* Resumes patrol made (for the restart budget). */
+static long
+tick_resumes(const struct tick *t)
+{
+	return cJSON_GetArraySize(cJSON_GetObjectItem(t->st.doc, "resumes"));
+}
+
+/* May the table's resume be carried out now?  Writes why not into t->action. */
+static int
+tick_may_resume(struct tick *t)
+{
+	long max = config_get_int(t->cfg, "restart.max");
+
+	if (!config_get_bool(t->cfg, "patrol.auto_resume"))
+		return 0;
+	if (t->out.v == V_CRASHED && !triage_info(t->out.cls)->retryable) {
+		snprintf(t->action, sizeof(t->action), "not resumed: %s is not retryable",
+		    triage_info(t->out.cls)->name);
+		return 0;
+	}
+	if (tick_resumes(t) >= max) {
+		snprintf(t->action, sizeof(t->action), "not resumed: restart budget spent (%ld of %ld)",
+		    tick_resumes(t), max);
+		return 0;
+	}
+	return 1;
+}
+
+static void
+tick_resume(struct tick *t)
+{
+	struct ssh_result res;
+	enum verdict was = t->out.v;
+	char *cmd, when[TIMEFMT_LEN];
+	cJSON *arr, *rec;
+
+	if (!tick_may_resume(t))
+		return;
+	/* Right before acting, look again on the same connection. */
+	if (tick_probe(t) != 0) {
+		snprintf(t->action, sizeof(t->action), "not resumed: the re-check failed (%.1000s)",
+		    t->probe_why != NULL ? t->probe_why : t->err.msg);
+		return;
+	}
+	tick_decide(t);
+	if (t->out.v != was) {
+		snprintf(t->action, sizeof(t->action), "not resumed: the re-check says %s",
+		    verdict_name(t->out.v));
+		return;
+	}
+	cmd = resume_command(t->cfg);
+	memset(&res, 0, sizeof(res));
+	if (ssh_exec(t->conn, cmd, NULL, 0, 64 * 1024, &res, &t->err) != 0) {
+		snprintf(t->action, sizeof(t->action), "resume failed: %.1000s", t->err.msg);
+		free(cmd);
+		return;
+	}
+	timefmt_utc(time(NULL), when, sizeof(when));
+	if (!cJSON_IsArray(arr = cJSON_GetObjectItem(t->st.doc, "resumes")))
+		arr = cJSON_AddArrayToObject(t->st.doc, "resumes");
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "time", when);
+	cJSON_AddStringToObject(rec, "was", verdict_name(was));
+	if (was == V_CRASHED)
+		cJSON_AddStringToObject(rec, "class", triage_info(t->out.cls)->name);
+	cJSON_AddNumberToObject(rec, "exit_status", res.exit_status);
+	cJSON_AddItemToArray(arr, rec);
+	if (res.exit_status == 0) {
+		t->out.v = V_RESUMED;
+		snprintf(t->action, sizeof(t->action), "resumed %s (was %s): onbox start",
+		    t->out.stage != NULL ? t->out.stage : "the run", verdict_name(was));
+	} else
+		snprintf(t->action, sizeof(t->action), "resume refused on the box (exit %d): %.200s",
+		    res.exit_status, res.err != NULL ? res.err : "");
+	ssh_result_free(&res);
+	free(cmd);
+}
+
+static void
+tick_resume_transfer(struct tick *t)
+{
+	const char *cmd = config_get_str(t->cfg, "transfer.resume");
+	struct spawn_opts o;
+	int status = -1;
+	pid_t pid;
+
+	if (!config_get_bool(t->cfg, "transfer.auto") || cmd == NULL)
+		return;
+	spawn_opts_init(&o);
+	o.new_session = 1;	/* a long transfer outlives the tick */
+	o.cwd = t->st.dir;
+	pid = spawn_sh(cmd, &o);
+	if (pid < 0) {
+		snprintf(t->action, sizeof(t->action), "transfer resume could not start: %s", strerror(errno));
+		return;
+	}
+	(void)status;
+	t->out.v = V_TRANSFER_RESUMED;
+	snprintf(t->action, sizeof(t->action), "started transfer.resume (pid %ld)", (long)pid);
+}
+
+/* Verdict changes (and DONE's results) go to the webhooks through the durable outbox. */
+static void
+tick_notify(struct tick *t, const char *line)
+{
+	struct notify_sinks sinks;
+	struct outbox_opts o;
+	struct outbox_result res;
+	const char *prev = json_str(t->st.doc, "verdict", NULL);
+	char instance[17] = "0000000000000000", *dir;
+	cJSON *ev;
+	int fd;
+
+	if (prev != NULL && strcmp(prev, verdict_name(t->out.v)) == 0)
+		return;
+	notify_sinks_load(t->cfg, &sinks);
+	if (sinks.n == 0) {
+		notify_sinks_free(&sinks);
+		return;
+	}
+	dir = fs_join(t->st.dir, "outbox");
+	outbox_opts_from_config(t->cfg, &o);
+	snprintf(instance, sizeof(instance), "%.16s", json_str(t->st.doc, "instance", "0000000000000000"));
+	ev = events_new(instance, t->cfg->run, "verdict_changed", NULL, 0);
+	/* Stable per change: the tick's time makes each change its own event. */
+	{
+		char *id = xstrfmt("%s.%s", json_str(ev, "id", ""), json_str(ev, "time", ""));
+
+		json_set_str(ev, "id", id);
+		free(id);
+	}
+	cJSON_AddStringToObject(ev, "verdict", verdict_name(t->out.v));
+	if (prev != NULL)
+		cJSON_AddStringToObject(ev, "previous", prev);
+	cJSON_AddStringToObject(ev, "details", t->out.details);
+	cJSON_AddStringToObject(ev, "report", line);
+	if (t->out.v == V_DONE && t->have_probe && t->probe.results != NULL)
+		cJSON_AddStringToObject(ev, "results", t->probe.results);
+	if (outbox_enqueue(dir, &sinks, ev, &o) < 0)
+		log_warn("cannot queue the notification in %s: %s", dir, strerror(errno));
+	if ((fd = outbox_lock(dir, 0)) >= 0) {
+		outbox_flush(dir, &sinks, &o, 0, 0, &res);
+		close(fd);
+	}
+	cJSON_Delete(ev);
+	free(dir);
+	notify_sinks_free(&sinks);
+}
+
+static void
+tick_finish(struct tick *t)
+{
+	if (cron_uninstall(t->cfg, 1) == 0)
+		snprintf(t->action, sizeof(t->action), "run done: its cron entry is removed");
+}
+
+/* Carry what the next tick needs. */
+static void
+tick_remember(struct tick *t, const char *when)
+{
+	cJSON *d = t->st.doc;
+
+	json_set_str(d, "last_tick", when);
+	json_set_num(d, "ticks", json_num(d, "ticks", 0) + 1);
+	if (t->out.v == V_SSH_DOWN || t->out.v == V_HOSTKEY_MISMATCH) {
+		/* An unseen box says nothing about progress: keep what we knew. */
+		json_set_num(d, "unseen_ticks", json_num(d, "unseen_ticks", 0) + 1);
+	} else {
+		json_set_num(d, "unseen_ticks", 0);
+		if (t->out.progress >= 0) {
+			json_set_num(d, "still_ticks", t->out.no_progress ? json_num(d, "still_ticks", 0) + 1 : 0);
+			json_set_num(d, "progress", (double)t->out.progress);
+		}
+	}
+	json_set_str(d, "verdict", verdict_name(t->out.v));
+	json_set_str(d, "details", t->out.details);
+}
+
+static void
+tick_print(struct tick *t, const char *when, const char *line, int json)
+{
+	cJSON *o;
+	char *s;
+
+	if (!json) {
+		printf("%s\n", line);
+		if (t->out.v == V_DONE && t->have_probe && t->probe.results != NULL)
+			printf("%.*s%s", RESULTS_PRINT, t->probe.results,
+			    t->probe.results[strlen(t->probe.results) - 1] == '\n' ? "" : "\n");
+		return;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "time", when);
+	cJSON_AddStringToObject(o, "run", t->cfg->run);
+	cJSON_AddStringToObject(o, "verdict", verdict_name(t->out.v));
+	cJSON_AddStringToObject(o, "details", t->out.details);
+	cJSON_AddNumberToObject(o, "exit", verdict_exit(t->out.v));
+	cJSON_AddBoolToObject(o, "seen", t->have_probe);
+	if (t->out.progress >= 0)
+		cJSON_AddNumberToObject(o, "progress", (double)t->out.progress);
+	if (t->out.progress_max >= 0)
+		cJSON_AddNumberToObject(o, "progress_max", (double)t->out.progress_max);
+	if (t->out.stage != NULL)
+		cJSON_AddStringToObject(o, "stage", t->out.stage);
+	if (t->out.v == V_CRASHED)
+		cJSON_AddStringToObject(o, "class", triage_info(t->out.cls)->name);
+	if (t->action[0] != '\0')
+		cJSON_AddStringToObject(o, "action", t->action);
+	if (t->have_probe && t->probe.results != NULL)
+		cJSON_AddStringToObject(o, "results", t->probe.results);
+	cJSON_AddStringToObject(o, "line", line);
+	s = cJSON_PrintUnformatted(o);
+	printf("%s\n", s);
+	free(s);
+	cJSON_Delete(o);
+}
+
+int
+patrol_tick(struct wk_config *cfg, int json)
+{
+	struct tick t;
+	struct diag d = DIAG_INIT;
+	char when[TIMEFMT_LEN], *line = NULL;
+	int r, rc;
+
+	memset(&t, 0, sizeof(t));
+	t.cfg = cfg;
+	if ((r = pstate_open(cfg, &t.st)) != 0) {
+		if (r == WK_ERR_BUSY)
+			log_error("another patrol is ticking for run %s right now; not running twice", cfg->run);
+		else
+			log_error("cannot open the local state of run %s: %s", cfg->run, strerror(errno));
+		pstate_close(&t.st);
+		return r == WK_ERR_BUSY ? WK_EX_TEMPFAIL : WK_EX_IOERR;
+	}
+	if (target_from_config(cfg, &t.target, &t.err, &d) == 0 &&
+	    ssh_connect(&t.target, (t.target.connect_timeout_s + TICK_BUDGET_S) * 1000, &t.conn, &t.err) == 0)
+		(void)tick_probe(&t);
+	diag_print(&d, stderr);
+	tick_decide(&t);
+
+	/* Act only on what was seen, and only as the table and the policy allow. */
+	if (t.have_probe) {
+		if (t.out.action == ACT_RESUME)
+			tick_resume(&t);
+		else if (t.out.action == ACT_RESUME_TRANSFER)
+			tick_resume_transfer(&t);
+		else if (t.out.action == ACT_FINISH)
+			tick_finish(&t);
+	}
+	if (t.conn != NULL)
+		ssh_close(t.conn);
+	t.conn = NULL;
+
+	timefmt_utc(time(NULL), when, sizeof(when));
+	line = xstrfmt("%s %s %s %s%s%s", when, cfg->run, verdict_name(t.out.v), t.out.details,
+	    t.action[0] != '\0' ? " · " : "", t.action);
+	tick_print(&t, when, line, json);
+	fflush(stdout);
+	pstate_report(&t.st, line);
+	tick_notify(&t, line);
+	tick_remember(&t, when);
+	if (pstate_save(&t.st) != 0)
+		log_warn("cannot save the patrol state in %s: %s", t.st.dir, strerror(errno));
+	rc = verdict_exit(t.out.v);
+
+	free(line);
+	free(t.probe_why);
+	if (t.have_probe)
+		probe_free(&t.probe);
+	target_free(&t.target);
+	diag_free(&d);
+	pstate_close(&t.st);
+	return rc;
+}

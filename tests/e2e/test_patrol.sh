@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# End-to-end tests of patrol (layer 2): the real binary against the suite's
+# own sshd on 127.0.0.1, with real onbox processes on the "box" (this
+# machine, reached over ssh).  A fake crontab stands in for the user's.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+PATROL="$TOP/$BUILD/patrol"
+
+# The box: sshd, onbox first on the remote PATH, a config both sides read.
+box() {
+	sshd_start
+	mkdir -p "$T/sshd/bin" "$T/fakebin" "$T/state"
+	ln -sf "$ONBOX" "$T/sshd/bin/onbox"
+	cat >"$T/fakebin/crontab" <<SH
+#!/bin/sh
+case "\$1" in
+-l) [ -f "$T/crontab.txt" ] || { echo "no crontab for \$(id -un)" >&2; exit 1; }; cat "$T/crontab.txt" ;;
+-) cat >"$T/crontab.txt" ;;
+esac
+SH
+	chmod +x "$T/fakebin/crontab"
+	export XDG_STATE_HOME="$T/state" PATH="$T/fakebin:$PATH"
+}
+
+# pconf EXTRA CHAIN: the run's config, box part included.
+pconf() {
+	conf "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"config\": \"$T/wk.json\", \"connect_timeout_s\": 3}, $1" "$2"
+}
+
+patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
+
+waiting_stage() {
+	mkdir -p "$T/bin"
+	cat >"$T/bin/train.sh" <<SH
+#!/bin/sh
+echo x >>"$T/launch.train"
+i=1; while [ \$i -le 3 ]; do echo "step \$i/10"; i=\$((i+1)); done
+n=0; while [ ! -e "$T/go" ] && [ \$n -lt 1500 ]; do sleep 0.02; n=\$((n+1)); done
+echo "Training completed"
+SH
+	chmod +x "$T/bin/train.sh"
+}
+launches() { [ -f "$T/launch.train" ] && wc -l <"$T/launch.train" | tr -d ' ' || echo 0; }
+line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(cat "$2")"; }
+
+test_ok_one_connection() {
+	box
+	waiting_stage
+	pconf '"progress": {"pattern": "step (\\d+)/(\\d+)", "max": 10},' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\", \"done_when\": \"Training completed\"}]"
+	bg_onbox run
+	wait_for 10 grep -q '~3/10' "$(W)/state.json"
+	before=$(sshd_accepted_count)
+	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	line_ok OK "$T/p1"
+	assert_grep 'train attempt 1 ~3/10' "$T/p1"
+	assert_eq "$(( $(sshd_accepted_count) - before ))" 1 "connections in one tick"
+	# The report log has the same line; a second tick reports again even though nothing changed.
+	patrol >"$T/p2" 2>&1
+	line_ok OK "$T/p2"
+	assert_grep '\(\+0 since last tick\)' "$T/p2"
+	assert_eq "$(wc -l <"$T/state/watchkeeper/t1/report.log")" 2
+	# A third tick without progress (stall_ticks 2) is STALLED; --json gives the tick as one object.
+	rc=0; patrol --json >"$T/p3.json" || rc=$?
+	assert_eq "$rc" 1
+	assert_eq "$(json "$T/p3.json" 'd["verdict"]')" STALLED
+	assert_eq "$(json "$T/p3.json" 'd["progress"]')" 3
+	assert_eq "$(json "$T/p3.json" 'd["exit"]')" 1
+	touch "$T/go"
+	wait "$LAST_PID"
+}
+
+test_done_prints_results_and_removes_cron() {
+	box
+	mkdir -p "$T/work"
+	pconf '"results": "metrics.csv",' "[{\"stage\": \"train\", \"run\": \"printf 'metric,value\\\\nacc,0.812\\\\n' > metrics.csv\"}]"
+	patrol --install-cron >"$T/cron.out"
+	assert_grep 'watchkeeper:t1$' "$T/crontab.txt"
+	assert_grep '^3,33 \* \* \* \* ' "$T/crontab.txt"
+	patrol --install-cron >/dev/null	# idempotent: still one line
+	assert_eq "$(grep -c 'watchkeeper:t1' "$T/crontab.txt")" 1
+	onbox run >/dev/null 2>&1
+	rc=0; patrol >"$T/p" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	line_ok DONE "$T/p"
+	assert_grep '^acc,0.812$' "$T/p"
+	assert_eq "$(grep -c 'watchkeeper:t1' "$T/crontab.txt")" 0
+}
+
+test_needs_resume_then_auto_resume_once() {
+	box
+	waiting_stage
+	pconf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok NEEDS_RESUME "$T/p1"
+	assert_eq "$(launches)" 0 "no action without auto_resume"
+	# With auto_resume: resumed once, and the next tick sees it alive (no second launch).
+	sed -i 's/"box":/"patrol": {"auto_resume": true}, "box":/' "$T/wk.json"
+	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok RESUMED "$T/p2"
+	wait_for 10 test -f "$T/launch.train"
+	pid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	echo "$pid" >>"$T/.pids"
+	rc=0; patrol >"$T/p3" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	line_ok OK "$T/p3"
+	assert_eq "$(launches)" 1
+	touch "$T/go"
+	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+}
+
+test_crashed_with_class() {
+	box
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" >&2\nexit 1\n' >"$T/bin/t.sh"
+	chmod +x "$T/bin/t.sh"
+	pconf '"patrol": {"auto_resume": true},' "[{\"stage\": \"train\", \"run\": \"$T/bin/t.sh\"}]"
+	onbox run >/dev/null 2>&1 || true
+	rc=0; patrol >"$T/p" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok CRASHED "$T/p"
+	assert_grep 'train \(cuda_oom\) attempt 1' "$T/p"
+	# cuda_oom is not retryable: never resumed, even with auto_resume.
+	assert_grep 'not resumed: cuda_oom is not retryable' "$T/p"
+}
+
+test_ssh_down_and_hostkey_changed() {
+	box
+	pconf '' '[{"stage": "train", "run": "true"}]'
+	# A changed host key: refused, known_hosts untouched.
+	cp "$T/sshd/known_hosts" "$T/kh.orig"
+	ssh-keygen -q -t ed25519 -N '' -f "$T/other" >/dev/null
+	echo "[127.0.0.1]:$SSHD_PORT $(cut -d' ' -f1,2 "$T/other.pub")" >"$T/sshd/known_hosts"
+	cp "$T/sshd/known_hosts" "$T/kh.changed"
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 2
+	line_ok HOSTKEY_MISMATCH "$T/p1"
+	cmp "$T/sshd/known_hosts" "$T/kh.changed"
+	cp "$T/kh.orig" "$T/sshd/known_hosts"
+	# sshd stopped: SSH_DOWN, quickly, and no action.
+	sshd_stop
+	start=$(date +%s)
+	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
+	assert_eq "$rc" 2
+	line_ok SSH_DOWN "$T/p2"
+	[ $(( $(date +%s) - start )) -le 5 ] || fail "SSH_DOWN took too long"
+}
+
+test_two_patrols_act_once() {
+	box
+	waiting_stage
+	pconf '"patrol": {"auto_resume": true},' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	patrol >"$T/a" 2>&1 &
+	a=$!
+	patrol >"$T/b" 2>&1 &
+	b=$!
+	ra=0; wait $a || ra=$?
+	rb=0; wait $b || rb=$?
+	wait_for 10 test -f "$T/launch.train"
+	sleep 0.5
+	assert_eq "$(launches)" 1 "two patrols launched twice"
+	pid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	echo "$pid" >>"$T/.pids"
+	# Either the lock turned one away (75), or the second saw the run alive.
+	case "$ra:$rb" in *75*|1:0|0:1) ;; *) fail "exit codes $ra and $rb" ;; esac
+	touch "$T/go"
+}
+
+test_hostile_values_reach_the_box_as_data() {
+	box
+	W2="$T/w \$(touch $T/PWNED) \`touch $T/PWNED2\` ; touch $T/PWNED3 | it's"
+	mkdir -p "$W2"
+	jw=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$W2")
+	cat >"$T/wk.json" <<JSON
+{ "run": "t1", "workdir": $jw, "detach": "nohup", "session": "s",
+  "box": {"host": "box", "ssh_config": "$SSH_CFG", "config": "$T/wk.json"},
+  "results": "r\$(touch $T/PWNED4).csv",
+  "chain": [{"stage": "a", "run": "true", "log": "l;touch $T/PWNED5", "marker": "A_DONE"}] }
+JSON
+	rc=0; patrol >"$T/p" 2>&1 || rc=$?
+	line_ok NEEDS_RESUME "$T/p"
+	for f in PWNED PWNED2 PWNED3 PWNED4 PWNED5; do assert_no_file "$T/$f"; done
+}
+
+test_monitor_stale_when_onbox_dies() {
+	box
+	waiting_stage
+	pconf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	bg_onbox run
+	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 grep -q '"stage_pid":[[:space:]]*[1-9]' "$(W)/state.json"
+	kill -9 "$LAST_PID"
+	wait "$LAST_PID" 2>/dev/null || true
+	rc=0; patrol >"$T/p" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok MONITOR_STALE "$T/p"
+	assert_grep 'onbox is not running while the run lives' "$T/p"
+	assert_eq "$(launches)" 1
+	touch "$T/go"
+}
+
+test_disk_low() {
+	box
+	pconf '"patrol": {"disk_warn_pct": 1},' '[{"stage": "train", "run": "sleep 30"}]'
+	bg_onbox run
+	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	rc=0; patrol >"$T/p" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok DISK_LOW "$T/p"
+	assert_grep 'warn at 1%' "$T/p"
+}
+
+test_transfer_incomplete_then_resumed() {
+	box
+	mkdir -p "$T/src/sub" "$T/work/data"
+	echo a >"$T/src/a"; echo bb >"$T/src/sub/b"; echo ccc >"$T/src/c"
+	cp "$T/src/a" "$T/work/data/"
+	# An empty directory of the right name is not a transfer: counts decide.
+	pconf "\"transfer\": {\"local\": \"$T/src\", \"remote\": \"data\", \"resume\": \"cp -r $T/src/. $T/work/data/\"}," '[{"stage": "train", "run": "sleep 30"}]'
+	bg_onbox run
+	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok TRANSFER_INCOMPLETE "$T/p1"
+	assert_grep 'box has 1 of 3 files' "$T/p1"
+	sed -i 's/"resume":/"auto": true, "resume":/' "$T/wk.json"
+	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
+	line_ok TRANSFER_RESUMED "$T/p2"
+	wait_for 10 test -f "$T/work/data/sub/b"
+	rc=0; patrol >"$T/p3" 2>&1 || rc=$?
+	line_ok OK "$T/p3"
+}
+
+test_auth_refused_and_blackhole_bounded() {
+	box
+	pconf '' '[{"stage": "train", "run": "true"}]'
+	# Another client key: the server refuses it.
+	ssh-keygen -q -t ed25519 -N '' -f "$T/stranger" >/dev/null
+	sed -i "s|\"box\": {|\"box\": {\"identity\": \"$T/stranger\", |" "$T/wk.json"
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 2
+	line_ok SSH_DOWN "$T/p1"
+	assert_grep 'auth' "$T/p1"
+	if ! command -v iptables >/dev/null 2>&1; then echo "SKIP blackhole: no iptables"; return 0; fi
+	sed -i "s|\"identity\": \"$T/stranger\", ||" "$T/wk.json"
+	iptables -I INPUT -p tcp -s 127.0.0.1 --dport "$SSHD_PORT" -j DROP
+	start=$(date +%s)
+	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
+	iptables -D INPUT -p tcp -s 127.0.0.1 --dport "$SSHD_PORT" -j DROP
+	assert_eq "$rc" 2
+	line_ok SSH_DOWN "$T/p2"
+	# connect_timeout_s is 3: the verdict comes within it plus a small bound.
+	[ $(( $(date +%s) - start )) -le 6 ] || fail "blackholed port took $(( $(date +%s) - start )) s"
+}
+
+test_deploy_uploads_and_starts_once() {
+	box
+	rm -f "$T/sshd/bin/onbox"	# a box without onbox
+	waiting_stage
+	pconf '"profile": "generic",' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	sed -i 's|"config": "[^"]*", ||' "$T/wk.json"
+	rc=0; patrol deploy >"$T/d0" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_grep 'no onbox on the box' "$T/d0"
+	assert_eq "$(launches)" 0
+	patrol deploy --onbox "$ONBOX" >"$T/d1" 2>&1
+	assert_file "$T/work/.watchkeeper/watchkeeper.json"
+	assert_file "$T/work/.watchkeeper/profiles/generic.json"
+	assert_file "$T/work/.watchkeeper/bin/onbox"
+	assert_eq "$(stat -c %a "$T/work/.watchkeeper/watchkeeper.json")" 600
+	cmp "$T/wk.json" "$T/work/.watchkeeper/watchkeeper.json"
+	assert_grep 'started run t1' "$T/d1"
+	wait_for 10 test -f "$T/launch.train"
+	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	# Alive: a second deploy refuses, never launches twice.
+	rc=0; patrol deploy --onbox "$ONBOX" >"$T/d2" 2>&1 || rc=$?
+	assert_eq "$rc" 75
+	assert_grep 'alive on the box' "$T/d2"
+	assert_eq "$(launches)" 1
+	touch "$T/go"
+	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+}
+
+t ok_one_connection test_ok_one_connection
+t done_prints_results_and_removes_cron test_done_prints_results_and_removes_cron
+t needs_resume_then_auto_resume_once test_needs_resume_then_auto_resume_once
+t crashed_with_class test_crashed_with_class
+t ssh_down_and_hostkey_changed test_ssh_down_and_hostkey_changed
+t two_patrols_act_once test_two_patrols_act_once
+t hostile_values_reach_the_box_as_data test_hostile_values_reach_the_box_as_data
+t monitor_stale_when_onbox_dies test_monitor_stale_when_onbox_dies
+t disk_low test_disk_low
+t transfer_incomplete_then_resumed test_transfer_incomplete_then_resumed
+t auth_refused_and_blackhole_bounded test_auth_refused_and_blackhole_bounded
+t deploy_uploads_and_starts_once test_deploy_uploads_and_starts_once
