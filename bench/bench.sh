@@ -10,6 +10,9 @@
 #      (default 60) on a quiet log.
 #   3. notifications: a stage's marker -> the webhook received by a receiver
 #      on loopback; `onbox notify --flush` of a 1,000-event backlog.
+#   4. patrol: a full tick (connect, auth, probe, decide, report) against the
+#      bare `ssh -F cfg box true` on the same throwaway sshd, and the tick's
+#      round trips, measured through a proxy that delays each way.
 # Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S, BENCH_SCALE (default 100).
 set -euo pipefail
 build=${1:-build}
@@ -167,11 +170,20 @@ seed_lat=$(seed_latency | tr '\n' ' ')
 read -r idle_cpu_ms idle_rss_kb < <(idle_cost)
 hook_lat=$(webhook_latency | tr '\n' ' ')
 read -r flush_ms flush_got < <(backlog_flush)
+# In its own process: it uses the test suite's sshd harness and its traps.
+patrol_res=$(bash "$top/bench/patrol_bench.sh" "$build" "$N" | tail -n 1)
 
 python3 - "$top/bench/results.json" "$onbox_lat" "$seed_lat" "$idle_cpu_ms" "$idle_rss_kb" "$IDLE" \
-	"$hook_lat" "$flush_ms" "$flush_got" <<'PY'
+	"$hook_lat" "$flush_ms" "$flush_got" "$patrol_res" <<'PY'
 import json, statistics, sys
-out, onbox, seed, cpu, rss, idle, hook, flush_ms, flush_got = sys.argv[1:]
+out, onbox, seed, cpu, rss, idle, hook, flush_ms, flush_got, patrol = sys.argv[1:]
+p_direct, p_bare, p_delayed, p_delay, p_conns, p_expect = patrol.split("|")
+p_direct = [int(x) / 1000 for x in p_direct.split()]
+p_bare = [int(x) / 1000 for x in p_bare.split()]
+p_delayed = [int(x) / 1000 for x in p_delayed.split()]
+p_delay = int(p_delay)
+rtt = 2 * p_delay
+p_rt = (statistics.median(p_delayed) - statistics.median(p_direct)) / rtt
 hook = [int(x) / 1000 for x in hook.split()]
 onbox = [int(x) / 1000 for x in onbox.split()]
 seed = [int(x) / 1000 for x in seed.split()]
@@ -184,6 +196,11 @@ rows = [
     ("marker -> webhook received, loopback (median ms)", statistics.median(hook), "< 100 ms", statistics.median(hook) < 100),
     (f"outbox flush of 1,000 events (ms, {flush_got} received)", int(flush_ms), "", int(flush_got) == 1000),
     ("outbox flush, per event (ms)", int(flush_ms) / 1000, "", None),
+    ("patrol tick, full (median ms)", statistics.median(p_direct), "< ssh true", statistics.median(p_direct) < statistics.median(p_bare)),
+    ("ssh -F cfg box true, bare (median ms)", statistics.median(p_bare), "(baseline)", None),
+    (f"patrol tick round trips (at {p_delay} ms each way)", round(p_rt, 1), "", None),
+    (f"patrol tick at {p_delay} ms one-way delay (median ms)", statistics.median(p_delayed), "", None),
+    ("ssh connections accepted / opened (patrol ticks + ssh true)", int(p_conns), f"= {p_expect}", int(p_conns) == int(p_expect)),
 ]
 print(f"{'measure':58} {'value':>12}  {'target':12} ok")
 for name, v, target, ok in rows:

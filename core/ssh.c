@@ -25,6 +25,9 @@
  * libssh2 must never be handed a new packet while part of another is still
  * unsent (it would either refuse or, in 1.10, count the new one as sent), so
  * an operation that leaves output pending is repeated, alone, until it is done.
+ *
+ * A target with `openssh` set is handed whole to sshcli.c (the system ssh
+ * client); struct ssh_conn then only carries that connection.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -51,6 +54,7 @@
 #include "log.h"
 #include "monotime.h"
 #include "ssh.h"
+#include "sshcli.h"
 #include "sshq.h"
 #include "xmalloc.h"
 
@@ -70,7 +74,9 @@
 /* After shutdown(), a free that still says EAGAIN is retried at most this often. */
 #define SSH_FREE_TRIES		8
 
+/* Either transport: with cli set (target.openssh), everything else is unused. */
 struct ssh_conn {
+	struct sshcli_conn *cli;
 	int		 fd;
 	LIBSSH2_SESSION	*s;
 	struct deadline	 deadline;
@@ -86,23 +92,6 @@ struct ssh_conn {
 	int		 sock_errno;	/* the last socket error seen by libssh2's I/O */
 	enum ssh_fail	 wait_fail;	/* why the last wait gave up */
 	int		 broken;	/* shut down: only freeing is left */
-};
-
-static const struct {
-	enum ssh_fail	 kind;
-	const char	*name;
-} ssh_fail_table[] = {
-	{ SSH_OK,			"ok" },
-	{ SSH_FAIL_RESOLVE,		"resolve" },
-	{ SSH_FAIL_CONNECT,		"connect" },
-	{ SSH_FAIL_HANDSHAKE,		"handshake" },
-	{ SSH_FAIL_HOSTKEY_UNKNOWN,	"hostkey_unknown" },
-	{ SSH_FAIL_HOSTKEY_MISMATCH,	"hostkey_mismatch" },
-	{ SSH_FAIL_AUTH,		"auth" },
-	{ SSH_FAIL_TIMEOUT,		"timeout" },
-	{ SSH_FAIL_IO,			"io" },
-	{ SSH_FAIL_EXEC,		"exec" },
-	{ SSH_FAIL_UNSUPPORTED,		"unsupported" },
 };
 
 /* Host key types: how libssh2's session, its known_hosts code and ssh-keyscan name each. */
@@ -135,17 +124,6 @@ struct ssh_known {
 
 static const char ssh_b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-const char *
-ssh_fail_name(enum ssh_fail kind)
-{
-	size_t i;
-
-	for (i = 0; i < nitems(ssh_fail_table); i++)
-		if (ssh_fail_table[i].kind == kind)
-			return ssh_fail_table[i].name;
-	return "unknown";
-}
 
 void
 ssh_result_free(struct ssh_result *r)
@@ -1125,6 +1103,7 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
     struct ssh_error *err)
 {
 	struct ssh_error scratch;
+	struct sshcli_conn *cli = NULL;
 	struct ssh_conn *c;
 	int ret = -1;
 
@@ -1132,9 +1111,18 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 		err = &scratch;
 	*out = NULL;
 	ssh_err_clear(err);
-	ssh_lib_init();
 	c = xcalloc(1, sizeof(*c));
 	c->fd = -1;
+	if (t->openssh) {
+		if (sshcli_connect(t, deadline_ms, &cli, err) != 0)
+			goto out;
+		c->cli = cli;	/* transferred */
+		*out = c;
+		c = NULL;	/* transferred */
+		ret = 0;
+		goto out;
+	}
+	ssh_lib_init();
 	c->deadline_ms = deadline_ms > 0 ? deadline_ms : 1;
 	deadline_set(&c->deadline, (uint64_t)c->deadline_ms);
 	c->host = xstrdup(t->host != NULL ? t->host : "");
@@ -1189,6 +1177,7 @@ ssh_close(struct ssh_conn *c)
 
 	if (c == NULL)
 		return;
+	sshcli_close(c->cli);
 	if (c->s != NULL) {
 		if (!c->broken) {
 			/* A short goodbye within what is left of the deadline. */
@@ -1359,6 +1348,8 @@ ssh_exec(struct ssh_conn *c, const char *command, const void *in, size_t inlen, 
 	size_t siglen = 0;
 	int rc, ret = -1;
 
+	if (c->cli != NULL)
+		return sshcli_exec(c->cli, command, in, inlen, cap, res, err);
 	if (err == NULL)
 		err = &scratch;
 	ssh_err_clear(err);
@@ -1571,6 +1562,8 @@ ssh_put(struct ssh_conn *c, const char *remote_path, const void *data, size_t le
 	ssize_t n;
 	int rc, ret = -1, created = 0, tries = 0;
 
+	if (c->cli != NULL)
+		return sshcli_put(c->cli, remote_path, data, len, mode, err);
 	if (err == NULL)
 		err = &scratch;
 	ssh_err_clear(err);

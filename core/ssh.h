@@ -1,5 +1,7 @@
 /*
- * ssh.h: short, bounded SSH connections to the box, on libssh2.
+ * ssh.h: short, bounded SSH connections to the box, on libssh2 or, for
+ * setups libssh2 cannot do (ProxyJump, certificates, RSA keys), on the
+ * system `ssh` client (target.openssh; core/sshcli.c).
  *
  * Connect (non-blocking, bounded), verify the host key against known_hosts
  * (never accept a changed key, never write known_hosts), authenticate
@@ -8,6 +10,10 @@
  * a dead peer visible mid-read.  See ../shared/NOTES.md for what libssh2 1.10
  * needs against OpenSSH 9 (keepalive after the handshake, host-key method
  * preference from known_hosts, TCP_QUICKACK re-armed after reads).
+ *
+ * Both transports give the same results through the same calls; where the
+ * openssh one cannot (no signal name, no fingerprint of an unknown key),
+ * sshcli.h says so.
  */
 #ifndef WK_SSH_H
 #define WK_SSH_H
@@ -49,11 +55,39 @@ struct ssh_target {
 	int	 connect_timeout_s;
 	int	 keepalive_s;	/* ServerAliveInterval; 0: 10 */
 	int	 keepalive_max;	/* ServerAliveCountMax; 0: 3 */
+
+	/* The openssh transport (box.transport "openssh"); libssh2 ignores these. */
+	int	 openssh;
+	/*
+	 * ssh -F: box.ssh_config, expanded; NULL: ssh reads ~/.ssh/config and
+	 * /etc/ssh/ssh_config itself.  ssh is given alias (else host) as the
+	 * destination, so everything that file says about it applies.
+	 */
+	char	*ssh_config_file;
+	/*
+	 * The control socket of the connection's ControlMaster: a literal path
+	 * (no %-tokens), unique to this process, short enough for a unix socket
+	 * (sshcli_control_path); NULL: one under /tmp is picked at connect.
+	 * One open connection per target at a time.
+	 */
+	char	*control_path;
+	/*
+	 * SSH_GIVEN_* bits: the fields the config itself set (box.port ...).
+	 * Only these are passed to ssh as options; the rest (and everything
+	 * else: ProxyJump, CertificateFile ...) ssh takes from ssh_config.
+	 */
+	unsigned int given;
 };
+
+#define SSH_GIVEN_PORT			0x01	/* -p port */
+#define SSH_GIVEN_USER			0x02	/* -l user */
+#define SSH_GIVEN_IDENTITY		0x04	/* -i for each identities[] (tried before ssh_config's) */
+#define SSH_GIVEN_IDENTITIES_ONLY	0x08	/* -o IdentitiesOnly=yes */
+#define SSH_GIVEN_KNOWN_HOSTS		0x10	/* -o UserKnownHostsFile=known_hosts[] */
 
 struct ssh_result {
 	int	 exit_status;	/* -1 when the command died by a signal or none was reported */
-	char	*exit_signal;	/* "KILL" ... or NULL */
+	char	*exit_signal;	/* "KILL" ... or NULL (always NULL with openssh) */
 	char	*out;		/* NUL-terminated, at most cap bytes kept */
 	size_t	 out_len;
 	char	*err;
@@ -77,7 +111,10 @@ int ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **o
  */
 int ssh_exec(struct ssh_conn *c, const char *command, const void *in, size_t inlen, size_t cap,
     struct ssh_result *res, struct ssh_error *err);
-/* Write data to remote_path (atomically: temp name then rename) over SFTP. 0 or -1 with err. */
+/*
+ * Write data to remote_path (atomically: temp name then rename, then exactly
+ * mode) over SFTP, or with openssh through `sh -c` on the box.  0 or -1 with err.
+ */
 int ssh_put(struct ssh_conn *c, const char *remote_path, const void *data, size_t len, int mode,
     struct ssh_error *err);
 void ssh_close(struct ssh_conn *c);

@@ -1,13 +1,19 @@
 /*
  * target.c: the box's ssh target and the run's local state directory.
+ *
+ * With the openssh transport, ssh itself reads ssh_config, so the resolved
+ * fields serve messages only; what the config's own box.* keys set is
+ * marked in t->given and passed to ssh as options.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "fsutil.h"
+#include "sshcli.h"
 #include "sshconf.h"
 #include "target.h"
 #include "xmalloc.h"
@@ -50,7 +56,7 @@ target_from_config(const struct wk_config *cfg, struct ssh_target *t, struct ssh
 {
 	struct sshconf_host h;
 	const struct wk_box *b = &cfg->box;
-	char *file = NULL;
+	char *file = NULL, *dir = NULL;
 	int r = -1;
 
 	memset(t, 0, sizeof(*t));
@@ -111,12 +117,30 @@ target_from_config(const struct wk_config *cfg, struct ssh_target *t, struct ssh
 		t->connect_timeout_s = h.connect_timeout_s;
 	t->keepalive_s = h.server_alive_interval;
 	t->keepalive_max = h.server_alive_count_max;
+	if (b->transport != NULL && strcmp(b->transport, "openssh") == 0) {
+		t->openssh = 1;
+		t->ssh_config_file = file;
+		file = NULL;	/* transferred */
+		t->given = (b->port > 0 ? SSH_GIVEN_PORT : 0) | (b->user != NULL ? SSH_GIVEN_USER : 0) |
+		    (b->identity != NULL ? SSH_GIVEN_IDENTITY | SSH_GIVEN_IDENTITIES_ONLY : 0) |
+		    (b->known_hosts != NULL ? SSH_GIVEN_KNOWN_HOSTS : 0);
+		/* In the run's state dir when the socket's path fits there, else under /tmp. */
+		dir = statedir_path(cfg, 1);
+		if ((t->control_path = sshcli_control_path(dir)) == NULL) {
+			err->kind = SSH_FAIL_EXEC;
+			snprintf(err->msg, sizeof(err->msg), "no directory for ssh's control socket "
+			    "(%s, /tmp/wk-%lu): %s", dir != NULL ? dir : "no state directory",
+			    (unsigned long)getuid(), strerror(errno));
+			goto out;
+		}
+	}
 	r = 0;
  out:
 	if (r != 0)
 		target_free(t);
 	sshconf_free(&h);
 	free(file);
+	free(dir);
 	return r;
 }
 
@@ -134,6 +158,8 @@ target_free(struct ssh_target *t)
 	free(t->host);
 	free(t->user);
 	free(t->alias);
+	free(t->ssh_config_file);
+	free(t->control_path);
 	memset(t, 0, sizeof(*t));
 }
 

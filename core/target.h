@@ -16,6 +16,11 @@
  * override.  Returns 0, or -1 with err (SSH_FAIL_UNSUPPORTED when the host
  * needs ProxyJump/ProxyCommand/certificates with the libssh2 transport;
  * config problems in d).  Caller frees with target_free.
+ *
+ * box.transport "openssh" sets t->openssh, t->ssh_config_file (box.ssh_config,
+ * expanded), t->given (which box.* keys were set) and t->control_path (in
+ * the state directory, created, or under /tmp when that path is too long for
+ * a unix socket); ProxyJump and the like are then fine.
  */
 int target_from_config(const struct wk_config *cfg, struct ssh_target *t, struct ssh_error *err,
     struct diag *d);

@@ -271,12 +271,18 @@ tick_notify(struct tick *t, const char *line)
 	struct notify_sinks sinks;
 	struct outbox_opts o;
 	struct outbox_result res;
-	const char *prev = json_str(t->st.doc, "verdict", NULL);
+	const char *prev = json_str(t->st.doc, "notified", NULL);
 	char instance[17] = "0000000000000000", *dir;
 	cJSON *ev;
 	int fd;
 
 	if (prev != NULL && strcmp(prev, verdict_name(t->out.v)) == 0)
+		return;
+	/*
+	 * A network blip is not news: the report says SSH_DOWN at once (it is
+	 * true), the webhooks only when the next tick cannot see the box either.
+	 */
+	if (t->out.v == V_SSH_DOWN && json_num(t->st.doc, "unseen_ticks", 0) < 1)
 		return;
 	notify_sinks_load(t->cfg, &sinks);
 	if (sinks.n == 0) {
@@ -303,6 +309,8 @@ tick_notify(struct tick *t, const char *line)
 		cJSON_AddStringToObject(ev, "results", t->probe.results);
 	if (outbox_enqueue(dir, &sinks, ev, &o) < 0)
 		log_warn("cannot queue the notification in %s: %s", dir, strerror(errno));
+	else
+		json_set_str(t->st.doc, "notified", verdict_name(t->out.v));
 	if ((fd = outbox_lock(dir, 0)) >= 0) {
 		outbox_flush(dir, &sinks, &o, 0, 0, &res);
 		close(fd);

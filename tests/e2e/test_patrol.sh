@@ -170,7 +170,8 @@ test_two_patrols_act_once() {
 
 test_hostile_values_reach_the_box_as_data() {
 	box
-	W2="$T/w \$(touch $T/PWNED) \`touch $T/PWNED2\` ; touch $T/PWNED3 | it's"
+	W2="$T/w \$(touch $T/PWNED) \`touch $T/PWNED2\` ; touch $T/PWNED3 | it's
+touch $T/PWNED6"
 	mkdir -p "$W2"
 	jw=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$W2")
 	cat >"$T/wk.json" <<JSON
@@ -181,7 +182,9 @@ test_hostile_values_reach_the_box_as_data() {
 JSON
 	rc=0; patrol >"$T/p" 2>&1 || rc=$?
 	line_ok NEEDS_RESUME "$T/p"
-	for f in PWNED PWNED2 PWNED3 PWNED4 PWNED5; do assert_no_file "$T/$f"; done
+	for f in PWNED PWNED2 PWNED3 PWNED4 PWNED5 PWNED6; do assert_no_file "$T/$f"; done
+	# And the values arrived as data: the probe saw that very workdir (its marker dir is listed empty).
+	assert_grep 'A_DONE is missing' "$T/p"
 }
 
 test_monitor_stale_when_onbox_dies() {
@@ -283,6 +286,31 @@ test_deploy_uploads_and_starts_once() {
 	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
 }
 
+test_verdict_changes_pushed_blips_not() {
+	box
+	start_receiver
+	pconf "\"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\"}]," '[{"stage": "train", "run": "sleep 30"}]'
+	bg_onbox run
+	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	# onbox on the box reads the same config: count only patrol's verdict events.
+	vc() { [ -f "$T/recv.jsonl" ] && recv_json "[json.loads(x['body']).get('$1') for x in r if json.loads(x['body'])['event'] == 'verdict_changed']" || echo "[]"; }
+	patrol >/dev/null 2>&1
+	# The first verdict is news (the run is watched).
+	wait_for 5 sh -c "grep -q verdict_changed '$T/recv.jsonl'"
+	assert_eq "$(vc verdict)" "['OK']"
+	patrol >/dev/null 2>&1
+	assert_eq "$(vc verdict)" "['OK']" "an unchanged verdict is not pushed again"
+	# One unseen tick is a blip: reported, not pushed.  Two are news.
+	sshd_stop
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 2
+	line_ok SSH_DOWN "$T/p1"
+	assert_eq "$(vc verdict)" "['OK']"
+	rc=0; patrol >/dev/null 2>&1 || rc=$?
+	assert_eq "$(vc verdict)" "['OK', 'SSH_DOWN']"
+	assert_eq "$(vc previous)" "[None, 'OK']"
+}
+
 t ok_one_connection test_ok_one_connection
 t done_prints_results_and_removes_cron test_done_prints_results_and_removes_cron
 t needs_resume_then_auto_resume_once test_needs_resume_then_auto_resume_once
@@ -295,3 +323,4 @@ t disk_low test_disk_low
 t transfer_incomplete_then_resumed test_transfer_incomplete_then_resumed
 t auth_refused_and_blackhole_bounded test_auth_refused_and_blackhole_bounded
 t deploy_uploads_and_starts_once test_deploy_uploads_and_starts_once
+t verdict_changes_pushed_blips_not test_verdict_changes_pushed_blips_not

@@ -5,6 +5,12 @@
 # (refused, RSA, ssh-agent), refused and blackholed ports, deadlines, a cut
 # connection, SFTP put, one connection for several commands.
 #
+# The openssh_* tests run the same cases on the openssh transport
+# (core/sshcli.c, sshtool --openssh: the system ssh through the helper's
+# ssh_config, one ControlMaster per connection), check that no ssh process
+# with the connection's control path is left after it, and do what libssh2
+# cannot: an RSA client key and a ProxyJump.
+#
 # Builds nothing: uses $SSHTOOL (default $TOP/$BUILD/sshtool).  Timing bounds
 # get more room when SSHTOOL_WRAP (default $ONBOX_WRAP, e.g. valgrind) is set.
 # Network faults use iptables when present (rules removed at exit, pass or
@@ -404,6 +410,290 @@ test_openssh_client_uses_helper_config() {
 	assert_eq "$(ssh -F "$SSH_CFG" box 'echo via-ssh')" via-ssh
 }
 
+# ---- the openssh transport ----
+
+# sto ARGS...: the driver on the openssh transport, the helper's ssh_config, alias box,
+# control socket $T/cm (so the test can look for processes that still carry it).
+sto() {
+	sshtool_raw --openssh --ssh-config "${STO_CFG:-$SSH_CFG}" --alias "${STO_ALIAS:-box}" \
+		--control-path "$T/cm" "$@"
+}
+# Pids of processes whose command line holds $1 (read in-process: no helper matches itself).
+procs_with() {
+	local f pid out="" cl
+	for f in /proc/[0-9]*/cmdline; do
+		pid=${f#/proc/}
+		pid=${pid%/cmdline}
+		[ "$pid" = "$BASHPID" ] && continue
+		cl=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+		case "$cl" in *"$1"*) out="$out $pid" ;; esac
+	done
+	echo $out
+}
+# Nothing of the connection is left: no process with its control path, no socket, no log.
+expect_no_master() {
+	local left
+	left=$(procs_with "$T/cm")
+	[ -z "$left" ] || { ps -o pid,args -p "${left// /,}" >&2; fail "ssh processes left: $left"; }
+	assert_no_file "$T/cm"
+	assert_eq "$(ls "$T" | grep -c '^cm\.' || true)" 0 "control files left"
+}
+# The helper's ssh_config without its IdentityFile: only the key given on the command line.
+cfg_without_identity() {
+	grep -v IdentityFile "$SSH_CFG" >"$T/cfg_noid"
+	echo "$T/cfg_noid"
+}
+
+test_openssh_exec_basic() {
+	sshd_start
+	printf '#!/bin/sh\necho "fake nvidia-smi $*"\n' >"$T/sshd/bin/nvidia-smi"
+	chmod +x "$T/sshd/bin/nvidia-smi"
+	sto 'echo hello; echo oops >&2; nvidia-smi -L; exit 3'
+	expect_ok
+	assert_eq "$(r "['exit_status']")" 3
+	assert_eq "$(r "['exit_signal']")" None
+	assert_eq "$(r "['out']")" "hello
+fake nvidia-smi -L"
+	assert_eq "$(r "['err']")" oops
+	assert_eq "$(r "['truncated']")" false
+	sto true
+	expect_ok
+	assert_eq "$(r "['exit_status']")" 0
+	assert_eq "$(r "['out_len']")" 0
+	# A command's own 255 is its result, not a failure of ssh's.
+	sto 'echo mine >&2; exit 255'
+	expect_ok
+	assert_eq "$(r "['exit_status']")" 255
+	assert_eq "$(r "['err']")" mine
+	# Killed by a signal: no status (ssh does not pass the signal's name on).
+	sto 'echo before; kill -KILL $$'
+	expect_ok
+	assert_eq "$(r "['exit_status']")" -1
+	assert_eq "$(r "['out']")" before
+	expect_no_master
+}
+
+test_openssh_stdin_fed() {
+	sshd_start
+	printf 'line one\nit'"'"'s "quoted" $(not run)\n' >"$T/in"
+	sto --in "$T/in" 'cat'
+	expect_ok
+	assert_eq "$(r "['out']")" "$(cat "$T/in")"
+	head -c 2000000 /dev/urandom >"$T/big"
+	sto --in "$T/big" 'sha256sum'
+	expect_ok
+	assert_eq "$(r "['out'].split()[0]")" "$(sha256sum <"$T/big" | cut -d' ' -f1)"
+	sto --in "$T/big" 'echo ignored'
+	expect_ok
+	assert_eq "$(r "['out']")" ignored
+	expect_no_master
+}
+
+test_openssh_big_output_and_cap() {
+	sshd_start
+	sto --timeout-ms 60000 --cap 4000000 \
+		'head -c 5000000 /dev/zero | tr "\0" e >&2 & head -c 3000000 /dev/zero | tr "\0" o; wait; echo done >&2'
+	expect_ok
+	assert_eq "$(r "['exit_status']")" 0
+	assert_eq "$(r "['out_len']")" 3000000
+	assert_eq "$(r "['out'] == 'o' * 3000000")" true
+	assert_eq "$(r "['truncated']")" false
+	assert_eq "$(r "['err_len']")" 65536
+	assert_eq "$(json "$T/r.json" "set(d['err'])")" "{'e'}"
+	sto --cap 1000 'head -c 100000 /dev/zero | tr "\0" x; echo tail >&2'
+	expect_ok
+	assert_eq "$(r "['out_len']")" 1000
+	assert_eq "$(r "['truncated']")" true
+	assert_eq "$(r "['exit_status']")" 0
+	assert_eq "$(r "['err']")" tail
+	expect_no_master
+}
+
+test_openssh_hostkey_unknown() {
+	sshd_start
+	: >"$T/kh_empty"
+	sto --known-hosts "$T/kh_empty" true
+	expect_fail hostkey_unknown
+	msg_file
+	assert_has "No ED25519 host key is known for [127.0.0.1]:$SSHD_PORT" "$T/msg"
+	assert_has "-o StrictHostKeyChecking=ask 'box' true" "$T/msg"
+	assert_has "UserKnownHostsFile=\"$T/kh_empty\"" "$T/msg"
+	assert_grep 'never written' "$T/msg"
+	assert_eq "$(wc -c <"$T/kh_empty")" 0 "known_hosts untouched"
+	sto --known-hosts "$T/kh_missing" true
+	expect_fail hostkey_unknown
+	assert_no_file "$T/kh_missing"
+	expect_no_master
+}
+
+test_openssh_hostkey_mismatch() {
+	sshd_start
+	local sum fp
+	fp=$(ssh-keygen -l -E sha256 -f "$T/sshd/host_ed25519.pub" | cut -d' ' -f2)
+	ssh-keygen -q -N '' -t ed25519 -f "$T/other"
+	echo "[127.0.0.1]:$SSHD_PORT $(cut -d' ' -f1,2 "$T/other.pub")" >"$T/sshd/known_hosts"
+	sum=$(sha256sum <"$T/sshd/known_hosts")
+	sto true
+	expect_fail hostkey_mismatch
+	msg_file
+	assert_grep CHANGED "$T/msg"
+	assert_grep "never overwritten" "$T/msg"
+	assert_grep 'ssh-keygen -f .* -R ' "$T/msg"
+	assert_eq "$(r "['fingerprint']")" "$fp"
+	assert_eq "$(sha256sum <"$T/sshd/known_hosts")" "$sum" "known_hosts unchanged"
+	# Only a key of another type is known: refused as changed, as with libssh2.
+	ssh-keygen -q -N '' -t ecdsa -f "$T/other_ecdsa"
+	echo "[127.0.0.1]:$SSHD_PORT $(cut -d' ' -f1,2 "$T/other_ecdsa.pub")" >"$T/sshd/known_hosts"
+	sum=$(sha256sum <"$T/sshd/known_hosts")
+	sto true
+	expect_fail hostkey_mismatch
+	assert_eq "$(sha256sum <"$T/sshd/known_hosts")" "$sum" "known_hosts unchanged"
+	expect_no_master
+}
+
+test_openssh_auth_refused() {
+	sshd_start
+	ssh-keygen -q -N '' -t ed25519 -f "$T/stranger"
+	STO_CFG=$(cfg_without_identity) sto --identity "$T/stranger" --identities-only true
+	expect_fail auth
+	msg_file
+	assert_grep 'Permission denied' "$T/msg"
+	assert_has "-i '$T/stranger'" "$T/msg"
+	assert_no_grep 'BEGIN|PRIVATE' "$T/msg"
+	! grep -qF "$(cut -d' ' -f2 "$T/stranger.pub" | cut -c20-50)" "$T/msg" || fail "key material in the message"
+	expect_no_master
+}
+
+test_openssh_rsa_key() {
+	# What libssh2 1.10 cannot do (test_auth_rsa_advice): ssh signs with rsa-sha2.
+	sshd_start
+	ssh-keygen -q -N '' -t rsa -b 2048 -f "$T/id_rsa"
+	cat "$T/id_rsa.pub" >>"$T/sshd/authorized_keys"
+	STO_CFG=$(cfg_without_identity) sto --identity "$T/id_rsa" --identities-only 'echo rsa-ok'
+	expect_ok
+	assert_eq "$(r "['out']")" rsa-ok
+	assert_grep 'Accepted publickey for root .* RSA SHA256' "$T/sshd/sshd.log"
+	expect_no_master
+}
+
+test_openssh_proxyjump() {
+	# What libssh2 cannot do: reach the box through a jump host (the same sshd).
+	sshd_start
+	{
+		sed 's/^Host box$/Host jump/' "$SSH_CFG"
+		sed 's/^Host box$/Host boxj/' "$SSH_CFG"
+		printf '\tProxyJump jump\n'
+	} >"$T/cfg_jump"
+	STO_CFG="$T/cfg_jump" STO_ALIAS=boxj sto --repeat 3 'echo via-jump; echo "$SSH_CONNECTION"'
+	expect_ok
+	assert_eq "$(r "['runs']")" 3
+	assert_eq "$(r "['out'].split()[0]")" via-jump
+	# One connection to the jump host, one through it to the box, for all three commands.
+	assert_eq "$(sshd_accepted_count)" 2
+	expect_no_master
+	assert_eq "$(procs_with "$T/cfg_jump")" "" "jump helper left"
+}
+
+test_openssh_connect_refused_fast() {
+	sshd_start
+	sshd_stop
+	sto --timeout-ms 20000 --connect-timeout-s 10 true
+	expect_fail connect
+	assert_grep 'refused' "$T/r.json"
+	assert_lt "$ELAPSED" $((1000 + SLACK_MS)) "refused connect took"
+	expect_no_master
+}
+
+test_openssh_connect_blackholed() {
+	sshd_start
+	ipt_drop -p tcp -d 127.0.0.1 --dport "$SSHD_PORT"
+	sto --timeout-ms 30000 --connect-timeout-s 2 true
+	expect_fail connect
+	assert_grep 'timed out' "$T/r.json"
+	assert_ge "$ELAPSED" 1900 "blackholed connect"
+	assert_lt "$ELAPSED" $((2000 + SLACK_MS)) "blackholed connect"
+	# Without a connect timeout the connection's deadline bounds it.
+	sto --timeout-ms 1500 true
+	expect_fail connect
+	assert_grep 'time limit of 1500 ms' "$T/r.json"
+	assert_lt "$ELAPSED" $((1500 + SLACK_MS)) "blackholed connect, deadline only"
+	expect_no_master
+}
+
+test_openssh_deadline_during_command() {
+	sshd_start
+	sto --timeout-ms 2000 'echo started; sleep 30'
+	expect_fail timeout
+	assert_grep 'time limit of 2000 ms' "$T/r.json"
+	assert_ge "$ELAPSED" 1900 "timed-out command"
+	assert_lt "$ELAPSED" $((2000 + SLACK_MS)) "timed-out command"
+	expect_no_master
+}
+
+test_openssh_connection_cut_mid_command() {
+	sshd_start
+	local t0 pid
+	t0=$(now_ms)
+	(sto --timeout-ms 60000 --keepalive-s 1 'echo started; sleep 30'; echo "$RC $ELAPSED" >"$T/cut.done") &
+	pid=$!
+	echo "$pid" >>"$T/.pids"
+	wait_for 10 sh -c "[ \$(grep -c 'Accepted publickey' '$T/sshd/sshd.log') -ge 1 ]"
+	sleep 0.5
+	ipt_drop -p tcp -d 127.0.0.1 --dport "$SSHD_PORT"
+	ipt_drop -p tcp -d 127.0.0.1 --sport "$SSHD_PORT"
+	wait_for 20 test -s "$T/cut.done"
+	cat "$T/r.json"
+	assert_eq "$(r "['kind']")" io
+	assert_grep 'not responding' "$T/r.json"
+	assert_lt "$(($(now_ms) - t0))" $((10000 + SLACK_MS)) "cut connection noticed"
+	expect_no_master
+}
+
+test_openssh_put_atomic_with_mode() {
+	sshd_start
+	local dst="$T/remote dir/it's conf.json" ino
+	mkdir -p "$T/remote dir"
+	printf '{"v": 1}\n' >"$T/c1"
+	sto --put "$dst" --mode 0640 --in "$T/c1"
+	expect_ok
+	assert_eq "$(cat "$dst")" '{"v": 1}'
+	assert_eq "$(stat -c %a "$dst")" 640
+	ino=$(stat -c %i "$dst")
+	head -c 300000 /dev/urandom >"$T/c2"
+	sto --put "$dst" --mode 0600 --in "$T/c2" 'echo after'
+	expect_ok
+	assert_eq "$(r "['out']")" after
+	cmp "$T/c2" "$dst"
+	assert_eq "$(stat -c %a "$dst")" 600
+	[ "$(stat -c %i "$dst")" != "$ino" ] || fail "replaced in place, not renamed over"
+	assert_eq "$(ls -A "$T/remote dir" | wc -l)" 1 "no temp file left"
+	: >"$T/empty"
+	sto --put "$T/remote dir/empty" --mode 0644 --in "$T/empty"
+	expect_ok
+	assert_eq "$(stat -c %s "$T/remote dir/empty")" 0
+	sto --put "$T/nope/x" --in "$T/c1"
+	expect_fail exec
+	assert_grep "cannot write $T/nope/x" "$T/r.json"
+	expect_no_master
+}
+
+test_openssh_one_connection_many_commands() {
+	sshd_start
+	sto --repeat 5 'echo hi'
+	expect_ok
+	assert_eq "$(r "['runs']")" 5
+	assert_eq "$(r "['out']")" hi
+	assert_eq "$(sshd_accepted_count)" 1
+	expect_no_master
+	# A stale socket from a killed run is no obstacle.
+	python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/cm"
+	sto 'echo again'
+	expect_ok
+	assert_eq "$(r "['out']")" again
+	assert_eq "$(sshd_accepted_count)" 2
+	expect_no_master
+}
+
 test_sshd_stop_reaps_remote_commands() {
 	sshd_start
 	st --timeout-ms 1500 'sleep 300'
@@ -440,3 +730,25 @@ t put_sftp_only_server test_put_sftp_only_server
 t one_connection_many_commands test_one_connection_many_commands
 t openssh_client_uses_helper_config test_openssh_client_uses_helper_config
 t sshd_stop_reaps_remote_commands test_sshd_stop_reaps_remote_commands
+if command -v ssh >/dev/null 2>&1; then
+	t openssh_exec_basic test_openssh_exec_basic
+	t openssh_stdin_fed test_openssh_stdin_fed
+	t openssh_big_output_and_cap test_openssh_big_output_and_cap
+	t openssh_hostkey_unknown test_openssh_hostkey_unknown
+	t openssh_hostkey_mismatch test_openssh_hostkey_mismatch
+	t openssh_auth_refused test_openssh_auth_refused
+	t openssh_rsa_key test_openssh_rsa_key
+	t openssh_proxyjump test_openssh_proxyjump
+	t openssh_connect_refused_fast test_openssh_connect_refused_fast
+	t openssh_deadline_during_command test_openssh_deadline_during_command
+	t openssh_put_atomic_with_mode test_openssh_put_atomic_with_mode
+	t openssh_one_connection_many_commands test_openssh_one_connection_many_commands
+	if [ $HAVE_IPTABLES = 1 ]; then
+		t openssh_connect_blackholed test_openssh_connect_blackholed
+		t openssh_connection_cut_mid_command test_openssh_connection_cut_mid_command
+	else
+		echo "SKIP openssh_connect_blackholed openssh_connection_cut_mid_command (no iptables)"
+	fi
+else
+	echo "SKIP openssh_* (no ssh client)"
+fi

@@ -5,7 +5,14 @@
  *           [--identities-only] [--timeout-ms N] [--connect-timeout-s N]
  *           [--keepalive-s N] [--keepalive-max N] [--cap BYTES] [--in FILE]
  *           [--put REMOTE_PATH [--mode OCTAL]] [--repeat N] [--alias NAME] [-v]
+ *           [--openssh [--ssh-config FILE] [--control-path PATH]]
  *           [COMMAND]
+ *
+ * --openssh uses the system ssh client (core/sshcli.c): the destination is
+ * --alias (else --host), resolved by ssh through --ssh-config (ssh -F);
+ * --port, --user, --identity, --identities-only and --known-hosts, when
+ * given, become ssh options over what that file says.  --host is then only
+ * for messages (and the destination when there is no --alias).
  *
  * One connection; --put writes FILE's bytes (--in) to REMOTE_PATH, then
  * COMMAND runs --repeat times (default once) with FILE as its stdin.  Prints
@@ -32,7 +39,7 @@
 enum {
 	OPT_HOST = 256, OPT_PORT, OPT_USER, OPT_IDENTITY, OPT_KNOWN, OPT_IDONLY, OPT_TIMEOUT,
 	OPT_CTIMEOUT, OPT_KA, OPT_KAMAX, OPT_CAP, OPT_IN, OPT_PUT, OPT_MODE, OPT_REPEAT,
-	OPT_ALIAS,
+	OPT_ALIAS, OPT_OPENSSH, OPT_SSH_CONFIG, OPT_CONTROL_PATH,
 };
 
 static const struct option sshtool_opts[] = {
@@ -52,6 +59,9 @@ static const struct option sshtool_opts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "alias", required_argument, NULL, OPT_ALIAS },
+	{ "openssh", no_argument, NULL, OPT_OPENSSH },
+	{ "ssh-config", required_argument, NULL, OPT_SSH_CONFIG },
+	{ "control-path", required_argument, NULL, OPT_CONTROL_PATH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -133,11 +143,24 @@ main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "v", sshtool_opts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_HOST: free(t.host); t.host = xstrdup(optarg); break;
-		case OPT_PORT: t.port = (int)sshtool_num(optarg, 10, "port"); break;
-		case OPT_USER: free(t.user); t.user = xstrdup(optarg); break;
-		case OPT_IDENTITY: sshtool_push(&t.identities, &t.nidentities, optarg); break;
-		case OPT_KNOWN: sshtool_push(&t.known_hosts, &t.nknown_hosts, optarg); break;
-		case OPT_IDONLY: t.identities_only = 1; break;
+		case OPT_PORT:
+			t.port = (int)sshtool_num(optarg, 10, "port");
+			t.given |= SSH_GIVEN_PORT;
+			break;
+		case OPT_USER:
+			free(t.user);
+			t.user = xstrdup(optarg);
+			t.given |= SSH_GIVEN_USER;
+			break;
+		case OPT_IDENTITY:
+			sshtool_push(&t.identities, &t.nidentities, optarg);
+			t.given |= SSH_GIVEN_IDENTITY;
+			break;
+		case OPT_KNOWN:
+			sshtool_push(&t.known_hosts, &t.nknown_hosts, optarg);
+			t.given |= SSH_GIVEN_KNOWN_HOSTS;
+			break;
+		case OPT_IDONLY: t.identities_only = 1; t.given |= SSH_GIVEN_IDENTITIES_ONLY; break;
 		case OPT_TIMEOUT: timeout_ms = sshtool_num(optarg, 10, "timeout"); break;
 		case OPT_CTIMEOUT:
 			t.connect_timeout_s = (int)sshtool_num(optarg, 10, "connect timeout");
@@ -150,13 +173,22 @@ main(int argc, char **argv)
 		case OPT_MODE: mode = (int)sshtool_num(optarg, 8, "mode"); break;
 		case OPT_REPEAT: repeat = sshtool_num(optarg, 10, "repeat"); break;
 		case OPT_ALIAS: free(t.alias); t.alias = xstrdup(optarg); break;
+		case OPT_OPENSSH: t.openssh = 1; break;
+		case OPT_SSH_CONFIG:
+			free(t.ssh_config_file);
+			t.ssh_config_file = xstrdup(optarg);
+			break;
+		case OPT_CONTROL_PATH:
+			free(t.control_path);
+			t.control_path = xstrdup(optarg);
+			break;
 		case 'v': verbose++; break;
 		default: fprintf(stderr, "sshtool: see the comment at the top of sshtool.c\n"); return 64;
 		}
 	}
 	if (optind < argc)
 		command = argv[optind++];
-	if (optind != argc || t.host == NULL || (command == NULL && put == NULL)) {
+	if (optind != argc || (t.host == NULL && t.alias == NULL) || (command == NULL && put == NULL)) {
 		fprintf(stderr, "usage: sshtool --host H --port P --user U --identity F "
 		    "--known-hosts F [options] [COMMAND]\n");
 		return 64;
@@ -210,6 +242,8 @@ done:
 	free(t.host);
 	free(t.user);
 	free(t.alias);
+	free(t.ssh_config_file);
+	free(t.control_path);
 	free(in);
 	return ok ? 0 : 2;
 }

@@ -1,0 +1,53 @@
+/*
+ * sshcli.h: the openssh transport: ssh.h's connect / exec / put / close
+ * served by the system `ssh` client, for what libssh2 cannot do (ProxyJump,
+ * ProxyCommand, certificates, RSA keys).  ssh.c hands a target with
+ * `openssh` set to these; callers use ssh.h only.
+ *
+ * One ControlMaster per connection (so one TCP connection, one
+ * authentication, for every command of a tick), each command a mux client
+ * of it.  Everything is bounded by the connection's deadline; every ssh
+ * process started is reaped or killed by pid before the call returns, and
+ * the master is gone when sshcli_close returns.
+ *
+ * Where the result differs from libssh2's: a command killed by a signal
+ * gives exit_status -1 and exit_signal NULL (ssh does not pass the signal's
+ * name on); a host key that is not known gives no fingerprint (ssh does not
+ * print it under StrictHostKeyChecking=yes); box.identity is offered first,
+ * but ssh_config's IdentityFile entries for the host stay in play after it
+ * (ssh has no option to drop them), so a refused box.identity is not AUTH
+ * when another configured key is accepted.  A ProxyJump hop is run by ssh
+ * itself with -F only: its host key checking and batch mode are what
+ * ssh_config says for the jump host, not our options.
+ */
+#ifndef WK_SSHCLI_H
+#define WK_SSHCLI_H
+
+#include <stddef.h>
+
+#include "ssh.h"
+
+struct sshcli_conn;
+
+/* As ssh_connect, for t->openssh. */
+int sshcli_connect(const struct ssh_target *t, int deadline_ms, struct sshcli_conn **out,
+    struct ssh_error *err);
+/* As ssh_exec. */
+int sshcli_exec(struct sshcli_conn *c, const char *command, const void *in, size_t inlen,
+    size_t cap, struct ssh_result *res, struct ssh_error *err);
+/* As ssh_put. */
+int sshcli_put(struct sshcli_conn *c, const char *remote_path, const void *data, size_t len,
+    int mode, struct ssh_error *err);
+/* Stop the master (politely, then by signal) and free c.  NULL is fine. */
+void sshcli_close(struct sshcli_conn *c);
+
+/*
+ * A control socket path for one connection of this process: "<dir>/cm-<pid>-<n>"
+ * when that fits a unix socket's sun_path with the 17 bytes ssh adds while
+ * binding it, else the same name in a private /tmp/wk-<uid>/ (created 0700;
+ * refused unless it is a directory of ours that nobody else can enter).
+ * dir NULL: the /tmp one.  A new string, or NULL with errno.
+ */
+char *sshcli_control_path(const char *dir);
+
+#endif
