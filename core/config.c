@@ -264,6 +264,8 @@ static const struct cfg_key cfg_patrol_keys[] = {
 	  .help = "resume a dead run without asking" },
 	{ .name = "disk_warn_pct", .type = CFG_INT, .min = 1, .max = 100, .def = "90",
 	  .help = "DISK_LOW when the workdir's disk is this full" },
+	{ .name = "digest_s", .type = CFG_INT, .min = 0, .max = 7 * CFG_DAY, .def = "0",
+	  .help = "push a digest (the current report line) this often; 0: only verdict changes" },
 };
 static const struct cfg_table cfg_patrol_table = CFG_TABLE("patrol", cfg_patrol_keys, 0);
 

@@ -137,20 +137,6 @@ ssh_result_free(struct ssh_result *r)
 	r->exit_status = -1;
 }
 
-static void ssh_fail(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-ssh_fail(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->kind = kind;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 static void
 ssh_err_clear(struct ssh_error *err)
 {
@@ -381,23 +367,23 @@ ssh_fail_call(struct ssh_conn *c, struct ssh_error *err, enum ssh_fail kind, int
 	char lib[400];
 
 	if (rc == LIBSSH2_ERROR_EAGAIN && c->wait_fail == SSH_FAIL_TIMEOUT) {
-		ssh_fail(err, SSH_FAIL_TIMEOUT,
+		ssh_error_set(err, SSH_FAIL_TIMEOUT,
 		    "%s: the connection's time limit of %d ms ran out while %s",
 		    c->label, c->deadline_ms, what);
 		return;
 	}
 	if (rc == LIBSSH2_ERROR_EAGAIN) {
 		if (c->sock_errno != 0)
-			ssh_fail(err, SSH_FAIL_IO, "%s: the connection broke while %s: %s",
+			ssh_error_set(err, SSH_FAIL_IO, "%s: the connection broke while %s: %s",
 			    c->label, what, strerror(c->sock_errno));
 		else
-			ssh_fail(err, SSH_FAIL_IO,
+			ssh_error_set(err, SSH_FAIL_IO,
 			    "%s: the server stopped answering (no reply to keepalives for %d s) while %s",
 			    c->label, c->keepalive_s * (c->keepalive_max + 1), what);
 		return;
 	}
 	ssh_lib_error(c, lib, sizeof(lib));
-	ssh_fail(err, kind, "%s: %s failed: %s", c->label, what, lib);
+	ssh_error_set(err, kind, "%s: %s failed: %s", c->label, what, lib);
 }
 
 /* ---- TCP ---- */
@@ -484,7 +470,7 @@ ssh_tcp_connect(struct ssh_conn *c, const struct ssh_target *t, struct ssh_error
 	snprintf(port, sizeof(port), "%d", c->port);
 	/* getaddrinfo cannot be bounded; resolv.conf's timeout bounds it. */
 	if ((rc = getaddrinfo(c->host, port, &hints, &res)) != 0) {
-		ssh_fail(err, SSH_FAIL_RESOLVE, "%s: cannot resolve host name %s: %s", c->label,
+		ssh_error_set(err, SSH_FAIL_RESOLVE, "%s: cannot resolve host name %s: %s", c->label,
 		    c->host, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
 		goto out;
 	}
@@ -511,7 +497,7 @@ ssh_tcp_connect(struct ssh_conn *c, const struct ssh_target *t, struct ssh_error
 		buf_printf(&why, " (within the connect timeout of %d s)", t->connect_timeout_s);
 	else if (timed_out)
 		buf_printf(&why, " (within the connection's time limit of %d ms)", c->deadline_ms);
-	ssh_fail(err, SSH_FAIL_CONNECT, "%s: cannot connect: %s", c->label,
+	ssh_error_set(err, SSH_FAIL_CONNECT, "%s: cannot connect: %s", c->label,
 	    why.len > 0 ? buf_str(&why) : "time limit reached before connecting");
 out:
 	if (res != NULL)
@@ -721,7 +707,7 @@ ssh_hostkey_verify(struct ssh_conn *c, const struct ssh_target *t, const struct 
 
 	if ((key = libssh2_session_hostkey(c->s, &keylen, &type)) == NULL ||
 	    (kt = ssh_keytype_by_hostkey(type, &idx)) == NULL) {
-		ssh_fail(err, SSH_FAIL_HANDSHAKE, "%s: the server's host key type (%d) is not "
+		ssh_error_set(err, SSH_FAIL_HANDSHAKE, "%s: the server's host key type (%d) is not "
 		    "supported by libssh2", c->label, type);
 		goto out;
 	}
@@ -744,7 +730,7 @@ ssh_hostkey_verify(struct ssh_conn *c, const struct ssh_target *t, const struct 
 	first = k->nfiles > 0 ? t->known_hosts[0] : "~/.ssh/known_hosts";
 	qname = sshq_quote(c->hostname);
 	if (ssh_known_revoked(k, buf_str(&b64))) {
-		ssh_fail(err, SSH_FAIL_HOSTKEY_MISMATCH, "%s: the server presents %s key %s, which "
+		ssh_error_set(err, SSH_FAIL_HOSTKEY_MISMATCH, "%s: the server presents %s key %s, which "
 		    "known_hosts marks @revoked. Refused; known_hosts is never changed by "
 		    "watchkeeper. Find out why the key was revoked before trusting this host.",
 		    c->label, kt->name, fp);
@@ -763,7 +749,7 @@ ssh_hostkey_verify(struct ssh_conn *c, const struct ssh_target *t, const struct 
 		if (mismatch == NULL)
 			mismatch = first;
 		qfile = sshq_quote(mismatch);
-		ssh_fail(err, SSH_FAIL_HOSTKEY_MISMATCH, "%s: the host key has CHANGED: the server "
+		ssh_error_set(err, SSH_FAIL_HOSTKEY_MISMATCH, "%s: the host key has CHANGED: the server "
 		    "now presents %s key %s, which differs from the key%s recorded for %s in %s. "
 		    "Refused; known_hosts is never overwritten. If the box was rebuilt or "
 		    "re-rented, confirm the new fingerprint with the provider (web console), then "
@@ -778,7 +764,7 @@ ssh_hostkey_verify(struct ssh_conn *c, const struct ssh_target *t, const struct 
 	quh = xstrfmt("%s@%s", c->user, c->host);
 	free(qname);
 	qname = sshq_quote(quh);
-	ssh_fail(err, SSH_FAIL_HOSTKEY_UNKNOWN, "%s: the host key is not known: the server "
+	ssh_error_set(err, SSH_FAIL_HOSTKEY_UNKNOWN, "%s: the host key is not known: the server "
 	    "presents %s key %s and no %sentry for %s is in %s%s. Check that fingerprint "
 	    "against the provider's console, then trust it with: ssh-keyscan -p %d -t %s %s >> "
 	    "%s (or connect once with: ssh -p %d %s). known_hosts is never written by "
@@ -883,7 +869,7 @@ ssh_auth_failed(struct ssh_conn *c, struct ssh_auth_state *a, int rc, struct ssh
 	    rc == LIBSSH2_ERROR_SOCKET_RECV || rc == LIBSSH2_ERROR_SOCKET_SEND) {
 		ssh_fail_call(c, err, SSH_FAIL_AUTH, rc, what);
 		if (rc != LIBSSH2_ERROR_EAGAIN)
-			ssh_fail(err, SSH_FAIL_AUTH, "%s: the server closed the connection during "
+			ssh_error_set(err, SSH_FAIL_AUTH, "%s: the server closed the connection during "
 			    "authentication (too many keys offered?); tried: %s", c->label,
 			    buf_str(&a->tried));
 		a->fatal = 1;
@@ -1002,7 +988,7 @@ ssh_auth(struct ssh_conn *c, const struct ssh_target *t, struct ssh_error *err)
 		goto out;
 	}
 	if (strstr(list, "publickey") == NULL) {
-		ssh_fail(err, SSH_FAIL_AUTH, "%s: the server does not accept public keys for user "
+		ssh_error_set(err, SSH_FAIL_AUTH, "%s: the server does not accept public keys for user "
 		    "%s (it offers: %s); watchkeeper authenticates with keys only", c->label,
 		    c->user, list);
 		goto out;
@@ -1016,7 +1002,7 @@ ssh_auth(struct ssh_conn *c, const struct ssh_target *t, struct ssh_error *err)
 	}
 	if (a.fatal)
 		goto out;
-	ssh_fail(err, SSH_FAIL_AUTH, "%s: no key was accepted for user %s; tried: %s.%s",
+	ssh_error_set(err, SSH_FAIL_AUTH, "%s: no key was accepted for user %s; tried: %s.%s",
 	    c->label, c->user, a.tried.len > 0 ? buf_str(&a.tried) :
 	    "nothing (no ssh-agent key, no identity file exists)",
 	    a.rsa ? " Some of these are RSA keys: libssh2 1.10 cannot sign rsa-sha2 for user "
@@ -1075,12 +1061,12 @@ ssh_handshake(struct ssh_conn *c, const struct ssh_target *t, struct ssh_error *
 	while (ssh_again(c, rc));
 	if (rc != 0) {
 		if (rc == LIBSSH2_ERROR_EAGAIN && c->wait_fail == SSH_FAIL_TIMEOUT)
-			ssh_fail(err, SSH_FAIL_HANDSHAKE, "%s: no SSH handshake within the "
+			ssh_error_set(err, SSH_FAIL_HANDSHAKE, "%s: no SSH handshake within the "
 			    "connection's time limit of %d ms (is it an SSH server? is it "
 			    "overloaded?)", c->label, c->deadline_ms);
 		else {
 			ssh_lib_error(c, lib, sizeof(lib));
-			ssh_fail(err, SSH_FAIL_HANDSHAKE, "%s: SSH handshake failed: %s", c->label,
+			ssh_error_set(err, SSH_FAIL_HANDSHAKE, "%s: SSH handshake failed: %s", c->label,
 			    lib);
 		}
 		goto out;
@@ -1134,7 +1120,7 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 	else
 		c->label = xstrfmt("%s port %d", c->host, c->port);
 	if (*c->host == '\0') {
-		ssh_fail(err, SSH_FAIL_RESOLVE, "no host name given");
+		ssh_error_set(err, SSH_FAIL_RESOLVE, "no host name given");
 		goto out;
 	}
 	if (ssh_tcp_connect(c, t, err) != 0)
@@ -1362,7 +1348,7 @@ ssh_exec(struct ssh_conn *c, const char *command, const void *in, size_t inlen, 
 	p.inlen = in != NULL ? inlen : 0;
 	p.cap = cap;
 	if (c->broken) {
-		ssh_fail(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_IO,
+		ssh_error_set(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_IO,
 		    "%s: the connection is no longer usable", c->label);
 		goto out;
 	}
@@ -1457,7 +1443,7 @@ ssh_sftp_fail(struct ssh_conn *c, LIBSSH2_SFTP *sftp, int rc, struct ssh_error *
 
 	if (rc == LIBSSH2_ERROR_SFTP_PROTOCOL && sftp != NULL) {
 		st = libssh2_sftp_last_error(sftp);
-		ssh_fail(err, SSH_FAIL_EXEC, "%s: sftp: cannot %s %s: %s (status %lu)", c->label,
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: sftp: cannot %s %s: %s (status %lu)", c->label,
 		    what, path, ssh_sftp_status(st), st);
 		return;
 	}
@@ -1483,7 +1469,7 @@ ssh_put_mv(struct ssh_conn *c, const char *tmp, const char *path, struct ssh_err
 	if (ssh_exec(c, buf_str(&cmd), NULL, 0, 4096, &r, err) != 0)
 		goto out;
 	if (r.exit_status != 0 || strcmp(r.out, "wk-mv-done\n") != 0) {
-		ssh_fail(err, SSH_FAIL_EXEC, "%s: mv %s over %s failed (exit %d): %.300s",
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: mv %s over %s failed (exit %d): %.300s",
 		    c->label, tmp, path, r.exit_status, r.err != NULL ? r.err : "");
 		goto out;
 	}
@@ -1568,7 +1554,7 @@ ssh_put(struct ssh_conn *c, const char *remote_path, const void *data, size_t le
 		err = &scratch;
 	ssh_err_clear(err);
 	if (c->broken) {
-		ssh_fail(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_IO,
+		ssh_error_set(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_IO,
 		    "%s: the connection is no longer usable", c->label);
 		goto out;
 	}

@@ -41,6 +41,9 @@ struct ssh_error {
 };
 
 const char *ssh_fail_name(enum ssh_fail kind);	/* "hostkey_mismatch" ... */
+/* Set err's kind and message (both transports use it). */
+void ssh_error_set(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 struct ssh_target {
 	char	*host;		/* to connect to (HostName) */

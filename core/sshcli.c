@@ -200,20 +200,6 @@ static const struct sshcli_fail_row {
 	  "the control socket's path is too long", "Use a shorter $XDG_STATE_HOME.", HINT_NONE },
 };
 
-static void sshcli_fail(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-sshcli_fail(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->kind = kind;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 static void
 sshcli_result_clear(struct ssh_result *r)
 {
@@ -654,7 +640,7 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
 	sshcli_closefd(&out[1]);
 	sshcli_closefd(&ep[1]);
 	if (pid < 0) {
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: cannot run ssh: %s (install the OpenSSH client, "
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot run ssh: %s (install the OpenSSH client, "
 		    "or use \"transport\": \"libssh2\")", c->label, strerror(errno));
 		goto out;
 	}
@@ -726,7 +712,7 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
 	ret = 0;
 	goto out;
 sysfail:
-	sshcli_fail(err, SSH_FAIL_EXEC, "%s: cannot start ssh: %s", c->label, strerror(errno));
+	ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot start ssh: %s", c->label, strerror(errno));
 out:
 	sshcli_closefd(&in[0]);
 	sshcli_closefd(&in[1]);
@@ -854,7 +840,7 @@ sshcli_classify(struct sshcli_conn *c, const char *log, enum ssh_fail dflt, cons
 		if (sshcli_log_line(log, NULL, line, sizeof(line)) != 0)
 			snprintf(line, sizeof(line), "it said nothing");
 		cmd = sshcli_byhand(c, NULL);
-		sshcli_fail(err, dflt, "%s: ssh failed while %s (ssh: %s); see with: %s", c->label,
+		ssh_error_set(err, dflt, "%s: ssh failed while %s (ssh: %s); see with: %s", c->label,
 		    doing, line, cmd);
 		free(cmd);
 		return;
@@ -876,7 +862,7 @@ sshcli_classify(struct sshcli_conn *c, const char *log, enum ssh_fail dflt, cons
 		break;
 	}
 	snprintf(todo, sizeof(todo), row->todo, hint);
-	sshcli_fail(err, row->kind, "%s: %s (ssh: %s). %s", c->label, row->what, line, todo);
+	ssh_error_set(err, row->kind, "%s: %s (ssh: %s). %s", c->label, row->what, line, todo);
 	if (row->kind == SSH_FAIL_HOSTKEY_MISMATCH) {
 		sshcli_log_next(log, "key sent by the remote host is", extra, sizeof(extra));
 		extra[strcspn(extra, " .")] = '\0';
@@ -941,12 +927,12 @@ sshcli_path_free(struct sshcli_conn *c, struct ssh_error *err)
 	if (lstat(c->path, &st) != 0) {
 		if (errno == ENOENT)
 			return 0;
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: control socket %s: %s", c->label, c->path,
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: control socket %s: %s", c->label, c->path,
 		    strerror(errno));
 		return -1;
 	}
 	if (!S_ISSOCK(st.st_mode)) {
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: %s is in the way of the control socket",
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: %s is in the way of the control socket",
 		    c->label, c->path);
 		return -1;
 	}
@@ -958,7 +944,7 @@ sshcli_path_free(struct sshcli_conn *c, struct ssh_error *err)
 		close(fd);
 	}
 	if (live) {
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: the control socket %s is in use by another "
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: the control socket %s is in use by another "
 		    "connection (one connection per target at a time)", c->label, c->path);
 		return -1;
 	}
@@ -974,7 +960,7 @@ sshcli_logfile(struct sshcli_conn *c, struct ssh_error *err)
 	int r = -1;
 
 	if ((c->logfd = mkostemp(tmpl, O_CLOEXEC | O_APPEND)) < 0) {
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: cannot create %s: %s", c->label, tmpl,
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot create %s: %s", c->label, tmpl,
 		    strerror(errno));
 		goto out;
 	}
@@ -1029,7 +1015,7 @@ sshcli_master_find(struct sshcli_conn *c, struct ssh_error *err)
 	    sshcli_proc_stat(pid, &pgrp, &sid, &start, &state) != 0) {
 		if (sshcli_log_line(said != NULL ? said : "", NULL, line, sizeof(line)) != 0)
 			snprintf(line, sizeof(line), "no answer");
-		sshcli_fail(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_EXEC,
+		ssh_error_set(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_EXEC,
 		    "%s: ssh connected, but its control master does not answer (ssh -O check: %s)",
 		    c->label, line);
 		goto out;
@@ -1071,7 +1057,7 @@ sshcli_master_start(struct sshcli_conn *c, struct ssh_error *err)
 		if (sshcli_log_line(buf_str(&log), NULL, line, sizeof(line)) != 0)
 			snprintf(line, sizeof(line), "nothing yet");
 		cmd = sshcli_byhand(c, NULL);
-		sshcli_fail(err, SSH_FAIL_CONNECT, "%s: no SSH connection within the connection's "
+		ssh_error_set(err, SSH_FAIL_CONNECT, "%s: no SSH connection within the connection's "
 		    "time limit of %d ms (ssh said: %s). Is the box up? See with: %s", c->label,
 		    c->deadline_ms, line, cmd);
 		goto out;
@@ -1117,17 +1103,17 @@ sshcli_connect(const struct ssh_target *t, int deadline_ms, struct sshcli_conn *
 	else
 		c->label = xstrfmt("%s port %d", c->dest, t->port > 0 ? t->port : 22);
 	if (*c->dest == '\0') {
-		sshcli_fail(err, SSH_FAIL_RESOLVE, "no host name given");
+		ssh_error_set(err, SSH_FAIL_RESOLVE, "no host name given");
 		goto out;
 	}
 	c->path = t->control_path != NULL ? xstrdup(t->control_path) : sshcli_control_path(NULL);
 	if (c->path == NULL) {
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: no private directory for ssh's control socket "
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: no private directory for ssh's control socket "
 		    "(/tmp/wk-%lu): %s", c->label, (unsigned long)getuid(), strerror(errno));
 		goto out;
 	}
 	if (strlen(c->path) > sshcli_sun_max()) {
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: the control socket path %s is longer than the "
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: the control socket path %s is longer than the "
 		    "%zu bytes a unix socket allows", c->label, c->path, sshcli_sun_max());
 		goto out;
 	}
@@ -1159,13 +1145,13 @@ sshcli_usable(struct sshcli_conn *c, struct ssh_error *err)
 	char line[SSHCLI_LINE_MAX + 8];
 
 	if (c->broken) {
-		sshcli_fail(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_IO,
+		ssh_error_set(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_IO,
 		    "%s: the connection is no longer usable", c->label);
 		return -1;
 	}
 	if (deadline_expired(&c->deadline)) {
 		c->broken = 1;
-		sshcli_fail(err, SSH_FAIL_TIMEOUT, "%s: the connection's time limit of %d ms ran out",
+		ssh_error_set(err, SSH_FAIL_TIMEOUT, "%s: the connection's time limit of %d ms ran out",
 		    c->label, c->deadline_ms);
 		return -1;
 	}
@@ -1175,7 +1161,7 @@ sshcli_usable(struct sshcli_conn *c, struct ssh_error *err)
 	sshcli_log_read(c->logfd, 0, &log);
 	if (sshcli_log_line(buf_str(&log), NULL, line, sizeof(line)) != 0)
 		snprintf(line, sizeof(line), "its control master exited");
-	sshcli_fail(err, SSH_FAIL_IO, "%s: the connection ended (ssh: %s)", c->label, line);
+	ssh_error_set(err, SSH_FAIL_IO, "%s: the connection ended (ssh: %s)", c->label, line);
 	buf_free(&log);
 	return -1;
 }
@@ -1200,7 +1186,7 @@ sshcli_outcome(struct sshcli_conn *c, int st, const char *dlog, const char *clog
 
 	if (!WIFEXITED(st)) {
 		c->broken = 1;
-		sshcli_fail(err, SSH_FAIL_IO, "%s: the ssh client died by signal %d", c->label,
+		ssh_error_set(err, SSH_FAIL_IO, "%s: the ssh client died by signal %d", c->label,
 		    WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 		goto out;
 	}
@@ -1227,14 +1213,14 @@ sshcli_outcome(struct sshcli_conn *c, int st, const char *dlog, const char *clog
 		sshcli_log_read(c->logfd, 0, &log);
 		if (sshcli_log_line(buf_str(&log), NULL, line, sizeof(line)) != 0)
 			snprintf(line, sizeof(line), "its control master exited");
-		sshcli_fail(err, SSH_FAIL_IO, "%s: the connection ended while running the command "
+		ssh_error_set(err, SSH_FAIL_IO, "%s: the connection ended while running the command "
 		    "(ssh: %s)", c->label, line);
 		goto out;
 	}
 	for (i = 0; i < nitems(mux); i++) {
 		if (sshcli_log_line(clog, mux[i], line, sizeof(line)) != 0)
 			continue;
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: ssh could not start the command on the "
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: ssh could not start the command on the "
 		    "connection (ssh: %s)", c->label, line);
 		goto out;
 	}
@@ -1268,7 +1254,7 @@ sshcli_exec(struct sshcli_conn *c, const char *command, const void *in, size_t i
 	(void)unlink(c->client_log);
 	if ((fd = open(c->client_log, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0600)) < 0) {
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: cannot create %s: %s", c->label,
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot create %s: %s", c->label,
 		    c->client_log, strerror(errno));
 		goto out;
 	}
@@ -1280,7 +1266,7 @@ sshcli_exec(struct sshcli_conn *c, const char *command, const void *in, size_t i
 		goto out;
 	if (r.timed_out) {
 		c->broken = 1;
-		sshcli_fail(err, SSH_FAIL_TIMEOUT, "%s: the connection's time limit of %d ms ran "
+		ssh_error_set(err, SSH_FAIL_TIMEOUT, "%s: the connection's time limit of %d ms ran "
 		    "out while running the command", c->label, c->deadline_ms);
 		goto out;
 	}
@@ -1342,7 +1328,7 @@ sshcli_put(struct sshcli_conn *c, const char *remote_path, const void *data, siz
 	if (sshcli_exec(c, buf_str(&cmd), data != NULL ? data : "", len, 4096, &res, err) != 0)
 		goto out;
 	if (res.exit_status != 0 || strcmp(res.out, "wk-put-done\n") != 0) {
-		sshcli_fail(err, SSH_FAIL_EXEC, "%s: cannot write %s on the box (exit %d): %.300s",
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot write %s on the box (exit %d): %.300s",
 		    c->label, remote_path, res.exit_status, res.err != NULL ? res.err : "");
 		goto out;
 	}

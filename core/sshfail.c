@@ -3,7 +3,9 @@
  * code so that everything that reports them (decide.c, the openssh transport,
  * patrol) builds without libssh2.
  */
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "ssh.h"
 
@@ -33,4 +35,15 @@ ssh_fail_name(enum ssh_fail kind)
 		if (ssh_fail_table[i].kind == kind)
 			return ssh_fail_table[i].name;
 	return "unknown";
+}
+
+void
+ssh_error_set(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
 }

@@ -45,6 +45,7 @@
 
 #define TICK_BUDGET_S	60	/* the probe itself, on top of the connect timeout */
 #define RESULTS_PRINT	(16 * 1024)
+#define PROGRESS_HISTORY 48
 
 struct tick {
 	struct wk_config	*cfg;
@@ -264,59 +265,97 @@ tick_resume_transfer(struct tick *t)
 	snprintf(t->action, sizeof(t->action), "started transfer.resume (pid %ld)", (long)pid);
 }
 
+/* Queue ev for the run's sinks and deliver what is due now; 0 when queued. */
+static int
+tick_push(struct tick *t, struct notify_sinks *sinks, cJSON *ev)
+{
+	struct outbox_opts o;
+	struct outbox_result res;
+	char *dir = fs_join(t->st.dir, "outbox");
+	int fd, r = 0;
+
+	outbox_opts_from_config(t->cfg, &o);
+	if (outbox_enqueue(dir, sinks, ev, &o) < 0) {
+		log_warn("cannot queue the notification in %s: %s", dir, strerror(errno));
+		r = -1;
+	}
+	if ((fd = outbox_lock(dir, 0)) >= 0) {
+		outbox_flush(dir, sinks, &o, 0, 0, &res);
+		close(fd);
+	}
+	free(dir);
+	return r;
+}
+
+/*
+ * patrol's event for this tick: its id carries the tick's time, so each
+ * change or digest is its own event and a re-sent one keeps its id.
+ */
+static cJSON *
+tick_event(const struct tick *t, const char *type)
+{
+	char instance[17], *id;
+	cJSON *ev;
+
+	snprintf(instance, sizeof(instance), "%.16s", json_str(t->st.doc, "instance", "0000000000000000"));
+	ev = events_new(instance, t->cfg->run, type, NULL, 0);
+	id = xstrfmt("%s.%s", json_str(ev, "id", ""), json_str(ev, "time", ""));
+	json_set_str(ev, "id", id);
+	free(id);
+	cJSON_AddStringToObject(ev, "verdict", verdict_name(t->out.v));
+	cJSON_AddStringToObject(ev, "details", t->out.details);
+	return ev;
+}
+
+/* A digest every patrol.digest_s: the report line, whatever the verdict. */
+static void
+tick_digest(struct tick *t, struct notify_sinks *sinks, const char *line)
+{
+	long every = config_get_int(t->cfg, "patrol.digest_s");
+	time_t now = time(NULL), last = (time_t)json_num(t->st.doc, "last_digest", 0);
+	cJSON *ev;
+
+	if (every <= 0 || now - last < every)
+		return;
+	ev = tick_event(t, "digest");
+	cJSON_AddStringToObject(ev, "message", line);
+	if (tick_push(t, sinks, ev) == 0)
+		json_set_num(t->st.doc, "last_digest", (double)now);
+	cJSON_Delete(ev);
+}
+
 /* Verdict changes (and DONE's results) go to the webhooks through the durable outbox. */
 static void
 tick_notify(struct tick *t, const char *line)
 {
 	struct notify_sinks sinks;
-	struct outbox_opts o;
-	struct outbox_result res;
 	const char *prev = json_str(t->st.doc, "notified", NULL);
-	char instance[17] = "0000000000000000", *dir;
 	cJSON *ev;
-	int fd;
 
-	if (prev != NULL && strcmp(prev, verdict_name(t->out.v)) == 0)
-		return;
-	/*
-	 * A network blip is not news: the report says SSH_DOWN at once (it is
-	 * true), the webhooks only when the next tick cannot see the box either.
-	 */
-	if (t->out.v == V_SSH_DOWN && json_num(t->st.doc, "unseen_ticks", 0) < 1)
-		return;
 	notify_sinks_load(t->cfg, &sinks);
 	if (sinks.n == 0) {
 		notify_sinks_free(&sinks);
 		return;
 	}
-	dir = fs_join(t->st.dir, "outbox");
-	outbox_opts_from_config(t->cfg, &o);
-	snprintf(instance, sizeof(instance), "%.16s", json_str(t->st.doc, "instance", "0000000000000000"));
-	ev = events_new(instance, t->cfg->run, "verdict_changed", NULL, 0);
-	/* Stable per change: the tick's time makes each change its own event. */
-	{
-		char *id = xstrfmt("%s.%s", json_str(ev, "id", ""), json_str(ev, "time", ""));
-
-		json_set_str(ev, "id", id);
-		free(id);
+	tick_digest(t, &sinks, line);
+	/*
+	 * A network blip is not news: the report says SSH_DOWN at once (it is
+	 * true), the webhooks only when the next tick cannot see the box either.
+	 */
+	if ((prev != NULL && strcmp(prev, verdict_name(t->out.v)) == 0) ||
+	    (t->out.v == V_SSH_DOWN && json_num(t->st.doc, "unseen_ticks", 0) < 1)) {
+		notify_sinks_free(&sinks);
+		return;
 	}
-	cJSON_AddStringToObject(ev, "verdict", verdict_name(t->out.v));
+	ev = tick_event(t, "verdict_changed");
 	if (prev != NULL)
 		cJSON_AddStringToObject(ev, "previous", prev);
-	cJSON_AddStringToObject(ev, "details", t->out.details);
 	cJSON_AddStringToObject(ev, "report", line);
 	if (t->out.v == V_DONE && t->have_probe && t->probe.results != NULL)
 		cJSON_AddStringToObject(ev, "results", t->probe.results);
-	if (outbox_enqueue(dir, &sinks, ev, &o) < 0)
-		log_warn("cannot queue the notification in %s: %s", dir, strerror(errno));
-	else
+	if (tick_push(t, &sinks, ev) == 0)
 		json_set_str(t->st.doc, "notified", verdict_name(t->out.v));
-	if ((fd = outbox_lock(dir, 0)) >= 0) {
-		outbox_flush(dir, &sinks, &o, 0, 0, &res);
-		close(fd);
-	}
 	cJSON_Delete(ev);
-	free(dir);
 	notify_sinks_free(&sinks);
 }
 
@@ -341,8 +380,19 @@ tick_remember(struct tick *t, const char *when)
 	} else {
 		json_set_num(d, "unseen_ticks", 0);
 		if (t->out.progress >= 0) {
+			cJSON *h = cJSON_GetObjectItem(d, "history"), *e;
+
 			json_set_num(d, "still_ticks", t->out.no_progress ? json_num(d, "still_ticks", 0) + 1 : 0);
 			json_set_num(d, "progress", (double)t->out.progress);
+			/* The last day of ticks at the default schedule: enough for a rate and an ETA. */
+			if (!cJSON_IsArray(h))
+				h = cJSON_AddArrayToObject(d, "history");
+			e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "time", when);
+			cJSON_AddNumberToObject(e, "progress", (double)t->out.progress);
+			cJSON_AddItemToArray(h, e);
+			while (cJSON_GetArraySize(h) > PROGRESS_HISTORY)
+				cJSON_DeleteItemFromArray(h, 0);
 		}
 	}
 	json_set_str(d, "verdict", verdict_name(t->out.v));

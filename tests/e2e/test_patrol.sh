@@ -311,6 +311,53 @@ test_verdict_changes_pushed_blips_not() {
 	assert_eq "$(vc previous)" "[None, 'OK']"
 }
 
+test_digest_and_history() {
+	box
+	start_receiver
+	pconf "\"patrol\": {\"digest_s\": 1}, \"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\", \"events\": [\"digest\"]}], \"progress\": {\"pattern\": \"step (\\\\d+)/(\\\\d+)\"}," '[{"stage": "train", "run": "echo step 5/9; sleep 30"}]'
+	bg_onbox run
+	wait_for 10 grep -q '~5/9' "$(W)/state.json"
+	patrol >/dev/null 2>&1
+	wait_for 5 test -s "$T/recv.jsonl"
+	assert_eq "$(recv_json "[json.loads(x['body'])['event'] for x in r]")" "['digest']"
+	assert_grep 't1 OK train attempt 1 ~5/9' "$T/recv.jsonl"
+	# Not again within digest_s...
+	patrol >/dev/null 2>&1
+	assert_eq "$(recv_count)" 1
+	# ...and again after it.
+	sleep 1.1
+	patrol >/dev/null 2>&1 || true
+	wait_for 5 sh -c "[ \$(wc -l <'$T/recv.jsonl') -eq 2 ]"
+	# The progress history grows one entry per seen tick.
+	assert_eq "$(json "$T/state/watchkeeper/t1/patrol.json" 'len(d["history"])')" 3
+	assert_eq "$(json "$T/state/watchkeeper/t1/patrol.json" 'd["history"][-1]["progress"]')" 5
+}
+
+test_transports_agree() {
+	box
+	waiting_stage
+	pconf '"progress": {"pattern": "step (\\d+)/(\\d+)", "max": 10},' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	# Dead run: both say NEEDS_RESUME with the same details.
+	rc1=0; patrol >"$T/a1" 2>&1 || rc1=$?
+	sed -i 's/"box": {/"box": {"transport": "openssh", /' "$T/wk.json"
+	rc2=0; patrol >"$T/a2" 2>&1 || rc2=$?
+	assert_eq "$rc1:$rc2" "1:1"
+	assert_eq "$(cut -d' ' -f2- "$T/a1")" "$(cut -d' ' -f2- "$T/a2")"
+	line_ok NEEDS_RESUME "$T/a2"
+	# Alive: both see the same progress in one connection each.
+	bg_onbox run
+	wait_for 10 grep -q '~3/10' "$(W)/state.json"
+	before=$(sshd_accepted_count)
+	rc2=0; patrol --json >"$T/b2" || rc2=$?
+	assert_eq "$(( $(sshd_accepted_count) - before ))" 1
+	sed -i 's/"transport": "openssh", //' "$T/wk.json"
+	rc1=0; patrol --json >"$T/b1" || rc1=$?
+	assert_eq "$(json "$T/b1" 'd["verdict"], d["progress"], d["progress_max"]')" "$(json "$T/b2" 'd["verdict"], d["progress"], d["progress_max"]')"
+	# No ssh master is left behind by the openssh transport.
+	! pgrep -f "ControlPath=$T/state" >/dev/null || fail "an ssh master outlived the tick"
+	touch "$T/go"
+}
+
 t ok_one_connection test_ok_one_connection
 t done_prints_results_and_removes_cron test_done_prints_results_and_removes_cron
 t needs_resume_then_auto_resume_once test_needs_resume_then_auto_resume_once
@@ -324,3 +371,5 @@ t transfer_incomplete_then_resumed test_transfer_incomplete_then_resumed
 t auth_refused_and_blackhole_bounded test_auth_refused_and_blackhole_bounded
 t deploy_uploads_and_starts_once test_deploy_uploads_and_starts_once
 t verdict_changes_pushed_blips_not test_verdict_changes_pushed_blips_not
+t digest_and_history test_digest_and_history
+t transports_agree test_transports_agree
