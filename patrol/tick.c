@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "buf.h"
 #include "config.h"
 #include "decide.h"
@@ -80,6 +81,14 @@ tick_probe(struct tick *t)
 	if (res.truncated) {
 		t->probe_why = xstrdup("the probe's output exceeded its bound");
 		goto out;
+	}
+	/* What the box said, kept as it came (the handbook and people read it). */
+	{
+		char *lp = fs_join(t->st.dir, "last_probe.txt");
+
+		if (atomic_write(lp, res.out, res.out_len, 0600) != 0)
+			log_warn("cannot write %s: %s", lp, strerror(errno));
+		free(lp);
 	}
 	if (probe_parse(res.out, res.out_len, &t->probe, &t->probe_why) != 0)
 		goto out;

@@ -60,6 +60,9 @@ test_ok_one_connection() {
 	line_ok OK "$T/p2"
 	assert_grep '\(\+0 since last tick\)' "$T/p2"
 	assert_eq "$(wc -l <"$T/state/watchkeeper/t1/report.log")" 2
+	# The last probe is kept as it came, framed, ending in @end.
+	assert_eq "$(tail -n 1 "$T/state/watchkeeper/t1/last_probe.txt")" "@end"
+	assert_eq "$(stat -c %a "$T/state/watchkeeper/t1/last_probe.txt")" 600
 	# A third tick without progress (stall_ticks 2) is STALLED; --json gives the tick as one object.
 	rc=0; patrol --json >"$T/p3.json" || rc=$?
 	assert_eq "$rc" 1
