@@ -12,7 +12,7 @@
 # SSHD_EXTRA_CONFIG, when set, is appended to sshd_config (e.g.
 # "ForceCommand internal-sftp" for a box that allows only SFTP).
 #
-# Remote commands outlive a client that gave up (a timed-out `sleep 300`
+# Remote commands outlive a client that gave up (a timed-out `sleep 100`
 # keeps running, re-parented to init), so sshd_stop does not rely on the
 # process tree alone: every session gets WK_SSHD_TAG=<unique> through
 # SetEnv, and sshd_stop kills, by pid, the listener's descendants and every

@@ -696,7 +696,7 @@ test_openssh_one_connection_many_commands() {
 
 test_sshd_stop_reaps_remote_commands() {
 	sshd_start
-	st --timeout-ms 1500 'sleep 300'
+	st --timeout-ms 1500 'sleep 100'
 	expect_fail timeout
 	wait_for 5 sh -c "pgrep -x sleep >/dev/null"
 	[ -n "$(sshd_tagged)" ] || fail "the remote sleep should still be running"
