@@ -317,18 +317,22 @@ test_verdict_changes_pushed_blips_not() {
 test_digest_and_history() {
 	box
 	start_receiver
-	pconf "\"patrol\": {\"digest_s\": 1}, \"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\", \"events\": [\"digest\"]}], \"progress\": {\"pattern\": \"step (\\\\d+)/(\\\\d+)\"}," '[{"stage": "train", "run": "echo step 5/9; sleep 30"}]'
+	pconf "\"patrol\": {\"digest_s\": 3600}, \"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\", \"events\": [\"digest\"]}], \"progress\": {\"pattern\": \"step (\\\\d+)/(\\\\d+)\"}," '[{"stage": "train", "run": "echo step 5/9; sleep 30"}]'
 	bg_onbox run
 	wait_for 10 grep -q '~5/9' "$(W)/state.json"
 	patrol >/dev/null 2>&1
 	wait_for 5 test -s "$T/recv.jsonl"
 	assert_eq "$(recv_json "[json.loads(x['body'])['event'] for x in r]")" "['digest']"
 	assert_grep 't1 OK train attempt 1 ~5/9' "$T/recv.jsonl"
-	# Not again within digest_s...
+	# Not again within digest_s (an hour)...
 	patrol >/dev/null 2>&1
 	assert_eq "$(recv_count)" 1
-	# ...and again after it.
-	sleep 1.1
+	# ...and again once it has passed (the last digest moved an hour back; no sleeping).
+	python3 - "$T/state/watchkeeper/t1/patrol.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["last_digest"] -= 3600
+json.dump(d, open(sys.argv[1], "w"))
+PY
 	patrol >/dev/null 2>&1 || true
 	wait_for 5 sh -c "[ \$(wc -l <'$T/recv.jsonl') -eq 2 ]"
 	# The progress history grows one entry per seen tick.
