@@ -50,18 +50,25 @@ ONBOX_SRCS := $(sort $(wildcard onbox/*.c))
 ONBOX_OBJS := $(ONBOX_SRCS:%.c=$(BUILD)/obj/%.o)
 PATROL_SRCS := $(sort $(wildcard patrol/*.c))
 PATROL_OBJS := $(PATROL_SRCS:%.c=$(BUILD)/obj/%.o)
+SENTINEL_SRCS := $(sort $(wildcard sentinel/*.c))
+SENTINEL_OBJS := $(SENTINEL_SRCS:%.c=$(BUILD)/obj/%.o)
+HANDBOOK_SRCS := $(sort $(wildcard handbook/*.c))
+HANDBOOK_OBJS := $(HANDBOOK_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB        := $(BUILD)/libwatchkeeper.a
 LIBSSH     := $(BUILD)/libwatchkeeper-ssh.a
 
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-BINS := $(BUILD)/onbox $(BUILD)/patrol
+BINS := $(BUILD)/onbox $(BUILD)/patrol $(if $(SENTINEL_SRCS),$(BUILD)/sentinel) \
+	$(if $(HANDBOOK_SRCS),$(BUILD)/handbook)
 
-.PHONY: all onbox patrol unit test test-plain test-asan demo bench memcheck install clean
+.PHONY: all onbox patrol sentinel handbook unit test test-plain test-asan demo bench memcheck install clean
 all: $(BINS)
 onbox: $(BUILD)/onbox
 patrol: $(BUILD)/patrol
+sentinel: $(BUILD)/sentinel
+handbook: $(BUILD)/handbook
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -85,6 +92,14 @@ $(BUILD)/onbox: $(ONBOX_OBJS) $(LIB)
 $(BUILD)/patrol: $(PATROL_OBJS) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"
 	@$(CC) $(WK_LDFLAGS) -o $@ $(PATROL_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
+
+$(BUILD)/sentinel: $(SENTINEL_OBJS) $(LIB) $(LIBSSH)
+	@echo "  LD      $@"
+	@$(CC) $(WK_LDFLAGS) -o $@ $(SENTINEL_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
+
+$(BUILD)/handbook: $(HANDBOOK_OBJS) $(LIB) $(LIBSSH)
+	@echo "  LD      $@"
+	@$(CC) $(WK_LDFLAGS) -o $@ $(HANDBOOK_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
@@ -124,4 +139,5 @@ install: all
 clean:
 	rm -rf build
 
--include $(CORE_OBJS:.o=.d) $(CORE_SSH_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(PATROL_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(CORE_OBJS:.o=.d) $(CORE_SSH_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(PATROL_OBJS:.o=.d) \
+	$(SENTINEL_OBJS:.o=.d) $(HANDBOOK_OBJS:.o=.d) $(UNIT_BINS:=.d)

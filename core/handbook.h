@@ -1,0 +1,58 @@
+/*
+ * handbook.h: layer 4, HANDBOOK.md: everything a brand-new person or agent
+ * needs to take the run over, generated from the same config, state and
+ * tables the code runs on (the decision table is decide_table[], the triage
+ * table triage_classes[]), so the document cannot drift from the program.
+ *
+ * Sections: the run contract; first command on reconnect (and what to do
+ * for each verdict); current status; the chain; every marker path; exact
+ * resume commands; the patrol decision table; the cron line and how to
+ * remove it; the sentinel commands to arm; the triage table.  Secrets are
+ * never written: only names (url_env, token_env) appear, never values, and
+ * every text taken from the box or the state goes through notify_scrub().
+ *
+ * The end of the file carries what it claims in machine-readable form, one
+ * HTML comment line:
+ *   <!-- watchkeeper:claims {"markers":{"TRAIN_DONE":true,...},"failed":{...},"cron":true} -->
+ * `handbook --check` reads that line back and compares it with the box and
+ * the crontab (drift).
+ */
+#ifndef WK_HANDBOOK_H
+#define WK_HANDBOOK_H
+
+#include <cJSON.h>
+
+#include "config.h"
+
+#define HANDBOOK_FILE	"HANDBOOK.md"
+#define CLAIMS_TAG	"<!-- watchkeeper:claims "
+
+struct handbook_ctx {
+	const struct wk_config *cfg;
+	const char	*config_path;	/* the config on this machine, absolute */
+	const char	*bindir;	/* absolute dir holding patrol, sentinel, handbook; NULL: bare names */
+	const char	*statedir;	/* the run's local state dir */
+	const cJSON	*pstate;	/* patrol.json (see pstate keys below), or NULL: never ticked */
+	int		 cron;		/* 1 this run's crontab line is installed, 0 not, -1 unknown */
+};
+
+/*
+ * patrol.json keys the handbook reads (patrol writes them every tick):
+ *   verdict, details, last_tick (UTC ISO), ticks, unseen_ticks,
+ *   seen_at (UTC ISO of the last tick that saw the box),
+ *   progress, progress_max (numbers; absent when unknown),
+ *   markers   ["TRAIN_DONE", ...]      present at the last seen tick
+ *   failed    {"TRAIN_DONE": {"class": "oom", "attempt": 2, "last_line": "..."}}
+ *   stage, attempt                     the box's current stage and attempt (state.json)
+ *   attempts  {"train": 2, ...}        attempts per stage, when known
+ *   resumes   [{time, was, class?, exit_status}]
+ *   wandb     "https://wandb.ai/..."   when seen (step 5)
+ *   checkpoint {"path":..., "step":..., "age_s":...} (step 5)
+ */
+
+/* The markdown; caller frees.  Never fails (missing state reads "unknown"). */
+char *handbook_render(const struct handbook_ctx *c);
+/* Render and write atomically to path (0600).  0, or WK_ERR_SYSTEM with errno. */
+int handbook_write(const struct handbook_ctx *c, const char *path);
+
+#endif
