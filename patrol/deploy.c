@@ -22,6 +22,7 @@
 #include "fsutil.h"
 #include "layout.h"
 #include "log.h"
+#include "remote.h"
 #include "patrol.h"
 #include "probe.h"
 #include "ssh.h"
@@ -154,13 +155,12 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start)
 	struct ssh_result res;
 	struct diag dg = DIAG_INIT;
 	struct buf cmd = BUF_INIT;
-	char *dir = NULL;
+	char *dir = NULL, *startcmd;
 	int rc = WK_EX_FAIL, r;
 
 	memset(&d, 0, sizeof(d));
 	d.cfg = cfg;
-	d.boxcfg = cfg->box.config != NULL ? xstrdup(cfg->box.config) :
-	    xstrfmt("%s/" LAYOUT_DIR "/watchkeeper.json", cfg->workdir);
+	d.boxcfg = remote_boxcfg(cfg);
 	if (target_from_config(cfg, &t, &d.err, &dg) != 0 ||
 	    ssh_connect(&t, (t.connect_timeout_s + DEPLOY_BUDGET_S) * 1000, &d.conn, &d.err) != 0) {
 		diag_print(&dg, stderr);
@@ -218,14 +218,10 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start)
 		rc = 0;
 		goto out;
 	}
-	buf_reset(&cmd);
-	buf_puts(&cmd, "W=");
-	sshq_append(&cmd, cfg->workdir);
-	buf_puts(&cmd, "; C=");
-	sshq_append(&cmd, d.boxcfg);
-	buf_puts(&cmd, "; O=\"$W/" LAYOUT_DIR "/bin/onbox\"; [ -x \"$O\" ] || O=onbox; "
-	    "cd \"$W\" && \"$O\" -c \"$C\" start");
-	if (deploy_run(&d, "onbox start", cmd.data, NULL, 0, &res) != 0)
+	startcmd = remote_onbox_command(cfg, "start");
+	r = deploy_run(&d, "onbox start", startcmd, NULL, 0, &res);
+	free(startcmd);
+	if (r != 0)
 		goto out;
 	fputs(res.out, stdout);
 	if (res.err != NULL)

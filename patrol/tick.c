@@ -37,6 +37,7 @@
 #include "outbox.h"
 #include "patrol.h"
 #include "probe.h"
+#include "remote.h"
 #include "spawn.h"
 #include "ssh.h"
 #include "sshq.h"
@@ -153,26 +154,6 @@ tick_decide(struct tick *t)
 	decide(&in, &t->out);
 }
 
-/* The resume command on the box: rebuild layer 1 with the box's onbox. */
-static char *
-resume_command(const struct wk_config *cfg)
-{
-	struct buf b = BUF_INIT;
-	const char *boxcfg = cfg->box.config;
-	char *dflt = NULL;
-
-	if (boxcfg == NULL)
-		boxcfg = dflt = xstrfmt("%s/" LAYOUT_DIR "/watchkeeper.json", cfg->workdir);
-	buf_puts(&b, "W=");
-	sshq_append(&b, cfg->workdir);
-	buf_puts(&b, "; C=");
-	sshq_append(&b, boxcfg);
-	buf_puts(&b, "; O=\"$W/" LAYOUT_DIR "/bin/onbox\"; [ -x \"$O\" ] || O=onbox; "
-	    "cd \"$W\" && exec \"$O\" -c \"$C\" start");
-	free(dflt);
-	return buf_detach(&b);
-}
-
 /* Resumes patrol made (for the restart budget). */
 static long
 tick_resumes(const struct tick *t)
@@ -223,7 +204,7 @@ tick_resume(struct tick *t)
 		    verdict_name(t->out.v));
 		return;
 	}
-	cmd = resume_command(t->cfg);
+	cmd = remote_onbox_command(t->cfg, "start");
 	memset(&res, 0, sizeof(res));
 	if (ssh_exec(t->conn, cmd, NULL, 0, 64 * 1024, &res, &t->err) != 0) {
 		snprintf(t->action, sizeof(t->action), "resume failed: %.1000s", t->err.msg);
