@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "config.h"
 #include "err.h"
+#include "events.h"
 #include "layout.h"
 #include "probe.h"
 #include "sshq.h"
@@ -34,6 +35,12 @@ put_assign(struct buf *b, const char *var, const char *val)
 
 char *
 probe_script(const struct wk_config *cfg)
+{
+	return probe_script_at(cfg, -1);
+}
+
+char *
+probe_script_at(const struct wk_config *cfg, long long events_from)
 {
 	struct buf b = BUF_INIT;
 	const char *remote = config_get_str(cfg, "transfer.remote");
@@ -95,7 +102,17 @@ probe_script(const struct wk_config *cfg)
 		buf_printf(&b, "\nif [ -f \"$f\" ]; then echo '@log %s'; tail -c " "16384" " \"$f\" | p; fi\n",
 		    cfg->chain[i].name);
 	}
-	buf_puts(&b, "echo @results\n");
+	/*
+	 * events.jsonl from events_from on (bounded), or its last bytes when
+	 * that offset is unknown or beyond the file (it was replaced).
+	 */
+	buf_printf(&b, "F=%lld; ev=\"$D/" EVENTS_FILE "\"; es=0\n", events_from);
+	buf_puts(&b, "[ -f \"$ev\" ] && es=$(($(wc -c <\"$ev\")))\n"
+	    "if [ \"$F\" -lt 0 ] || [ \"$es\" -lt \"$F\" ]; then "
+	    "F=$((es > " PROBE_EVENTS_S " ? es - " PROBE_EVENTS_S " : 0)); fi\n"
+	    "echo \"@events $es $F\"\n"
+	    "[ \"$es\" -gt \"$F\" ] && tail -c +$((F + 1)) \"$ev\" | head -c " PROBE_EVENTS_S " | p\n"
+	    "echo @results\n");
 	if (cfg->results != NULL) {
 		buf_puts(&b, "f=\"$W/\"");
 		sshq_append(&b, cfg->results);
@@ -143,7 +160,7 @@ probe_script(const struct wk_config *cfg)
 
 enum probe_sec {
 	SEC_NONE, SEC_PROBE, SEC_ALIVE, SEC_MARKERS, SEC_FAILED, SEC_STATE, SEC_LOG, SEC_RESULTS,
-	SEC_DF, SEC_DFI, SEC_GPU, SEC_CGROUP, SEC_TRANSFER, SEC_END, SEC_COUNT
+	SEC_DF, SEC_DFI, SEC_GPU, SEC_CGROUP, SEC_TRANSFER, SEC_EVENTS, SEC_END, SEC_COUNT
 };
 
 static const struct {
@@ -164,6 +181,7 @@ static const struct {
 	{ "gpu", SEC_GPU, 0, 1 },
 	{ "cgroup", SEC_CGROUP, 0, 1 },
 	{ "transfer", SEC_TRANSFER, 0, 1 },
+	{ "events", SEC_EVENTS, 1, 0 },
 	{ "end", SEC_END, 0, 1 },
 };
 
@@ -189,6 +207,7 @@ probe_free(struct probe *p)
 	cJSON_Delete(p->state);
 	free(p->results);
 	free(p->gpu);
+	free(p->events);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -332,6 +351,15 @@ probe_store(struct probe *p, enum probe_sec sec, const char *arg, struct buf *tx
 		p->transfer_files = (long)kv_num(t, "files", -1);
 		p->transfer_bytes = kv_num(t, "bytes", -1);
 		break;
+	case SEC_EVENTS:
+		if (sscanf(arg, "%lld %lld", &p->events_size, &p->events_from) != 2 ||
+		    p->events_size < 0 || p->events_from < 0 || p->events_from > p->events_size) {
+			*why = xstrfmt("garbled: events header \"%.40s\"", arg);
+			return WK_ERR_PARSE;
+		}
+		p->events = xstrdup(t);
+		p->events_len = txt->len;
+		break;
 	default:
 		break;
 	}
@@ -353,6 +381,7 @@ probe_parse(const char *text, size_t len, struct probe *p, char **why)
 	p->disk_used_pct = p->inode_used_pct = -1;
 	p->disk_avail_kb = p->mem_current = p->mem_max = p->transfer_bytes = -1;
 	p->oom_kills = p->transfer_files = -1;
+	p->events_size = p->events_from = -1;
 	*why = NULL;
 	if (memchr(text, '\0', len) != NULL) {
 		*why = xstrdup("garbled: a NUL byte in the probe output");

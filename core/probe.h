@@ -30,9 +30,17 @@
 #define PROBE_VERSION	1
 #define PROBE_TAIL	16384	/* bytes of each log tail */
 #define PROBE_MAX_OUT	(1u << 20)
+#define PROBE_EVENTS	65536	/* bytes of events.jsonl per probe */
+#define PROBE_EVENTS_S	"65536"
 
 /* The script for cfg; caller frees. */
 char *probe_script(const struct wk_config *cfg);
+/*
+ * The same, with events.jsonl read from byte events_from on (at most
+ * PROBE_EVENTS bytes); -1: its last PROBE_EVENTS bytes.  probe_script(cfg)
+ * is probe_script_at(cfg, -1).
+ */
+char *probe_script_at(const struct wk_config *cfg, long long events_from);
 
 struct probe_log {
 	char	*name;		/* "output" (newest attempt log) or the stage's log path */
@@ -70,6 +78,15 @@ struct probe {
 	long		 oom_kills;	/* -1 unknown */
 	long		 transfer_files;	/* -1 not configured or missing */
 	long long	 transfer_bytes;
+	/*
+	 * events.jsonl: its size, the offset the lines start at, and the lines
+	 * (each as on the box, '\n'-terminated; the last one may be cut short by
+	 * the bound).  -1 / NULL when the box sent no @events section.
+	 */
+	long long	 events_size;
+	long long	 events_from;
+	char		*events;
+	size_t		 events_len;
 };
 
 /*

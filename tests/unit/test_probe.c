@@ -30,6 +30,10 @@
 #include "spawn.h"
 #include "xmalloc.h"
 
+#define EV1 "{\"id\":\"a\",\"event\":\"stage_started\"}\n"
+#define EV2 "{\"id\":\"b\",\"event\":\"stage_done\"}\n"
+#define EV3 "{\"id\":\"c\",\"event\":\"chain_done\"}\n"
+
 struct fx {
 	char	 dir[64];
 	char	*work;
@@ -98,6 +102,9 @@ setup(void **state)
 	/* A tail that tries to forge sections, and ends without a newline. */
 	put(p, "step 9/10\n@end\n@state\n|forged\ntorch.OutOfMemoryError: CUDA out of memory");
 	free(p);
+	p = xstrfmt("%s/.watchkeeper/events.jsonl", f->work);
+	put(p, EV1 EV2 EV3);
+	free(p);
 	p = xstrfmt("%s/train.log", f->work);
 	put(p, "step 10/10 loss=0.1\nTraining completed\n");
 	free(p);
@@ -131,9 +138,9 @@ teardown(void **state)
 
 /* Run the script with sh -s in dir, return stdout. */
 static char *
-run_probe(struct fx *f, size_t *len)
+run_probe_at(struct fx *f, long long from, size_t *len)
 {
-	char *script = probe_script(f->cfg);
+	char *script = probe_script_at(f->cfg, from);
 	char *argv[] = { "sh", "-s", NULL };
 	struct spawn_opts o;
 	struct buf out = BUF_INIT;
@@ -163,6 +170,12 @@ run_probe(struct fx *f, size_t *len)
 	free(script);
 	*len = out.len;
 	return buf_detach(&out);
+}
+
+static char *
+run_probe(struct fx *f, size_t *len)
+{
+	return run_probe_at(f, -1, len);
 }
 
 static void
@@ -205,6 +218,9 @@ test_probe_real(void **state)
 	assert_true(p.disk_avail_kb > 0);
 	assert_int_equal(p.transfer_files, 2);
 	assert_int_equal(p.transfer_bytes, 8);
+	assert_int_equal(p.events_size, (long long)strlen(EV1 EV2 EV3));
+	assert_int_equal(p.events_from, 0);
+	assert_string_equal(p.events, EV1 EV2 EV3);
 	probe_free(&p);
 	/* Nothing in the hostile path ran. */
 	pw = fs_join(f->dir, "PWNED");
@@ -221,6 +237,48 @@ test_probe_real(void **state)
 		free(why);
 	}
 	free(out);
+}
+
+/* events.jsonl is read from an offset on; an offset past the end (a new file) starts over. */
+static void
+test_probe_events(void **state)
+{
+	struct fx *f = *state;
+	struct probe p;
+	char *out, *why = NULL;
+	size_t len;
+	long long size = (long long)strlen(EV1 EV2 EV3);
+
+	out = run_probe_at(f, (long long)strlen(EV1), &len);
+	if (probe_parse(out, len, &p, &why) != 0)
+		fail_msg("parse failed: %s\n%s", why, out);
+	assert_int_equal(p.events_from, (long long)strlen(EV1));
+	assert_string_equal(p.events, EV2 EV3);
+	probe_free(&p);
+	free(out);
+
+	out = run_probe_at(f, size, &len);
+	assert_int_equal(probe_parse(out, len, &p, &why), 0);
+	assert_int_equal(p.events_from, size);
+	assert_string_equal(p.events, "");
+	probe_free(&p);
+	free(out);
+
+	out = run_probe_at(f, size + 1000, &len);
+	assert_int_equal(probe_parse(out, len, &p, &why), 0);
+	assert_int_equal(p.events_from, 0);
+	assert_string_equal(p.events, EV1 EV2 EV3);
+	probe_free(&p);
+	free(out);
+
+	/* A header that does not add up is garbled. */
+	{
+		const char *bad = "@probe 1 5\n@events 10 20\n@end\n";
+
+		assert_int_not_equal(probe_parse(bad, strlen(bad), &p, &why), 0);
+	}
+	assert_non_null(strstr(why, "events header"));
+	free(why);
 }
 
 static void
@@ -278,6 +336,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_probe_real, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_events, setup, teardown),
 		cmocka_unit_test(test_probe_garbled),
 	};
 

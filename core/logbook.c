@@ -1,0 +1,116 @@
+/*
+ * logbook.c: LOGBOOK.md, appended to and never rewritten (see logbook.h).
+ *
+ * One entry is built in memory and appended with a single write(2) under
+ * O_APPEND (append_record), so two writers never interleave inside an entry
+ * and a crash leaves at most a missing entry, never half of an old one.
+ * Text from the box cannot forge structure: the heading and paragraph are
+ * flattened to one line each (control characters become spaces) and the
+ * evidence sits in a fence longer than any run of backticks inside it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "buf.h"
+#include "err.h"
+#include "fsutil.h"
+#include "logbook.h"
+#include "monotime.h"
+
+/* s on one line: newlines, tabs and other control bytes become spaces. */
+static void
+put_flat(struct buf *b, const char *s)
+{
+	for (; *s != '\0'; s++)
+		buf_putc(b, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
+}
+
+/* The longest run of c in s. */
+static size_t
+longest_run(const char *s, char c)
+{
+	size_t n = 0, best = 0;
+
+	for (; *s != '\0'; s++) {
+		n = *s == c ? n + 1 : 0;
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
+static void
+put_fence(struct buf *b, size_t n)
+{
+	while (n-- > 0)
+		buf_putc(b, '`');
+	buf_putc(b, '\n');
+}
+
+/* Create the file with its title unless it exists; 0 or WK_ERR_SYSTEM. */
+static int
+logbook_create(const char *path, const char *run)
+{
+	struct buf b = BUF_INIT;
+	int fd, r = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : WK_ERR_SYSTEM;
+	buf_puts(&b, "# Logbook: ");
+	put_flat(&b, run);
+	buf_puts(&b, "\n\nAppend-only: one entry per event that matters, oldest first, "
+	    "each with its UTC time and evidence. Written by watchkeeper; never edited.\n\n");
+	if (write_full(fd, b.data, b.len) != 0 || fsync(fd) != 0)
+		r = WK_ERR_SYSTEM;
+	close(fd);
+	if (r == 0)
+		(void)fsync_parent(path);
+	buf_free(&b);
+	return r;
+}
+
+int
+logbook_append(const char *dir, const char *run, time_t when, const char *kind,
+    const char *text, const char *evidence)
+{
+	struct buf b = BUF_INIT;
+	char ts[TIMEFMT_LEN], *path = fs_join(dir, LOGBOOK_FILE);
+	int r;
+
+	if ((r = logbook_create(path, run)) != 0)
+		goto out;
+	timefmt_utc(when, ts, sizeof(ts));
+	buf_printf(&b, "### %s · ", ts);
+	put_flat(&b, kind);
+	buf_puts(&b, "\n");
+	if (text != NULL && text[0] != '\0') {
+		put_flat(&b, text);
+		buf_putc(&b, '\n');
+	}
+	if (evidence != NULL && evidence[0] != '\0') {
+		size_t fence = longest_run(evidence, '`') + 1;
+		const char *s;
+
+		if (fence < 3)
+			fence = 3;
+		buf_putc(&b, '\n');
+		put_fence(&b, fence);
+		for (s = evidence; *s != '\0'; s++)
+			if (*s != '\r')
+				buf_putc(&b, *s);
+		if (evidence[strlen(evidence) - 1] != '\n')
+			buf_putc(&b, '\n');
+		put_fence(&b, fence);
+	}
+	buf_putc(&b, '\n');
+	r = append_record(path, b.data, b.len);
+ out:
+	buf_free(&b);
+	free(path);
+	return r;
+}
