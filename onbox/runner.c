@@ -815,6 +815,37 @@ runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *r
 	runner_emit(r, ev, human);
 }
 
+/*
+ * The workdir's git state for a launch record: {"sha", "dirty"} when it is
+ * a git work tree, else nothing.  Dirty means tracked files differ from
+ * the commit (untracked files do not count: .watchkeeper/ and logs live
+ * there).
+ */
+static void
+add_git(cJSON *ev, const char *workdir)
+{
+	char *sha_argv[] = { "git", "-C", (char *)workdir, "rev-parse", "--verify", "-q", "HEAD", NULL };
+	char *st_argv[] = { "git", "-C", (char *)workdir, "status", "--porcelain",
+	    "--untracked-files=no", NULL };
+	char *sha = NULL, *st = NULL;
+	int status;
+	cJSON *g;
+
+	if (spawn_capture(sha_argv, 256, 0, &status, &sha) != 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || strlen(sha) < 7)
+		goto out;
+	sha[strcspn(sha, "\n")] = '\0';
+	if (spawn_capture(st_argv, 1 << 20, 0, &status, &st) != 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		goto out;
+	g = cJSON_AddObjectToObject(ev, "git");
+	cJSON_AddStringToObject(g, "sha", sha);
+	cJSON_AddBoolToObject(g, "dirty", st[0] != '\0');
+ out:
+	free(sha);
+	free(st);
+}
+
 /* Launch attempt n of a run stage; fills w.  0 or -1 (the FAILED marker is written). */
 static int
 runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
@@ -842,6 +873,9 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	proc_identify(pid, &w->id);
 	ev = events_new(r->instance, r->cfg->run, "stage_started", r->st->name, r->attempt);
 	cJSON_AddStringToObject(ev, "command", r->st->run);
+	cJSON_AddStringToObject(ev, "cwd", r->cfg->workdir);
+	cJSON_AddNumberToObject(ev, "pid", (double)pid);
+	add_git(ev, r->cfg->workdir);
 	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->st->name, r->attempt);
 	runner_emit(r, ev, human);
 	return 0;

@@ -35,6 +35,20 @@ int patrol_tick(struct wk_config *cfg, int json);
 /* deploy.c: upload the config (and onbox), then onbox start; an exit code. */
 int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start);
 
+/*
+ * journal.c: LOGBOOK.md entries.  journal_box logs the box's events the
+ * probe brought (and moves patrol.json's events_offset past them);
+ * journal_tick logs a verdict change (prev NULL: the first tick), the
+ * results when the run is DONE, and what patrol did (action, may be "").
+ */
+struct notify_sinks;
+struct probe;
+void journal_box(struct pstate *st, const struct wk_config *cfg, const struct notify_sinks *sinks,
+    const struct probe *p);
+void journal_tick(struct pstate *st, const struct wk_config *cfg, const struct notify_sinks *sinks,
+    const char *prev, const char *verdict, const char *line, const char *action,
+    const char *results);
+
 /* cron.c: idempotent crontab edits; 0 or an exit code. */
 int cron_install(const struct wk_config *cfg, const char *self, const char *cfgpath);
 int cron_uninstall(const struct wk_config *cfg, int quiet);

@@ -24,6 +24,7 @@
 #include "atomic.h"
 #include "buf.h"
 #include "config.h"
+#include "crontab.h"
 #include "decide.h"
 #include "diag.h"
 #include "err.h"
@@ -60,6 +61,7 @@ struct tick {
 	char			*probe_why;	/* why the probe output was rejected */
 	struct decide_out	 out;
 	char			 action[1400];	/* what patrol did, for the report */
+	struct notify_sinks	 sinks;		/* for webhooks and for scrubbing what is written */
 };
 
 /* Run the probe on the open connection and parse it. 0, or -1 (t->err / t->probe_why). */
@@ -67,7 +69,7 @@ static int
 tick_probe(struct tick *t)
 {
 	struct ssh_result res;
-	char *script = probe_script(t->cfg);
+	char *script = probe_script_at(t->cfg, (long long)json_num(t->st.doc, "events_offset", -1));
 	int r = -1;
 
 	if (t->have_probe) {
@@ -318,42 +320,85 @@ tick_digest(struct tick *t, struct notify_sinks *sinks, const char *line)
 static void
 tick_notify(struct tick *t, const char *line)
 {
-	struct notify_sinks sinks;
 	const char *prev = json_str(t->st.doc, "notified", NULL);
 	cJSON *ev;
 
-	notify_sinks_load(t->cfg, &sinks);
-	if (sinks.n == 0) {
-		notify_sinks_free(&sinks);
+	if (t->sinks.n == 0)
 		return;
-	}
-	tick_digest(t, &sinks, line);
+	tick_digest(t, &t->sinks, line);
 	/*
 	 * A network blip is not news: the report says SSH_DOWN at once (it is
 	 * true), the webhooks only when the next tick cannot see the box either.
 	 */
 	if ((prev != NULL && strcmp(prev, verdict_name(t->out.v)) == 0) ||
-	    (t->out.v == V_SSH_DOWN && json_num(t->st.doc, "unseen_ticks", 0) < 1)) {
-		notify_sinks_free(&sinks);
+	    (t->out.v == V_SSH_DOWN && json_num(t->st.doc, "unseen_ticks", 0) < 1))
 		return;
-	}
 	ev = tick_event(t, "verdict_changed");
 	if (prev != NULL)
 		cJSON_AddStringToObject(ev, "previous", prev);
 	cJSON_AddStringToObject(ev, "report", line);
 	if (t->out.v == V_DONE && t->have_probe && t->probe.results != NULL)
 		cJSON_AddStringToObject(ev, "results", t->probe.results);
-	if (tick_push(t, &sinks, ev) == 0)
+	if (tick_push(t, &t->sinks, ev) == 0)
 		json_set_str(t->st.doc, "notified", verdict_name(t->out.v));
 	cJSON_Delete(ev);
-	notify_sinks_free(&sinks);
 }
 
 static void
 tick_finish(struct tick *t)
 {
-	if (cron_uninstall(t->cfg, 1) == 0)
+	/* Said only when a line was there to remove: a DONE tick repeats. */
+	if (crontab_installed(t->cfg) == 1 && cron_uninstall(t->cfg, 1) == 0)
 		snprintf(t->action, sizeof(t->action), "run done: its cron entry is removed");
+}
+
+/*
+ * What the box showed, for the handbook: markers present, FAILED markers,
+ * the current stage and attempt (see handbook.h for the keys).
+ */
+static void
+tick_remember_box(struct tick *t, const char *when)
+{
+	cJSON *d = t->st.doc, *m, *f, *att;
+	const struct probe *p = &t->probe;
+	size_t i;
+
+	if (!t->have_probe)
+		return;
+	m = cJSON_CreateArray();
+	f = cJSON_CreateObject();
+	json_set_str(d, "seen_at", when);
+	for (i = 0; i < p->nmarkers; i++)
+		cJSON_AddItemToArray(m, cJSON_CreateString(p->markers[i]));
+	json_set(d, "markers", m);
+	for (i = 0; i < p->nfailed; i++) {
+		cJSON *e = cJSON_AddObjectToObject(f, p->failed[i].marker);
+		const cJSON *lines = cJSON_GetObjectItem(p->failed[i].doc, "last_lines");
+		int n = cJSON_GetArraySize(lines);
+
+		cJSON_AddStringToObject(e, "class", json_str(p->failed[i].doc, "class", "unknown"));
+		cJSON_AddNumberToObject(e, "attempt", (double)json_long(p->failed[i].doc, "attempt", 0));
+		if (n > 0 && cJSON_IsString(cJSON_GetArrayItem(lines, n - 1))) {
+			char *l = notify_scrub(&t->sinks, cJSON_GetArrayItem(lines, n - 1)->valuestring);
+
+			cJSON_AddStringToObject(e, "last_line", l);
+			free(l);
+		}
+	}
+	json_set(d, "failed", f);
+	if (t->out.progress_max >= 0)
+		json_set_num(d, "progress_max", (double)t->out.progress_max);
+	if (json_str(p->state, "stage", NULL) != NULL) {
+		const char *stage = json_str(p->state, "stage", NULL);
+		long a = json_long(p->state, "attempt", 0);
+
+		json_set_str(d, "stage", stage);
+		json_set_num(d, "attempt", (double)a);
+		if (!cJSON_IsObject(att = cJSON_GetObjectItem(d, "attempts")))
+			att = cJSON_AddObjectToObject(d, "attempts");
+		if (json_long(att, stage, 0) < a)
+			json_set_num(att, stage, (double)a);
+	}
 }
 
 /* Carry what the next tick needs. */
@@ -369,6 +414,7 @@ tick_remember(struct tick *t, const char *when)
 		json_set_num(d, "unseen_ticks", json_num(d, "unseen_ticks", 0) + 1);
 	} else {
 		json_set_num(d, "unseen_ticks", 0);
+		tick_remember_box(t, when);
 		if (t->out.progress >= 0) {
 			cJSON *h = cJSON_GetObjectItem(d, "history"), *e;
 
@@ -438,12 +484,14 @@ patrol_tick(struct wk_config *cfg, int json)
 
 	memset(&t, 0, sizeof(t));
 	t.cfg = cfg;
+	notify_sinks_load(cfg, &t.sinks);
 	if ((r = pstate_open(cfg, &t.st)) != 0) {
 		if (r == WK_ERR_BUSY)
 			log_error("another patrol is ticking for run %s right now; not running twice", cfg->run);
 		else
 			log_error("cannot open the local state of run %s: %s", cfg->run, strerror(errno));
 		pstate_close(&t.st);
+		notify_sinks_free(&t.sinks);
 		return r == WK_ERR_BUSY ? WK_EX_TEMPFAIL : WK_EX_IOERR;
 	}
 	if (target_from_config(cfg, &t.target, &t.err, &d) == 0 &&
@@ -471,6 +519,10 @@ patrol_tick(struct wk_config *cfg, int json)
 	tick_print(&t, when, line, json);
 	fflush(stdout);
 	pstate_report(&t.st, line);
+	if (t.have_probe)
+		journal_box(&t.st, cfg, &t.sinks, &t.probe);
+	journal_tick(&t.st, cfg, &t.sinks, json_str(t.st.doc, "verdict", NULL), verdict_name(t.out.v),
+	    line, t.action, t.have_probe ? t.probe.results : NULL);
 	tick_notify(&t, line);
 	tick_remember(&t, when);
 	if (pstate_save(&t.st) != 0)
@@ -484,5 +536,6 @@ patrol_tick(struct wk_config *cfg, int json)
 	target_free(&t.target);
 	diag_free(&d);
 	pstate_close(&t.st);
+	notify_sinks_free(&t.sinks);
 	return rc;
 }

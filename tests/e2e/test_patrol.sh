@@ -365,6 +365,52 @@ test_transports_agree() {
 	touch "$T/go"
 }
 
+# LOGBOOK.md: launches with command and git state, failures with class,
+# relaunches, verdict changes, results; appended only, never twice, no secret.
+test_logbook_records_and_only_grows() {
+	box
+	mkdir -p "$T/work"
+	secret="http://127.0.0.1:9/hook/SECRET-LB-$RANDOM"
+	printf '#!/bin/sh\necho "torch.OutOfMemoryError: CUDA out of memory" >&2\nexit 1\n' >"$T/work/train.sh"
+	(cd "$T/work" && git init -q && git add train.sh &&
+		git -c user.email=t@t -c user.name=t commit -qm one) || fail "git setup"
+	sha=$(git -C "$T/work" rev-parse HEAD)
+	pconf "\"results\": \"metrics.csv\", \"notify\": [{\"type\": \"generic\", \"url\": \"$secret\"}]," \
+		"[{\"stage\": \"train\", \"run\": \"sh train.sh # $secret\"}]"
+	onbox run >/dev/null 2>&1 || true
+	patrol >"$T/p1" 2>&1 || true
+	line_ok CRASHED "$T/p1"
+	lb="$T/state/watchkeeper/t1/LOGBOOK.md"
+	assert_grep '^# Logbook: t1$' "$lb"
+	assert_grep "· launch train \(attempt 1\)$" "$lb"
+	assert_grep "git $sha \(clean\)" "$lb"
+	assert_grep '· train FAILED \(attempt 1\): cuda_oom$' "$lb"
+	assert_grep 'CUDA out of memory' "$lb"
+	assert_grep '· verdict CRASHED$' "$lb"
+	cp "$lb" "$T/lb1"
+	# Fixed and dirty now: the relaunch records both; the run finishes with results.
+	printf '#!/bin/sh\nprintf "metric,value\\nacc,0.9\\n" >metrics.csv\n' >"$T/work/train.sh"
+	onbox run >/dev/null 2>&1
+	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	line_ok DONE "$T/p2"
+	assert_grep "· relaunch train \(attempt 2\)$" "$lb"
+	assert_grep "git $sha \+ uncommitted changes" "$lb"
+	assert_grep '· train done \(attempt 2\)$' "$lb"
+	assert_grep '· run finished on the box$' "$lb"
+	assert_grep '· verdict DONE$' "$lb"
+	assert_grep '^acc,0.9$' "$lb"
+	# Only appended: the first version is a prefix of the second.
+	cmp -s "$T/lb1" <(head -c "$(stat -c %s "$T/lb1")" "$lb") || fail "the logbook was rewritten"
+	# Another tick (a new patrol process) logs nothing twice.
+	cp "$lb" "$T/lb2"
+	patrol >/dev/null 2>&1 || true
+	cmp -s "$T/lb2" "$lb" || fail "a quiet tick changed the logbook: $(diff "$T/lb2" "$lb")"
+	assert_eq "$(grep -c 'launch train (attempt 1)' "$lb")" 1
+	! grep -q "SECRET-LB" "$lb" || fail "the secret reached the logbook"
+	assert_grep 'sh train.sh #' "$lb"
+}
+
 t ok_one_connection test_ok_one_connection
 t done_prints_results_and_removes_cron test_done_prints_results_and_removes_cron
 t needs_resume_then_auto_resume_once test_needs_resume_then_auto_resume_once
@@ -380,3 +426,4 @@ t deploy_uploads_and_starts_once test_deploy_uploads_and_starts_once
 t verdict_changes_pushed_blips_not test_verdict_changes_pushed_blips_not
 t digest_and_history test_digest_and_history
 t transports_agree test_transports_agree
+t logbook_records_and_only_grows test_logbook_records_and_only_grows
