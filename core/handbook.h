@@ -34,6 +34,7 @@ struct handbook_ctx {
 	const char	*statedir;	/* the run's local state dir */
 	const cJSON	*pstate;	/* patrol.json (see pstate keys below), or NULL: never ticked */
 	int		 cron;		/* 1 this run's crontab line is installed, 0 not, -1 unknown */
+	const char	*generator;	/* who writes it, for the note ("patrol"); NULL: log_prog() */
 };
 
 /*
@@ -54,5 +55,20 @@ struct handbook_ctx {
 char *handbook_render(const struct handbook_ctx *c);
 /* Render and write atomically to path (0600).  0, or WK_ERR_SYSTEM with errno. */
 int handbook_write(const struct handbook_ctx *c, const char *path);
+
+/*
+ * The claims a handbook rendered now makes (what its last line holds):
+ * {"markers": {M: bool} for every chain marker, only when the state lists
+ * the markers the last seen tick found; "failed": {M: bool} likewise, when
+ * it lists them or the FAILED ones; "cron": bool unless unknown;
+ * "generated": generated}.  Caller cJSON_Delete()s.
+ */
+cJSON *handbook_claims(const struct handbook_ctx *c, const char *generated);
+/*
+ * Find the claims line in a handbook's text (the last line starting with
+ * CLAIMS_TAG) and parse it: 0 and *out (an object; caller cJSON_Delete()s),
+ * or WK_ERR_NOTFOUND (no such line) / WK_ERR_PARSE (garbled) with *out NULL.
+ */
+int handbook_claims_parse(const char *text, cJSON **out);
 
 #endif

@@ -30,6 +30,7 @@
 #include "err.h"
 #include "events.h"
 #include "fsutil.h"
+#include "handbook.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -62,6 +63,7 @@ struct tick {
 	struct decide_out	 out;
 	char			 action[1400];	/* what patrol did, for the report */
 	struct notify_sinks	 sinks;		/* for webhooks and for scrubbing what is written */
+	char			*cfg_abs;	/* the config's absolute path, for the handbook */
 };
 
 /* Run the probe on the open connection and parse it. 0, or -1 (t->err / t->probe_why). */
@@ -474,6 +476,28 @@ tick_print(struct tick *t, const char *when, const char *line, int json)
 	cJSON_Delete(o);
 }
 
+/* HANDBOOK.md, regenerated from this tick's state. */
+static void
+tick_handbook(struct tick *t)
+{
+	struct handbook_ctx c;
+	char *self = fs_self_exe(), *slash, *path = fs_join(t->st.dir, HANDBOOK_FILE);
+
+	memset(&c, 0, sizeof(c));
+	if (self != NULL && (slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	c.cfg = t->cfg;
+	c.config_path = t->cfg_abs;
+	c.bindir = self;
+	c.statedir = t->st.dir;
+	c.pstate = t->st.doc;
+	c.cron = crontab_installed(t->cfg);
+	if (handbook_write(&c, path) != 0)
+		log_warn("cannot write %s: %s", path, strerror(errno));
+	free(self);
+	free(path);
+}
+
 int
 patrol_tick(struct wk_config *cfg, int json)
 {
@@ -484,6 +508,7 @@ patrol_tick(struct wk_config *cfg, int json)
 
 	memset(&t, 0, sizeof(t));
 	t.cfg = cfg;
+	t.cfg_abs = fs_abspath(cfg->path);
 	notify_sinks_load(cfg, &t.sinks);
 	if ((r = pstate_open(cfg, &t.st)) != 0) {
 		if (r == WK_ERR_BUSY)
@@ -492,6 +517,7 @@ patrol_tick(struct wk_config *cfg, int json)
 			log_error("cannot open the local state of run %s: %s", cfg->run, strerror(errno));
 		pstate_close(&t.st);
 		notify_sinks_free(&t.sinks);
+		free(t.cfg_abs);
 		return r == WK_ERR_BUSY ? WK_EX_TEMPFAIL : WK_EX_IOERR;
 	}
 	if (target_from_config(cfg, &t.target, &t.err, &d) == 0 &&
@@ -527,6 +553,7 @@ patrol_tick(struct wk_config *cfg, int json)
 	tick_remember(&t, when);
 	if (pstate_save(&t.st) != 0)
 		log_warn("cannot save the patrol state in %s: %s", t.st.dir, strerror(errno));
+	tick_handbook(&t);
 	rc = verdict_exit(t.out.v);
 
 	free(line);
@@ -537,5 +564,6 @@ patrol_tick(struct wk_config *cfg, int json)
 	diag_free(&d);
 	pstate_close(&t.st);
 	notify_sinks_free(&t.sinks);
+	free(t.cfg_abs);
 	return rc;
 }
