@@ -8,6 +8,8 @@
 
 : "${BUILD:=build}"
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# The tests join "$TOP/$BUILD": an absolute BUILD becomes relative to TOP.
+case $BUILD in /*) BUILD=$(realpath -m --relative-to="$TOP" "$BUILD") ;; esac
 ONBOX="$TOP/$BUILD/onbox"
 [ -x "$ONBOX" ] || { echo "FAIL setup: $ONBOX not built"; exit 1; }
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
