@@ -387,6 +387,10 @@ test_logbook_records_and_only_grows() {
 	assert_grep '· train FAILED \(attempt 1\): cuda_oom$' "$lb"
 	assert_grep 'CUDA out of memory' "$lb"
 	assert_grep '· verdict CRASHED$' "$lb"
+	# Every tick rewrites the handbook beside it with what it saw.
+	hb="$T/state/watchkeeper/t1/HANDBOOK.md"
+	assert_grep '^- Last verdict: `CRASHED`' "$hb"
+	assert_grep 'train FAILED \(attempt 1\): cuda_oom' "$hb"
 	cp "$lb" "$T/lb1"
 	# Fixed and dirty now: the relaunch records both; the run finishes with results.
 	printf '#!/bin/sh\nprintf "metric,value\\nacc,0.9\\n" >metrics.csv\n' >"$T/work/train.sh"
@@ -400,6 +404,7 @@ test_logbook_records_and_only_grows() {
 	assert_grep '· run finished on the box$' "$lb"
 	assert_grep '· verdict DONE$' "$lb"
 	assert_grep '^acc,0.9$' "$lb"
+	assert_grep '^- Last verdict: `DONE`' "$hb"
 	# Only appended: the first version is a prefix of the second.
 	cmp -s "$T/lb1" <(head -c "$(stat -c %s "$T/lb1")" "$lb") || fail "the logbook was rewritten"
 	# Another tick (a new patrol process) logs nothing twice.
