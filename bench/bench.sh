@@ -172,6 +172,7 @@ hook_lat=$(webhook_latency | tr '\n' ' ')
 read -r flush_ms flush_got < <(backlog_flush)
 # In its own process: it uses the test suite's sshd harness and its traps.
 patrol_res=$(bash "$top/bench/patrol_bench.sh" "$build" "$N" | tail -n 1)
+export WK_BENCH_SENTINEL="$(bash "$top/bench/sentinel_bench.sh" "$build" "$N" | tail -n 1)"
 
 python3 - "$top/bench/results.json" "$onbox_lat" "$seed_lat" "$idle_cpu_ms" "$idle_rss_kb" "$IDLE" \
 	"$hook_lat" "$flush_ms" "$flush_got" "$patrol_res" <<'PY'
@@ -202,6 +203,16 @@ rows = [
     (f"patrol tick at {p_delay} ms one-way delay (median ms)", statistics.median(p_delayed), "", None),
     ("ssh connections accepted / opened (patrol ticks + ssh true)", int(p_conns), f"= {p_expect}", int(p_conns) == int(p_expect)),
 ]
+# sentinel: marker landed -> sentinel exited (bench/sentinel_bench.sh), polling every 1 s and --follow.
+import os
+s_poll, s_follow = [[int(x) / 1000 for x in part.split()] for part in (os.environ.get("WK_BENCH_SENTINEL") or "|").split("|")]
+if s_poll and s_follow:
+    rows += [
+        ("sentinel: marker -> exit, polling every 1 s (mean ms)", statistics.mean(s_poll), "", None),
+        ("sentinel: marker -> exit, polling every 1 s (max ms)", max(s_poll), "< 1500 ms", max(s_poll) < 1500),
+        ("sentinel: marker -> exit, --follow (mean ms)", statistics.mean(s_follow), "< 1000 ms", statistics.mean(s_follow) < 1000),
+        ("sentinel: marker -> exit, --follow (max ms)", max(s_follow), "< 1000 ms", max(s_follow) < 1000),
+    ]
 print(f"{'measure':58} {'value':>12}  {'target':12} ok")
 for name, v, target, ok in rows:
     print(f"{name:58} {v:12.1f}  {target:12} {'' if ok is None else ('yes' if ok else 'NO')}")

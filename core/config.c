@@ -274,6 +274,8 @@ static const struct cfg_key cfg_sentinel_keys[] = {
 	  .help = "seconds between polls" },
 	{ .name = "max_ticks", .type = CFG_INT, .min = 1, .max = 1000000, .def = "120",
 	  .help = "polls before giving up" },
+	{ .name = "follow_s", .type = CFG_INT, .min = 1, .max = 3600, .def = "60",
+	  .help = "--follow: the longest one connection waits on the box (onbox wait)" },
 };
 static const struct cfg_table cfg_sentinel_table = CFG_TABLE("sentinel", cfg_sentinel_keys, 0);
 

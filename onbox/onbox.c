@@ -22,6 +22,7 @@ static const struct onbox_cmd *const onbox_cmds[] = {
 	&onbox_cmd_start,
 	&onbox_cmd_status,
 	&onbox_cmd_notify,
+	&onbox_cmd_wait,
 };
 
 static void

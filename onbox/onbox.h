@@ -28,6 +28,7 @@ extern const struct onbox_cmd onbox_cmd_run;
 extern const struct onbox_cmd onbox_cmd_start;
 extern const struct onbox_cmd onbox_cmd_status;
 extern const struct onbox_cmd onbox_cmd_notify;
+extern const struct onbox_cmd onbox_cmd_wait;
 
 /* Load the config named by ctx; on failure prints every problem and returns NULL (caller exits 78). */
 struct wk_config *onbox_load_config(const struct onbox_ctx *ctx);
