@@ -501,13 +501,13 @@ cfg_key_nearest(const struct cfg_table *t, const char *name)
 
 /* Value checks: everything that depends on one value alone. */
 
-static int
-cfg_name_ok(const char *s)
+int
+config_name_ok(const char *s)
 {
 	static const char extra[] = "._-";
 	const char *p;
 
-	if (*s == '\0' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+	if (s == NULL || *s == '\0' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
 		return 0;
 	for (p = s; *p != '\0'; p++) {
 		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
@@ -542,7 +542,7 @@ cfg_check_string(const struct cfg_ctx *ctx, const struct cfg_key *k, const char 
 
 	if (k->choices != NULL && !cfg_choice_ok(k->choices, s))
 		cfg_error(ctx, path, "key \"%s\": \"%s\" is not one of %s", path, s, k->choices);
-	if ((k->flags & CFG_NAME) && !cfg_name_ok(s))
+	if ((k->flags & CFG_NAME) && !config_name_ok(s))
 		cfg_error(ctx, path, "key \"%s\": \"%s\" must match [A-Za-z0-9._-]+ "
 		    "and not be \".\" or \"..\"", path, s);
 	if (k->flags & CFG_REGEX) {
@@ -1272,7 +1272,7 @@ config_load(const char *path, struct wk_config **out, struct diag *d)
 	cfg_check(&ctx, &cfg_root_table, run.root, "");
 
 	pv = cJSON_GetObjectItemCaseSensitive(run.root, "profile");
-	if (cJSON_IsString(pv) && cfg_name_ok(pv->valuestring))
+	if (cJSON_IsString(pv) && config_name_ok(pv->valuestring))
 		cfg_profile_load(&ctx, cfg, pv->valuestring, &prof);
 	if (prof.root != NULL) {
 		if ((merged = cJSON_Duplicate(prof.root, 1)) == NULL)

@@ -108,6 +108,9 @@ char *config_find(const char *opt);
 int config_load(const char *path, struct wk_config **out, struct diag *d);
 void config_free(struct wk_config *cfg);
 
+/* [A-Za-z0-9._-]+ and not "." or "..": the rule for run, stage and marker names. */
+int config_name_ok(const char *s);
+
 /* The stage named name, or NULL. */
 const struct wk_stage *config_stage(const struct wk_config *cfg, const char *name);
 

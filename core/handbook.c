@@ -39,6 +39,7 @@
 #include "layout.h"
 #include "log.h"
 #include "logbook.h"
+#include "md.h"
 #include "monotime.h"
 #include "notify.h"
 #include "remote.h"
@@ -63,105 +64,6 @@ struct hb {
 	char			*ssh;		/* "ssh [-F ...] host" quoted words, or NULL (no box.host) */
 	char			 now[TIMEFMT_LEN];
 };
-
-/* ---- markdown pieces ---- */
-
-static size_t
-hb_longest_run(const char *s, char c)
-{
-	size_t n = 0, best = 0;
-
-	for (; *s != '\0'; s++) {
-		n = *s == c ? n + 1 : 0;
-		if (n > best)
-			best = n;
-	}
-	return best;
-}
-
-static void
-hb_ticks(struct buf *b, size_t n)
-{
-	while (n-- > 0)
-		buf_putc(b, '`');
-}
-
-/*
- * s as one code span.  cell: it sits in a table row ('|' escaped).
- * Newlines become ⏎ and other control bytes spaces, so the span stays on
- * its line; padded with a space each side when s starts or ends with a
- * backtick or a space (CommonMark strips exactly one each side).
- */
-static void
-md_code_x(struct buf *b, const char *s, int cell)
-{
-	size_t n, len;
-	int pad;
-
-	if (s == NULL || *s == '\0') {
-		buf_puts(b, "(empty)");
-		return;
-	}
-	len = strlen(s);
-	n = hb_longest_run(s, '`') + 1;
-	pad = s[0] == '`' || s[0] == ' ' || s[len - 1] == '`' || s[len - 1] == ' ';
-	hb_ticks(b, n);
-	if (pad)
-		buf_putc(b, ' ');
-	for (; *s != '\0'; s++) {
-		if (*s == '\n')
-			buf_puts(b, "\xe2\x8f\x8e");	/* ⏎ */
-		else if (*s == '|' && cell)
-			buf_puts(b, "\\|");
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			buf_putc(b, ' ');
-		else
-			buf_putc(b, *s);
-	}
-	if (pad)
-		buf_putc(b, ' ');
-	hb_ticks(b, n);
-}
-
-static void
-md_code(struct buf *b, const char *s)
-{
-	md_code_x(b, s, 0);
-}
-
-/* Our own words in a table cell: one line, '|' escaped, no HTML. */
-static void
-md_cell(struct buf *b, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		if (*s == '|')
-			buf_puts(b, "\\|");
-		else if (*s == '<')
-			buf_puts(b, "&lt;");
-		else if (*s == '\n' || *s == '\r')
-			buf_putc(b, ' ');
-		else
-			buf_putc(b, *s);
-	}
-}
-
-/* s in a fenced block, info string info ("sh" or ""). */
-static void
-md_block(struct buf *b, const char *info, const char *s)
-{
-	size_t n = hb_longest_run(s, '`') + 1;
-
-	if (n < 3)
-		n = 3;
-	hb_ticks(b, n);
-	buf_puts(b, info);
-	buf_putc(b, '\n');
-	buf_puts(b, s);
-	if (*s == '\0' || s[strlen(s) - 1] != '\n')
-		buf_putc(b, '\n');
-	hb_ticks(b, n);
-	buf_puts(b, "\n\n");
-}
 
 /* A number as people write it: integral values without a fraction. */
 static void

@@ -19,37 +19,8 @@
 #include "err.h"
 #include "fsutil.h"
 #include "logbook.h"
+#include "md.h"
 #include "monotime.h"
-
-/* s on one line: newlines, tabs and other control bytes become spaces. */
-static void
-put_flat(struct buf *b, const char *s)
-{
-	for (; *s != '\0'; s++)
-		buf_putc(b, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
-}
-
-/* The longest run of c in s. */
-static size_t
-longest_run(const char *s, char c)
-{
-	size_t n = 0, best = 0;
-
-	for (; *s != '\0'; s++) {
-		n = *s == c ? n + 1 : 0;
-		if (n > best)
-			best = n;
-	}
-	return best;
-}
-
-static void
-put_fence(struct buf *b, size_t n)
-{
-	while (n-- > 0)
-		buf_putc(b, '`');
-	buf_putc(b, '\n');
-}
 
 /* Create the file with its title unless it exists; 0 or WK_ERR_SYSTEM. */
 static int
@@ -62,7 +33,7 @@ logbook_create(const char *path, const char *run)
 	if (fd < 0)
 		return errno == EEXIST ? 0 : WK_ERR_SYSTEM;
 	buf_puts(&b, "# Logbook: ");
-	put_flat(&b, run);
+	md_flat(&b, run);
 	buf_puts(&b, "\n\nAppend-only: one entry per event that matters, oldest first, "
 	    "each with its UTC time and evidence. Written by watchkeeper; never edited.\n\n");
 	if (write_full(fd, b.data, b.len) != 0 || fsync(fd) != 0)
@@ -86,28 +57,17 @@ logbook_append(const char *dir, const char *run, time_t when, const char *kind,
 		goto out;
 	timefmt_utc(when, ts, sizeof(ts));
 	buf_printf(&b, "### %s · ", ts);
-	put_flat(&b, kind);
+	md_flat(&b, kind);
 	buf_puts(&b, "\n");
 	if (text != NULL && text[0] != '\0') {
-		put_flat(&b, text);
+		md_flat(&b, text);
 		buf_putc(&b, '\n');
 	}
 	if (evidence != NULL && evidence[0] != '\0') {
-		size_t fence = longest_run(evidence, '`') + 1;
-		const char *s;
-
-		if (fence < 3)
-			fence = 3;
 		buf_putc(&b, '\n');
-		put_fence(&b, fence);
-		for (s = evidence; *s != '\0'; s++)
-			if (*s != '\r')
-				buf_putc(&b, *s);
-		if (evidence[strlen(evidence) - 1] != '\n')
-			buf_putc(&b, '\n');
-		put_fence(&b, fence);
-	}
-	buf_putc(&b, '\n');
+		md_block(&b, "", evidence);
+	} else
+		buf_putc(&b, '\n');
 	r = append_record(path, b.data, b.len);
  out:
 	buf_free(&b);

@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "config.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "mwait.h"
@@ -24,22 +25,6 @@
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- the spec ---- */
-
-int
-mwait_name_ok(const char *s)
-{
-	static const char extra[] = "._-";
-	const char *p;
-
-	if (s == NULL || *s == '\0' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return 0;
-	for (p = s; *p != '\0'; p++) {
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-		    (*p >= '0' && *p <= '9') || strchr(extra, *p) != NULL))
-			return 0;
-	}
-	return 1;
-}
 
 int
 mwait_spec_stage(const struct mwait_spec *spec, const char *stage)
@@ -77,7 +62,7 @@ mwait_spec_add(struct mwait_spec *spec, const char *marker, const char *stage)
 	size_t i, at;
 	int c;
 
-	if (!mwait_name_ok(marker) || (stage != NULL && !mwait_name_ok(stage)))
+	if (!config_name_ok(marker) || (stage != NULL && !config_name_ok(stage)))
 		return WK_ERR_INVALID;
 	for (at = 0; at < spec->nmarkers; at++) {
 		if ((c = strcmp(spec->markers[at], marker)) == 0) {

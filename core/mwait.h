@@ -53,8 +53,6 @@ struct mwait_spec {
 	size_t	  nstages;
 };
 
-/* [A-Za-z0-9._-]+, not "." or ".." (the config's rule for marker and stage names). */
-int mwait_name_ok(const char *s);
 /*
  * Add marker (with stage, or NULL) keeping markers sorted and unique.
  * WK_ERR_INVALID when a name is not valid or the marker is already there

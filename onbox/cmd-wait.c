@@ -79,7 +79,7 @@ wait_pair(const char *arg, char **name, const char **value)
 		return -1;
 	*name = xstrndup(arg, (size_t)(eq - arg));
 	*value = eq + 1;
-	if (!mwait_name_ok(*name)) {
+	if (!config_name_ok(*name)) {
 		free(*name);
 		*name = NULL;
 		return -1;
@@ -300,7 +300,7 @@ cmd_wait_exec(struct onbox_ctx *ctx)
 				stage_s = xreallocarray(stage_s, nstage + 1, sizeof(*stage_s));
 				stage_m[nstage] = name;
 				stage_s[nstage++] = xstrdup(val);
-				if (!mwait_name_ok(val)) {
+				if (!config_name_ok(val)) {
 					fprintf(stderr, "onbox wait: --stage-of %s: not a stage name\n", optarg);
 					goto out;
 				}

@@ -22,6 +22,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "jsonfile.h"
+#include "config.h"
 #include "mwait.h"
 #include "spawn.h"
 #include "xmalloc.h"
@@ -377,9 +378,9 @@ test_mwait_spec(void **state)
 	assert_string_equal(spec.stages[1], "z");
 	assert_int_equal(mwait_spec_stage(&spec, "z"), 1);
 	assert_int_equal(mwait_spec_stage(&spec, "q"), -1);
-	assert_true(mwait_name_ok("TRAIN.done-2_x"));
-	assert_false(mwait_name_ok("."));
-	assert_false(mwait_name_ok("a$b"));
+	assert_true(config_name_ok("TRAIN.done-2_x"));
+	assert_false(config_name_ok("."));
+	assert_false(config_name_ok("a$b"));
 	/* Names reach the script quoted, one check each, markers before histories. */
 	script = mwait_script("/w", &spec);
 	assert_non_null(strstr(script, "mk 'A_DONE'\nmk 'M'\nmk 'Z_DONE'\nst 'a'\nst 'z'\necho @end\n"));
