@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -36,11 +38,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", dir);
-	int r = system(cmd);
+	int r = unit_rmrf(dir);
 
 	(void)state;
-	free(cmd);
 	return r == 0 ? 0 : -1;
 }
 

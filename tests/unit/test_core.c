@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -98,11 +100,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", tdir);
-	int r = system(cmd);
+	int r = unit_rmrf(tdir);
 
 	(void)state;
-	free(cmd);
 	return r == 0 ? 0 : -1;
 }
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +54,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", dir);
-	int r = system(cmd);
+	int r = unit_rmrf(dir);
 
 	(void)state;
-	free(cmd);
 	config_free(cfg);
 	return r == 0 ? 0 : -1;
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,10 +75,8 @@ static int
 teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xstrfmt("rm -rf '%s'", f->dir);
-	int r = system(cmd);
+	int r = unit_rmrf(f->dir);
 
-	free(cmd);
 	notify_sinks_free(&f->sinks);
 	config_free(f->cfg);
 	free(f->outbox);

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -126,10 +128,8 @@ static int
 teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xstrfmt("rm -rf '%s'", f->dir);
-	int r = system(cmd);
+	int r = unit_rmrf(f->dir);
 
-	free(cmd);
 	config_free(f->cfg);
 	free(f->work);
 	free(f);
@@ -140,36 +140,11 @@ teardown(void **state)
 static char *
 run_probe_at(struct fx *f, long long from, size_t *len)
 {
-	char *script = probe_script_at(f->cfg, from);
-	char *argv[] = { "sh", "-s", NULL };
-	struct spawn_opts o;
-	struct buf out = BUF_INIT;
-	int in[2], outp[2], status;
-	char chunk[4096];
-	ssize_t n;
-	pid_t pid;
+	char *script = probe_script_at(f->cfg, from), *out;
 
-	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(outp, O_CLOEXEC), 0);
-	spawn_opts_init(&o);
-	o.cwd = f->dir;
-	o.fd_in = in[0];
-	o.fd_out = outp[1];
-	o.fd_err = SPAWN_INHERIT;
-	pid = spawn_argv(argv, &o);
-	assert_true(pid > 0);
-	close(in[0]);
-	close(outp[1]);
-	assert_int_equal(write(in[1], script, strlen(script)), (ssize_t)strlen(script));
-	close(in[1]);
-	while ((n = read(outp[0], chunk, sizeof(chunk))) > 0)
-		buf_append(&out, chunk, (size_t)n);
-	close(outp[0]);
-	spawn_wait(pid, &status);
-	assert_true(WIFEXITED(status));
+	out = unit_sh(script, f->dir, len);
 	free(script);
-	*len = out.len;
-	return buf_detach(&out);
+	return out;
 }
 
 static char *

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,11 +47,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", dir);
-	int r = system(cmd);
+	int r = unit_rmrf(dir);
 
 	(void)state;
-	free(cmd);
 	if (old_xdg != NULL)
 		setenv("XDG_STATE_HOME", old_xdg, 1);
 	else
