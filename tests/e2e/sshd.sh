@@ -176,3 +176,26 @@ sshd_stop() {
 }
 
 sshd_accepted_count() { grep -c 'Accepted publickey' "$T/sshd/sshd.log" || true; }
+
+# box: the suite's sshd as "the box" (this machine): onbox first on the
+# remote PATH, a fake crontab keeping its table in $T/crontab.txt, and the
+# local state directory under $T.
+box() {
+	sshd_start
+	mkdir -p "$T/sshd/bin" "$T/fakebin" "$T/state"
+	ln -sf "$ONBOX" "$T/sshd/bin/onbox"
+	cat >"$T/fakebin/crontab" <<SH
+#!/bin/sh
+case "\$1" in
+-l) [ -f "$T/crontab.txt" ] || { echo "no crontab for \$(id -un)" >&2; exit 1; }; cat "$T/crontab.txt" ;;
+-) cat >"$T/crontab.txt" ;;
+esac
+SH
+	chmod +x "$T/fakebin/crontab"
+	export XDG_STATE_HOME="$T/state" PATH="$T/fakebin:$PATH"
+}
+
+# pconf EXTRA CHAIN: the run's config (lib.sh's conf), the box part included.
+pconf() {
+	conf "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"config\": \"$T/wk.json\", \"connect_timeout_s\": 3}, $1" "$2"
+}

@@ -6,27 +6,6 @@
 . "$(dirname "$0")/sshd.sh"
 PATROL="$TOP/$BUILD/patrol"
 
-# The box: sshd, onbox first on the remote PATH, a config both sides read.
-box() {
-	sshd_start
-	mkdir -p "$T/sshd/bin" "$T/fakebin" "$T/state"
-	ln -sf "$ONBOX" "$T/sshd/bin/onbox"
-	cat >"$T/fakebin/crontab" <<SH
-#!/bin/sh
-case "\$1" in
--l) [ -f "$T/crontab.txt" ] || { echo "no crontab for \$(id -un)" >&2; exit 1; }; cat "$T/crontab.txt" ;;
--) cat >"$T/crontab.txt" ;;
-esac
-SH
-	chmod +x "$T/fakebin/crontab"
-	export XDG_STATE_HOME="$T/state" PATH="$T/fakebin:$PATH"
-}
-
-# pconf EXTRA CHAIN: the run's config, box part included.
-pconf() {
-	conf "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"config\": \"$T/wk.json\", \"connect_timeout_s\": 3}, $1" "$2"
-}
-
 patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
 
 waiting_stage() {

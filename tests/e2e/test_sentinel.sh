@@ -9,14 +9,6 @@
 . "$(dirname "$0")/sshd.sh"
 SENTINEL="$TOP/$BUILD/sentinel"
 
-# The box: sshd, onbox first on the remote PATH, local state under $T.
-box() {
-	sshd_start
-	mkdir -p "$T/sshd/bin" "$T/state"
-	ln -sf "$ONBOX" "$T/sshd/bin/onbox"
-	export XDG_STATE_HOME="$T/state"
-}
-
 # sconf EXTRA CHAIN: the run's config, box part included (TRANSPORT: libssh2 | openssh).
 sconf() {
 	conf "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"connect_timeout_s\": 3, \"transport\": \"${TRANSPORT:-libssh2}\"}, $1" "$2"
