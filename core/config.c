@@ -192,7 +192,7 @@ static const struct cfg_key cfg_throughput_keys[] = {
 	  .help = "PCRE2; group 1 = throughput (e.g. tokens/s)" },
 	{ .name = "drop_pct", .type = CFG_NUM, .min = 1, .max = 100, .def = "25",
 	  .help = "alert when throughput is this % below its baseline ..." },
-	{ .name = "ticks", .type = CFG_INT, .min = 1, .max = 1000, .def = "3",
+	{ .name = "ticks", .type = CFG_INT, .min = 1, .max = 1000, .def = "2",
 	  .help = "... for this many patrol ticks in a row" },
 	{ .name = "warmup_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
 	  .help = "baseline starts after this step" },
@@ -207,6 +207,12 @@ static const struct cfg_key cfg_checkpoints_keys[] = {
 	  .help = "PCRE2 on entry names; group 1 = the step (sorted numerically)" },
 	{ .name = "complete_file", .type = CFG_STR, .def = "metadata.json",
 	  .help = "a checkpoint is complete when it holds this file" },
+	{ .name = "fallback", .type = CFG_STR, .def = "fresh", .choices = "fresh|stop",
+	  .help = "no complete checkpoint: start fresh, or stop and say so" },
+	{ .name = "none", .type = CFG_STR, .def = "",
+	  .help = "what {checkpoint} becomes when starting fresh" },
+	{ .name = "every_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
+	  .help = "steps between checkpoints; 0: learned from their spacing" },
 };
 static const struct cfg_table cfg_checkpoints_table =
     CFG_TABLE("checkpoints", cfg_checkpoints_keys, 0);
@@ -214,10 +220,12 @@ static const struct cfg_table cfg_checkpoints_table =
 static const struct cfg_key cfg_restart_keys[] = {
 	{ .name = "max", .type = CFG_INT, .min = 0, .max = 1000, .def = "3",
 	  .help = "restarts of a failed stage in all" },
-	{ .name = "window_s", .type = CFG_INT, .min = 1, .max = CFG_TIMEOUT_MAX, .def = "3600",
-	  .help = "the sliding window for max_in_window" },
-	{ .name = "max_in_window", .type = CFG_INT, .min = 0, .max = 1000, .def = "2",
-	  .help = "restarts allowed within window_s" },
+	{ .name = "window_s", .type = CFG_INT, .min = 1, .max = CFG_TIMEOUT_MAX, .def = "600",
+	  .help = "the sliding window for max_in_window (flapping)" },
+	{ .name = "max_in_window", .type = CFG_INT, .min = 0, .max = 1000, .def = "4",
+	  .help = "failures allowed within window_s; more stops restarting" },
+	{ .name = "escalate_s", .type = CFG_INT, .min = 0, .max = CFG_TIMEOUT_MAX, .def = "600",
+	  .help = "the same class failing again this soon after a restart escalates" },
 	{ .name = "retry_classes", .type = CFG_STRARR,
 	  .help = "failure classes that may be retried (default: the triage table's)" },
 };
@@ -294,6 +302,8 @@ static const struct cfg_key cfg_job_keys[] = {
 	{ .name = "logs", .type = CFG_STR, .help = "command printing a job's log" },
 	{ .name = "stop", .type = CFG_STR, .help = "command stopping a job" },
 	{ .name = "submit", .type = CFG_STR, .help = "command submitting a job" },
+	{ .name = "find", .type = CFG_STR,
+	  .help = "command listing the jobs named {name}, to reconcile a changed id" },
 	{ .name = "id_regex", .type = CFG_STR, .flags = CFG_REGEX,
 	  .help = "PCRE2 finding the job id in submit's output (group 1, else the match)" },
 	{ .name = "states", .type = CFG_STRMAP,
