@@ -57,6 +57,12 @@ layout_attempt_record(const char *workdir, const char *stage, long attempt)
 }
 
 char *
+layout_attempt_config(const char *workdir, const char *stage, long attempt)
+{
+	return xstrfmt("%s/" LAYOUT_DIR "/attempts/%s.%ld.config.json", workdir, stage, attempt);
+}
+
+char *
 layout_attempt_lock(const char *workdir, const char *stage, long attempt)
 {
 	return xstrfmt("%s/" LAYOUT_DIR "/attempts/%s.%ld.lock", workdir, stage, attempt);

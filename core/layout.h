@@ -11,6 +11,7 @@
  *   stages/<stage>.json         the stage's attempt history (onbox writes)
  *   attempts/<stage>.<n>.json   one attempt's process record (its wrapper writes)
  *   attempts/<stage>.<n>.lock   held by the attempt's wrapper while it lives
+ *   attempts/<stage>.<n>.config.json  the effective config the attempt launched with
  *   onbox.lock                  held by the one `onbox run` of this run
  *   onbox.log                   onbox's own diagnostics
  *   instance                    random id of this workdir's run, for event ids
@@ -31,6 +32,7 @@ char *layout_attempt_log(const char *workdir, const char *stage, long attempt);
 char *layout_attempt_log_rel(const char *stage, long attempt);
 char *layout_stage_file(const char *workdir, const char *stage);
 char *layout_attempt_record(const char *workdir, const char *stage, long attempt);
+char *layout_attempt_config(const char *workdir, const char *stage, long attempt);
 char *layout_attempt_lock(const char *workdir, const char *stage, long attempt);
 /* Create the directory tree; 0 or WK_ERR_SYSTEM (errno set, *failed = the path). */
 int layout_create(const char *workdir, char **failed);

@@ -36,6 +36,7 @@
 #include "err.h"
 #include "events.h"
 #include "fsutil.h"
+#include "jsondiff.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -846,6 +847,42 @@ add_git(cJSON *ev, const char *workdir)
 	free(st);
 }
 
+/*
+ * Keep the effective config this attempt launches with, and say what
+ * changed since the stage's previous attempt that kept one: a relaunch
+ * with an edited command or config is shown loudly (onbox.log, the event,
+ * the logbook), values under notify[] never.
+ */
+static void
+runner_drift(struct runner *r, cJSON *ev)
+{
+	char *snap = layout_attempt_config(r->cfg->workdir, r->st->name, r->attempt), *diff = NULL;
+	cJSON *prev = NULL;
+	long n;
+
+	if (jsonfile_save(snap, r->cfg->root) != 0)
+		log_warn("cannot write %s: %s", snap, strerror(errno));
+	for (n = r->attempt - 1; n >= 1 && prev == NULL; n--) {
+		char *p = layout_attempt_config(r->cfg->workdir, r->st->name, n);
+
+		if (jsonfile_load(p, &prev) != 0)
+			prev = NULL;
+		free(p);
+	}
+	if (prev != NULL && (diff = jsondiff_text(prev, r->cfg->root, 40, jsondiff_hide_secrets)) != NULL) {
+		char *clean = notify_scrub(&r->sinks, diff);
+
+		log_warn("stage %s attempt %ld: CONFIG DRIFT since attempt %ld:\n%s", r->st->name,
+		    r->attempt, n + 1, clean);
+		cJSON_AddStringToObject(ev, "config_drift", clean);
+		cJSON_AddNumberToObject(ev, "drift_since", (double)(n + 1));
+		free(clean);
+	}
+	cJSON_Delete(prev);
+	free(diff);
+	free(snap);
+}
+
 /* Launch attempt n of a run stage; fills w.  0 or -1 (the FAILED marker is written). */
 static int
 runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
@@ -876,6 +913,7 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	cJSON_AddStringToObject(ev, "cwd", r->cfg->workdir);
 	cJSON_AddNumberToObject(ev, "pid", (double)pid);
 	add_git(ev, r->cfg->workdir);
+	runner_drift(r, ev);
 	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->st->name, r->attempt);
 	runner_emit(r, ev, human);
 	return 0;

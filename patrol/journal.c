@@ -92,6 +92,12 @@ ev_started(const struct jctx *j, const cJSON *ev, time_t when)
 	    json_long(ev, "pid", 0), gits);
 	jot(j, when, kind, text, cmd);
 	free(text);
+	if (json_str(ev, "config_drift", NULL) != NULL) {
+		snprintf(kind, sizeof(kind), "CONFIG DRIFT: %s attempt %ld runs a different config than attempt %ld",
+		    stage, attempt, json_long(ev, "drift_since", attempt - 1));
+		jot(j, when, kind, "What changed (values under notify[] are never shown):",
+		    json_str(ev, "config_drift", ""));
+	}
 }
 
 static void

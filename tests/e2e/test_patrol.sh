@@ -373,6 +373,7 @@ test_logbook_records_and_only_grows() {
 	cp "$lb" "$T/lb1"
 	# Fixed and dirty now: the relaunch records both; the run finishes with results.
 	printf '#!/bin/sh\nprintf "metric,value\\nacc,0.9\\n" >metrics.csv\n' >"$T/work/train.sh"
+	sed -i 's/"heartbeat_s": 1,/"heartbeat_s": 2,/; s/# http/--fixed # http/' "$T/wk.json"
 	onbox run >/dev/null 2>&1
 	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
 	assert_eq "$rc" 0
@@ -383,6 +384,10 @@ test_logbook_records_and_only_grows() {
 	assert_grep '· run finished on the box$' "$lb"
 	assert_grep '· verdict DONE$' "$lb"
 	assert_grep '^acc,0.9$' "$lb"
+	# The relaunch ran a different config: said loudly, with what changed.
+	assert_grep '· CONFIG DRIFT: train attempt 2 runs a different config than attempt 1$' "$lb"
+	assert_grep '^heartbeat_s: 1 -> 2$' "$lb"
+	assert_grep '^chain\[0\]\.run: "sh train.sh # \*\*\*" -> "sh train.sh --fixed # \*\*\*"$' "$lb"
 	assert_grep '^- Last verdict: `DONE`' "$hb"
 	# Only appended: the first version is a prefix of the second.
 	cmp -s "$T/lb1" <(head -c "$(stat -c %s "$T/lb1")" "$lb") || fail "the logbook was rewritten"
