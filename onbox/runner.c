@@ -46,6 +46,7 @@
 #include "outbox.h"
 #include "onbox.h"
 #include "pattern.h"
+#include "policy.h"
 #include "proc.h"
 #include "spawn.h"
 #include "triage.h"
@@ -53,6 +54,7 @@
 
 #define TAIL_LINES	30
 #define KILL_GRACE_MS	10000	/* SIGTERM, then SIGKILL after this */
+#define RUNNER_POLICY_HISTORY 64	/* attempts the policy looks back on */
 #define REC_WAIT_MS	5000	/* a live wrapper writes its record within this */
 #define NOPIDFD_POLL_MS	200	/* liveness re-check when the kernel has no pidfd */
 
@@ -88,6 +90,7 @@ struct runner {
 	long		 prog_max_log;
 	cJSON		*last_event;	/* {event, stage, attempt, time} */
 	int		 got_signal;
+	int		 restart;	/* the policy restarts the stage that just failed */
 
 	struct notify_sinks sinks;
 	struct outbox_opts outbox;
@@ -506,21 +509,77 @@ runner_add_results(const struct runner *r, cJSON *ev)
 	free(rp);
 }
 
+/*
+ * The restart policy (core/policy.c, the same one patrol applies) on the
+ * stage's history, whose last attempt just failed.  Fills out; 1 restart.
+ */
+static int
+runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
+{
+	struct policy_attempt att[RUNNER_POLICY_HISTORY];
+	struct policy_in in;
+	char *final = layout_marker(r->cfg->workdir, r->cfg->chain[r->cfg->nchain - 1].marker);
+	size_t n = 0, skipped = 0;
+
+	memset(&in, 0, sizeof(in));
+	if (r->st->has_wait) {
+		/* It watches a process onbox did not start: there is nothing to restart. */
+		memset(out, 0, sizeof(*out));
+		out->action = POLICY_STOP;
+		out->rule = POLICY_NEVER_RETRY;
+		out->rule_name = "wait_stage";
+		snprintf(out->reason, sizeof(out->reason), "a wait stage watches a process onbox did "
+		    "not start: nothing to restart; relaunch what it waits for, then onbox start");
+		free(final);
+		return 0;
+	}
+	(void)policy_attempts_from_history(hist, att, RUNNER_POLICY_HISTORY, &n, &skipped);
+	in.cfg = r->cfg;
+	in.seen = 1;
+	in.finished = fs_exists(final);
+	in.att = att;
+	in.natt = n;
+	in.now = time(NULL);
+	policy_decide(&in, out);
+	free(final);
+	return out->action == POLICY_RESTART;
+}
+
 /* Write the marker (success) or the FAILED marker, update history, emit the event. */
 static int
 runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o)
 {
 	const struct wk_stage *st = r->st;
 	const struct triage_class_info *ci = triage_info(o->cls);
-	cJSON *m = cJSON_CreateObject(), *ev;
-	char when[TIMEFMT_LEN], dur[32], ex[64], *mpath, *logrel, human[512];
+	cJSON *m = cJSON_CreateObject(), *ev, *pj = NULL;
+	char when[TIMEFMT_LEN], dur[32], ex[64], *mpath = NULL, *logrel, human[1024];
 	time_t now = time(NULL), started = (time_t)json_num(a, "started_unix", (double)now);
-	int ok = o->cls == TRIAGE_NONE, r_ = 0;
+	int ok = o->cls == TRIAGE_NONE, r_ = 0, restart = 0;
+	struct policy_out pol;
 
 	timefmt_utc(now, when, sizeof(when));
 	timefmt_duration((long)(now - started), dur, sizeof(dur));
 	describe_exit(o, ex, sizeof(ex));
 	logrel = layout_attempt_log_rel(st->name, r->attempt);
+
+	/* The history first: the policy decides on it. */
+	json_set_str(a, "result", ok ? "done" : "failed");
+	json_set_str(a, "ended", when);
+	json_set_num(a, "ended_unix", (double)now);
+	if (!ok)
+		json_set_str(a, "class", ci->name);
+	if (o->signo != 0)
+		json_set_num(a, "signal", o->signo);
+	else if (o->exited)
+		json_set_num(a, "exit_code", o->exit_code);
+	(void)policy_mark_progress(hist, a, r->prog_have ? r->prog_cur : -1, -1);
+	if (!ok) {
+		restart = runner_policy(r, hist, &pol);
+		pj = policy_out_json(&pol);
+		json_set(a, "policy", cJSON_Duplicate(pj, 1));
+	}
+	if (hist_save(r->cfg->workdir, st->name, hist) != 0)
+		log_warn("cannot write the history of stage %s: %s", st->name, strerror(errno));
 
 	cJSON_AddStringToObject(m, "run", r->cfg->run);
 	cJSON_AddStringToObject(m, "stage", st->name);
@@ -542,26 +601,21 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o
 			cJSON_AddStringToObject(m, "evidence", o->evidence);
 		if (o->exec_error != NULL)
 			cJSON_AddStringToObject(m, "exec_error", o->exec_error);
+		cJSON_AddItemToObject(m, "policy", cJSON_Duplicate(pj, 1));
 		add_tail(m, r);
 	}
-	mpath = ok ? layout_marker(r->cfg->workdir, st->marker) :
-	    layout_failed(r->cfg->workdir, st->marker);
-	if (jsonfile_save(mpath, m) != 0) {
-		log_error("cannot write marker %s: %s", mpath, strerror(errno));
-		r_ = -1;
+	/*
+	 * A failure the policy restarts leaves no FAILED marker: a sentinel or
+	 * a person would read it as the end.  The event and the history say it.
+	 */
+	if (ok || !restart) {
+		mpath = ok ? layout_marker(r->cfg->workdir, st->marker) :
+		    layout_failed(r->cfg->workdir, st->marker);
+		if (jsonfile_save(mpath, m) != 0) {
+			log_error("cannot write marker %s: %s", mpath, strerror(errno));
+			r_ = -1;
+		}
 	}
-
-	json_set_str(a, "result", ok ? "done" : "failed");
-	json_set_str(a, "ended", when);
-	json_set_num(a, "ended_unix", (double)now);
-	if (!ok)
-		json_set_str(a, "class", ci->name);
-	if (o->signo != 0)
-		json_set_num(a, "signal", o->signo);
-	else if (o->exited)
-		json_set_num(a, "exit_code", o->exit_code);
-	if (hist_save(r->cfg->workdir, st->name, hist) != 0)
-		log_warn("cannot write the history of stage %s: %s", st->name, strerror(errno));
 
 	ev = events_new(r->instance, r->cfg->run, ok ? "stage_done" : "stage_failed", st->name,
 	    r->attempt);
@@ -574,25 +628,30 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o
 		runner_progress_text(r, ptext, sizeof(ptext));
 		cJSON_AddStringToObject(ev, "progress", ptext);
 	}
-	if (ok)
+	if (ok) {
 		runner_add_results(r, ev);
-	if (ok)
 		snprintf(human, sizeof(human), "%s DONE (attempt %ld, %s) -> %s", st->name,
 		    r->attempt, dur, st->marker);
-	else {
+	} else {
 		cJSON_AddStringToObject(ev, "class", ci->name);
 		cJSON_AddStringToObject(ev, "remediation", ci->remediation);
 		if (o->evidence != NULL)
 			cJSON_AddStringToObject(ev, "evidence", o->evidence);
 		add_tail(ev, r);
-		snprintf(human, sizeof(human), "%s FAILED (%s, %s) attempt %ld%s%.200s", st->name,
-		    ci->name, ex, r->attempt, o->evidence ? " · last: " : "",
-		    o->evidence ? o->evidence : "");
+		cJSON_AddBoolToObject(ev, "restarting", restart);
+		cJSON_AddItemToObject(ev, "policy", pj);	/* transferred */
+		pj = NULL;
+		snprintf(human, sizeof(human), "%s FAILED (%s, %s) attempt %ld%s%.200s · %s: %.400s",
+		    st->name, ci->name, ex, r->attempt, o->evidence ? " · last: " : "",
+		    o->evidence ? o->evidence : "", restart ? "restarting" : "not restarted",
+		    pol.reason);
 	}
 	runner_emit(r, ev, human);
 	json_set_bool(a, "reported", 1);
 	(void)hist_save(r->cfg->workdir, st->name, hist);
+	r->restart = restart;
 	cJSON_Delete(m);
+	cJSON_Delete(pj);
 	free(mpath);
 	free(logrel);
 	return r_;
@@ -794,26 +853,61 @@ oom_delta(const cJSON *a)
 	return base < 0 || now < 0 ? -1 : now - base;
 }
 
-/* An attempt whose wrapper died without recording an end: note it and move on. */
-static void
+/*
+ * An attempt whose wrapper died without recording an end: note it, and ask
+ * the policy whether a new attempt may start (a box that loses every
+ * attempt flaps; a finished run is never restarted).  1: start one; 0:
+ * stop, its FAILED marker written.
+ */
+static int
 runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *rec)
 {
-	char boot[40], human[256];
-	int rebooted;
+	char boot[40], human[1024], when[TIMEFMT_LEN];
+	const char *cls;
+	struct policy_out pol;
+	time_t now = time(NULL);
+	int rebooted, restart;
 	cJSON *ev;
 
 	proc_boot_id(boot, sizeof(boot));
 	rebooted = rec->boot[0] != '\0' && strcmp(rec->boot, boot) != 0;
+	cls = rebooted ? "reboot" : "lost";
+	timefmt_utc(now, when, sizeof(when));
 	json_set_str(a, "result", "lost");
-	json_set_str(a, "class", rebooted ? "reboot" : "lost");
+	json_set_str(a, "class", cls);
+	json_set_str(a, "ended", when);
+	json_set_num(a, "ended_unix", (double)now);
 	json_set_bool(a, "reported", 1);
+	restart = runner_policy(r, hist, &pol);
+	json_set(a, "policy", policy_out_json(&pol));
 	(void)hist_save(r->cfg->workdir, r->st->name, hist);
 	ev = events_new(r->instance, r->cfg->run, "stage_lost", r->st->name, r->attempt);
-	cJSON_AddStringToObject(ev, "class", rebooted ? "reboot" : "lost");
-	snprintf(human, sizeof(human), "%s attempt %ld LOST (%s): starting a new attempt",
-	    r->st->name, r->attempt,
-	    rebooted ? "the box rebooted under it" : "its wrapper died without an exit status");
+	cJSON_AddStringToObject(ev, "class", cls);
+	cJSON_AddBoolToObject(ev, "restarting", restart);
+	cJSON_AddItemToObject(ev, "policy", policy_out_json(&pol));
+	snprintf(human, sizeof(human), "%s attempt %ld LOST (%s): %s%.600s", r->st->name, r->attempt,
+	    rebooted ? "the box rebooted under it" : "its wrapper died without an exit status",
+	    restart ? "starting a new attempt" : "not restarted: ", restart ? "" : pol.reason);
 	runner_emit(r, ev, human);
+	if (!restart) {
+		char *f = layout_failed(r->cfg->workdir, r->st->marker);
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "run", r->cfg->run);
+		cJSON_AddStringToObject(m, "stage", r->st->name);
+		cJSON_AddStringToObject(m, "marker", r->st->marker);
+		cJSON_AddNumberToObject(m, "attempt", (double)r->attempt);
+		cJSON_AddStringToObject(m, "ended", when);
+		cJSON_AddStringToObject(m, "class", cls);
+		cJSON_AddStringToObject(m, "title", triage_info(triage_by_name(cls))->title);
+		cJSON_AddStringToObject(m, "remediation", triage_info(triage_by_name(cls))->remediation);
+		cJSON_AddItemToObject(m, "policy", policy_out_json(&pol));
+		if (jsonfile_save(f, m) != 0)
+			log_error("cannot write marker %s: %s", f, strerror(errno));
+		cJSON_Delete(m);
+		free(f);
+	}
+	return restart;
 }
 
 /*
@@ -992,9 +1086,11 @@ runner_stage(struct runner *r, size_t idx)
 				lost_follow = 1;
 				log_warn("stage %s attempt %ld: wrapper gone, following pid %ld",
 				    st->name, r->attempt, rec.pid);
-			} else {
-				runner_lost(r, hist, a, &rec);
+			} else if (runner_lost(r, hist, a, &rec)) {
 				a = NULL;
+			} else {
+				rc = 1;
+				goto out;
 			}
 		}
 	} else if (is_unfinished(a)) {
@@ -1340,7 +1436,13 @@ runner_run(struct wk_config *cfg)
 			runner_catch_up(&r, i);
 			continue;
 		}
+		r.restart = 0;
 		stage_rc = runner_stage(&r, i);
+		if (stage_rc == 1 && r.restart) {
+			/* The policy restarts it: the same stage again, as a new attempt. */
+			i--;
+			continue;
+		}
 		if (stage_rc != 0) {
 			rc = stage_rc;
 			break;
