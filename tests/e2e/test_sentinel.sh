@@ -237,7 +237,8 @@ json_failed() {
 	mkdir -p "$T/bin"
 	printf '#!/bin/sh\necho "RuntimeError: NCCL communicator was aborted: Watchdog caught collective operation timeout" >&2\nexit 1\n' >"$T/bin/t.sh"
 	chmod +x "$T/bin/t.sh"
-	sconf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/t.sh\", \"marker\": \"TRAIN_DONE\"}]"
+	# restart.max 0: the retryable class is not restarted, so attempt 1 leaves the FAILED twin.
+	sconf '"restart": {"max": 0},' "[{\"stage\": \"train\", \"run\": \"$T/bin/t.sh\", \"marker\": \"TRAIN_DONE\"}]"
 	onbox run >/dev/null 2>&1 || true
 	rc=0; sentinel --marker TRAIN_DONE --interval 1 --max-ticks 5 --json >"$T/s.out" 2>"$T/s.err" || rc=$?
 	assert_eq "$rc" 3
