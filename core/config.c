@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "ckpt.h"
 #include "config.h"
 #include "err.h"
 #include "fsutil.h"
@@ -1088,6 +1089,30 @@ cfg_derive_stages(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON 
 	}
 }
 
+/* {checkpoint} in a stage's command: checkpoints must exist, the token sit where a quoted word may. */
+static void
+cfg_derive_ckpt(const struct cfg_ctx *ctx, const struct wk_config *cfg, const cJSON *root)
+{
+	size_t i;
+	char *p, *why;
+
+	for (i = 0; i < cfg->nchain; i++) {
+		const char *run = cfg->chain[i].run;
+
+		if (run == NULL || !ckpt_uses_token(run))
+			continue;
+		why = NULL;
+		p = xstrfmt("chain[%zu].run", i);
+		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "checkpoints")))
+			cfg_error(ctx, p, "key \"%s\": uses {checkpoint} but the config has no "
+			    "\"checkpoints\" (dir, pattern) to take it from", p);
+		else if (ckpt_check_command(run, &why) != 0)
+			cfg_error(ctx, p, "key \"%s\": %s", p, why);
+		free(why);
+		free(p);
+	}
+}
+
 static void
 cfg_derive_notify(const struct cfg_ctx *ctx, const cJSON *notify)
 {
@@ -1133,6 +1158,7 @@ cfg_derive(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON *root)
 	cfg_workdir(ctx, cfg);
 	cfg->has_progress = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "progress"));
 	cfg_derive_stages(ctx, cfg, cJSON_GetObjectItemCaseSensitive(root, "chain"));
+	cfg_derive_ckpt(ctx, cfg, root);
 	cfg_derive_notify(ctx, cJSON_GetObjectItemCaseSensitive(root, "notify"));
 	if (cfg->detach != NULL && strcmp(cfg->detach, "job") == 0 &&
 	    (!cJSON_IsObject(job) || !cJSON_HasObjectItem(job, "submit") ||

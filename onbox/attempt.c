@@ -160,7 +160,8 @@ wrapper_record(const char *path, const char *stage, long n, const struct proc_id
 
 /* In the wrapper process: never returns. */
 static _Noreturn void
-wrapper_main(const struct wk_config *cfg, const struct wk_stage *st, long n, int logfd)
+wrapper_main(const struct wk_config *cfg, const struct wk_stage *st, const char *command, long n,
+    int logfd)
 {
 	struct spawn_opts o;
 	struct proc_id self, child;
@@ -184,7 +185,7 @@ wrapper_main(const struct wk_config *cfg, const struct wk_stage *st, long n, int
 	o.fd_out = logfd;
 	o.fd_err = SPAWN_STDOUT;
 	o.new_pgrp = 1;		/* so a timeout can stop the whole tree */
-	pid = spawn_sh(st->run, &o);
+	pid = spawn_sh(command, &o);
 	if (pid < 0) {
 		wrapper_record(rec, st->name, n, &self, &child, 0, errno ? errno : ENOEXEC, 1);
 		_exit(0);
@@ -199,7 +200,8 @@ wrapper_main(const struct wk_config *cfg, const struct wk_stage *st, long n, int
 }
 
 pid_t
-attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, long n, char **why)
+attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, const char *command, long n,
+    char **why)
 {
 	struct spawn_opts o;
 	char *lockp = layout_attempt_lock(cfg->workdir, st->name, n);
@@ -226,7 +228,7 @@ attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, long n, c
 	o.nkeep = 2;
 	pid = spawn_fork(&o);
 	if (pid == 0)
-		wrapper_main(cfg, st, n, logfd);
+		wrapper_main(cfg, st, command, n, logfd);
 	if (pid < 0)
 		*why = xstrfmt("fork: %s", strerror(errno));
  out:

@@ -39,11 +39,13 @@ struct attempt_rec {
 int attempt_rec_load(const char *workdir, const char *stage, long n, struct attempt_rec *rec);
 
 /*
- * Start attempt n of st: creates and locks its lock file, opens its output
- * log, forks the wrapper.  Returns the wrapper's pid (> 0), or a negative code
- * with *why set (caller frees).
+ * Start attempt n of st running command (st->run with {checkpoint} already
+ * substituted): creates and locks its lock file, opens its output log, forks
+ * the wrapper.  Returns the wrapper's pid (> 0), or a negative code with
+ * *why set (caller frees).
  */
-pid_t attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, long n, char **why);
+pid_t attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, const char *command,
+    long n, char **why);
 
 /* The history document of a stage: {"stage": ..., "attempts": [...]}; never NULL. */
 cJSON *hist_load(const char *workdir, const char *stage);

@@ -31,6 +31,7 @@
 #include "atomic.h"
 #include "attempt.h"
 #include "buf.h"
+#include "ckpt.h"
 #include "config.h"
 #include "deliver.h"
 #include "err.h"
@@ -981,36 +982,66 @@ runner_drift(struct runner *r, cJSON *ev)
 static int
 runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 {
-	char *why = NULL, human[256];
+	char *why = NULL, *cmd = NULL, human[256];
+	struct ckpt_scan *scan = NULL;
 	struct outcome o;
 	cJSON *ev;
-	pid_t pid;
+	pid_t pid = -1;
+	int rc = -1;
 
-	pid = attempt_launch(r->cfg, r->st, r->attempt, &why);
+	/* {checkpoint}: the newest complete checkpoint now, or the configured fallback. */
+	if (ckpt_configured(r->cfg) && ckpt_uses_token(r->st->run)) {
+		if (ckpt_scan_dir(r->cfg, &scan, &why) == 0 &&
+		    ckpt_subst_scan(r->st->run, scan, r->cfg, &cmd, &why) == 0) {
+			if (scan->newest != NULL) {
+				json_set_str(a, POLICY_KEY_CHECKPOINT, scan->newest->path);
+				json_set_num(a, POLICY_KEY_CKPT_STEP "_from", (double)scan->newest->step);
+				log_info("stage %s attempt %ld resumes from checkpoint %s (step %lld)",
+				    r->st->name, r->attempt, scan->newest->path, scan->newest->step);
+			} else
+				log_warn("stage %s attempt %ld: no complete checkpoint in %s: starting fresh "
+				    "(checkpoints.fallback)", r->st->name, r->attempt, scan->dir);
+		}
+	} else if (ckpt_subst(r->st->run, NULL, r->cfg, &cmd, &why) != 0) {
+		free(why);
+		why = NULL;
+		cmd = xstrdup(r->st->run);	/* no token, or nothing configured: as written */
+	}
+	if (cmd != NULL)
+		pid = attempt_launch(r->cfg, r->st, cmd, r->attempt, &why);
 	if (pid < 0) {
 		log_error("stage %s: cannot start attempt %ld: %s", r->st->name, r->attempt, why);
 		memset(&o, 0, sizeof(o));
 		o.cls = TRIAGE_UNKNOWN;
 		o.exec_error = why;
 		runner_finalize(r, hist, a, &o);
-		free(why);
-		return -1;
+		goto out;
 	}
 	json_set_str(a, "result", "running");
+	json_set_str(a, "command", cmd);
 	json_set_num(a, "wrapper_pid", pid);
 	(void)hist_save(r->cfg->workdir, r->st->name, hist);
 	w->pid = pid;
 	w->own = 1;
 	proc_identify(pid, &w->id);
 	ev = events_new(r->instance, r->cfg->run, "stage_started", r->st->name, r->attempt);
-	cJSON_AddStringToObject(ev, "command", r->st->run);
+	cJSON_AddStringToObject(ev, "command", cmd);
+	if (strcmp(cmd, r->st->run) != 0)
+		cJSON_AddStringToObject(ev, "command_template", r->st->run);
+	if (json_str(a, POLICY_KEY_CHECKPOINT, NULL) != NULL)
+		cJSON_AddStringToObject(ev, "checkpoint", json_str(a, POLICY_KEY_CHECKPOINT, ""));
 	cJSON_AddStringToObject(ev, "cwd", r->cfg->workdir);
 	cJSON_AddNumberToObject(ev, "pid", (double)pid);
 	add_git(ev, r->cfg->workdir);
 	runner_drift(r, ev);
 	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->st->name, r->attempt);
 	runner_emit(r, ev, human);
-	return 0;
+	rc = 0;
+ out:
+	ckpt_scan_free(scan);
+	free(cmd);
+	free(why);
+	return rc;
 }
 
 /* Re-attach to an attempt whose wrapper still runs.  0, or -1 when it vanished meanwhile. */

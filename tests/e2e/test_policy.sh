@@ -100,9 +100,61 @@ SH
 	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][1]["policy"]["counts"]')" false
 }
 
+# A retryable failure restarts from the newest COMPLETE checkpoint by numeric
+# step: step_10 after step_9, the newer step_11 without metadata.json skipped.
+test_restart_from_newest_complete_checkpoint() {
+	mkdir -p "$T/bin"
+	cat >"$T/bin/train.sh" <<SH
+#!/bin/sh
+printf '%s\n' "\${1-(none)}" >>"$T/args"
+if [ "\$(wc -l <"$T/args")" -eq 1 ]; then
+	for s in 9 10; do mkdir -p ckpt/step_\$s; echo '{}' >ckpt/step_\$s/metadata.json; done
+	mkdir -p ckpt/step_11
+	echo "RuntimeError: NCCL communicator was aborted: Watchdog caught collective operation timeout" >&2
+	exit 1
+fi
+echo "Training completed"
+SH
+	chmod +x "$T/bin/train.sh"
+	conf '"restart": {"escalate_s": 0}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \
+		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh {checkpoint}\"}]"
+	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	assert_eq "$(sed -n 1p "$T/args")" "" "a fresh start gets checkpoints.none"
+	assert_eq "$(sed -n 2p "$T/args")" "$T/work/ckpt/step_10"
+	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][1]["checkpoint"]')" "$T/work/ckpt/step_10"
+	assert_grep '"checkpoint":"[^"]*/ckpt/step_10"' "$(W)/events.jsonl"
+	assert_grep 'resumes from checkpoint .*step_10 \(step 10\)' "$T/out"
+}
+
+# checkpoints.fallback stop: no complete checkpoint, no launch, a clear FAILED marker.
+test_no_checkpoint_fallback_stop() {
+	mkdir -p "$T/bin" "$T/work/ckpt/step_5"
+	printf '#!/bin/sh\necho x >>"%s/launch.train"\n' "$T" >"$T/bin/train.sh"
+	chmod +x "$T/bin/train.sh"
+	conf '"checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$", "fallback": "stop"},' \
+		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh --resume {checkpoint}\"}]"
+	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_eq "$(launches)" 0
+	json "$(W)/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'no complete checkpoint in .*ckpt (1 entr.*newest incomplete: step 5.*fallback is stop' ||
+		fail "FAILED marker: $(cat "$(W)/markers/TRAIN_DONE.FAILED")"
+}
+
+# {checkpoint} without a checkpoints section is a config error (78), before anything runs.
+test_checkpoint_token_needs_config() {
+	conf '' '[{"stage": "train", "run": "python train.py --resume {checkpoint}"}]'
+	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
+	assert_eq "$rc" 78
+	assert_grep 'chain\[0\]\.run.*uses \{checkpoint\} but the config has no "checkpoints"' "$T/out"
+}
+
 t retryable_restarted_within_budget test_retryable_restarted_within_budget
 t budget_spent_stops test_budget_spent_stops
 t never_retry_class_not_restarted test_never_retry_class_not_restarted
 t same_class_right_after_restart_escalates test_same_class_right_after_restart_escalates
 t flapping_stops test_flapping_stops
 t infra_failure_does_not_consume_budget test_infra_failure_does_not_consume_budget
+t restart_from_newest_complete_checkpoint test_restart_from_newest_complete_checkpoint
+t no_checkpoint_fallback_stop test_no_checkpoint_fallback_stop
+t checkpoint_token_needs_config test_checkpoint_token_needs_config
