@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt.h"
 #include "decide.h"
 #include "jsonfile.h"
 #include "pattern.h"
@@ -106,6 +107,31 @@ pred_needs_resume(const struct decide_in *in, const struct decide_facts *f, stru
 	return 1;
 }
 
+/*
+ * Alive but unhealthy: what onbox's health checks (loss, throughput) put in
+ * the heartbeat's health.degraded, and checkpoints that stopped advancing
+ * while the steps move (checked here, from the probe's listing).
+ */
+static int
+pred_degraded(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	const cJSON *why = cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "health"), "degraded"), *it;
+	int n = 0;
+
+	if (!f->alive || f->done)
+		return 0;
+	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
+	cJSON_ArrayForEach(it, why)
+		if (cJSON_IsString(it))
+			say(o, "%s%s", n++ > 0 ? "; " : "", it->valuestring);
+	if (f->ckpt_stall != NULL)
+		say(o, "%s%s", n++ > 0 ? "; " : "", f->ckpt_stall);
+	if (n == 0)
+		return 0;
+	say_progress(f, o);
+	return 1;
+}
+
 static int
 pred_stalled(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
 {
@@ -194,8 +220,7 @@ pred_ok(const struct decide_in *in, const struct decide_facts *f, struct decide_
 
 /*
  * RESUMED and TRANSFER_RESUMED are what NEEDS_RESUME / CRASHED and
- * TRANSFER_INCOMPLETE become once patrol has acted; DEGRADED comes with the
- * loss/throughput/checkpoint checks.  Their rows have no predicate: they are
+ * TRANSFER_INCOMPLETE become once patrol has acted.  Their rows have no predicate: they are
  * listed so the table the handbook prints is the whole contract.
  */
 const struct decide_row decide_table[] = {
@@ -214,7 +239,7 @@ const struct decide_row decide_table[] = {
 	{ V_RESUMED, "RESUMED", NULL, ACT_NONE,
 	  "patrol resumed the run this tick (after re-checking in the same connection)",
 	  "watch the next tick: it must show progress" },
-	{ V_DEGRADED, "DEGRADED", NULL, ACT_NONE,
+	{ V_DEGRADED, "DEGRADED", pred_degraded, ACT_NONE,
 	  "the run lives but is unhealthy: loss spike, throughput collapse, checkpoints not advancing",
 	  "look at the details; not restarted automatically" },
 	{ V_STALLED, "STALLED", pred_stalled, ACT_NONE,
@@ -295,6 +320,23 @@ facts_progress(const struct decide_in *in, struct decide_facts *f)
 	}
 }
 
+/* Checkpoints behind progress by more than two of their spacings (core/ckpt.c). */
+static void
+facts_ckpt(const struct decide_in *in, struct decide_facts *f)
+{
+	struct ckpt_scan *scan = NULL;
+	struct ckpt_stall st;
+	char *why = NULL;
+
+	if (in->p->ckpt == NULL || f->progress < 0)
+		return;
+	if (ckpt_parse_listing(in->cfg, in->p->ckpt, in->p->ckpt_len, &scan, &why) == 0 &&
+	    ckpt_scan_stalled(scan, in->cfg, f->progress, &st))
+		f->ckpt_stall = ckpt_stall_text(&st);
+	ckpt_scan_free(scan);
+	free(why);
+}
+
 static void
 facts_tail_triage(const struct decide_in *in, struct decide_facts *f, struct triage_scan *ts)
 {
@@ -349,6 +391,8 @@ decide(const struct decide_in *in, struct decide_out *out)
 		facts_progress(in, &f);
 		if (!f.alive && !f.done && f.failed == NULL)
 			facts_tail_triage(in, &f, &ts);
+		if (f.alive && !f.done)
+			facts_ckpt(in, &f);
 	}
 	out->progress = f.progress;
 	out->progress_max = f.progress_max;
@@ -366,4 +410,5 @@ decide(const struct decide_in *in, struct decide_out *out)
 	}
 	if (ts.set != NULL)
 		triage_scan_free(&ts);
+	free(f.ckpt_stall);
 }

@@ -81,6 +81,7 @@ struct decide_facts {
 	long		 progress;	/* -1 unknown */
 	long		 progress_max;
 	long		 heartbeat_age;	/* seconds, box clock; -1 no heartbeat */
+	char		*ckpt_stall;	/* checkpoints stopped advancing: why (owned), or NULL */
 };
 
 struct decide_row {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "ckpt.h"
 #include "config.h"
 #include "err.h"
 #include "events.h"
@@ -102,6 +103,24 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 		buf_printf(&b, "\nif [ -f \"$f\" ]; then echo '@log %s'; tail -c " "16384" " \"$f\" | p; fi\n",
 		    cfg->chain[i].name);
 	}
+	/* Each stage's attempt history (the restart policy reads it), then the checkpoints. */
+	for (i = 0; i < cfg->nchain; i++) {
+		char *h = xstrfmt("%s.json", cfg->chain[i].name);
+
+		buf_puts(&b, "f=\"$D/stages/\"");
+		sshq_append(&b, h);
+		buf_printf(&b, "\n[ -f \"$f\" ] && { echo '@history %s'; head -c " PROBE_HISTORY_S " \"$f\" | p; }\n",
+		    cfg->chain[i].name);
+		free(h);
+	}
+	if (ckpt_configured(cfg)) {
+		char *frag = ckpt_probe_fragment(cfg);
+
+		buf_puts(&b, "echo @ckpt\n");
+		buf_puts(&b, frag);
+		buf_puts(&b, " | p\n");
+		free(frag);
+	}
 	/*
 	 * events.jsonl from events_from on (bounded), or its last bytes when
 	 * that offset is unknown or beyond the file (it was replaced).
@@ -160,7 +179,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 
 enum probe_sec {
 	SEC_NONE, SEC_PROBE, SEC_ALIVE, SEC_MARKERS, SEC_FAILED, SEC_STATE, SEC_LOG, SEC_RESULTS,
-	SEC_DF, SEC_DFI, SEC_GPU, SEC_CGROUP, SEC_TRANSFER, SEC_EVENTS, SEC_END, SEC_COUNT
+	SEC_DF, SEC_DFI, SEC_GPU, SEC_CGROUP, SEC_TRANSFER, SEC_EVENTS, SEC_HISTORY, SEC_CKPT,
+	SEC_END, SEC_COUNT
 };
 
 static const struct {
@@ -182,6 +202,8 @@ static const struct {
 	{ "cgroup", SEC_CGROUP, 0, 1 },
 	{ "transfer", SEC_TRANSFER, 0, 1 },
 	{ "events", SEC_EVENTS, 1, 0 },
+	{ "history", SEC_HISTORY, 1, 0 },
+	{ "ckpt", SEC_CKPT, 0, 0 },
 	{ "end", SEC_END, 0, 1 },
 };
 
@@ -208,6 +230,12 @@ probe_free(struct probe *p)
 	free(p->results);
 	free(p->gpu);
 	free(p->events);
+	for (i = 0; i < p->nhist; i++) {
+		free(p->hist[i].stage);
+		cJSON_Delete(p->hist[i].doc);
+	}
+	free(p->hist);
+	free(p->ckpt);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -351,6 +379,16 @@ probe_store(struct probe *p, enum probe_sec sec, const char *arg, struct buf *tx
 		p->transfer_files = (long)kv_num(t, "files", -1);
 		p->transfer_bytes = kv_num(t, "bytes", -1);
 		break;
+	case SEC_HISTORY:
+		p->hist = xreallocarray(p->hist, p->nhist + 1, sizeof(*p->hist));
+		p->hist[p->nhist].stage = xstrdup(arg);
+		p->hist[p->nhist].doc = cJSON_Parse(t);	/* written atomically: NULL means not ours */
+		p->nhist++;
+		break;
+	case SEC_CKPT:
+		p->ckpt = xstrdup(t);
+		p->ckpt_len = txt->len;
+		break;
 	case SEC_EVENTS:
 		if (sscanf(arg, "%lld %lld", &p->events_size, &p->events_from) != 2 ||
 		    p->events_size < 0 || p->events_from < 0 || p->events_from > p->events_size) {
@@ -427,7 +465,7 @@ probe_parse(const char *text, size_t len, struct probe *p, char **why)
 				goto out;
 			}
 			cur = probe_sections[i].sec;
-			if (seen[cur] && (cur != SEC_FAILED && cur != SEC_LOG)) {
+			if (seen[cur] && (cur != SEC_FAILED && cur != SEC_LOG && cur != SEC_HISTORY)) {
 				*why = xstrfmt("garbled: section @%s twice (line %d)", probe_sections[i].name, lineno);
 				goto out;
 			}
@@ -487,6 +525,17 @@ probe_failed(const struct probe *p, const char *marker)
 	for (i = 0; i < p->nfailed; i++)
 		if (strcmp(p->failed[i].marker, marker) == 0)
 			return p->failed[i].doc;
+	return NULL;
+}
+
+const cJSON *
+probe_history(const struct probe *p, const char *stage)
+{
+	size_t i;
+
+	for (i = 0; i < p->nhist; i++)
+		if (strcmp(p->hist[i].stage, stage) == 0)
+			return p->hist[i].doc;
 	return NULL;
 }
 

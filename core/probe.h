@@ -32,6 +32,7 @@
 #define PROBE_MAX_OUT	(1u << 20)
 #define PROBE_EVENTS	65536	/* bytes of events.jsonl per probe */
 #define PROBE_EVENTS_S	"65536"
+#define PROBE_HISTORY_S	"65536"	/* bytes of each stage's history */
 
 /* The script for cfg; caller frees. */
 char *probe_script(const struct wk_config *cfg);
@@ -87,6 +88,13 @@ struct probe {
 	long long	 events_from;
 	char		*events;
 	size_t		 events_len;
+	struct probe_hist {
+		char	*stage;
+		cJSON	*doc;		/* stages/<stage>.json, or NULL when unreadable */
+	}		*hist;		/* the stages that have a history */
+	size_t		 nhist;
+	char		*ckpt;		/* the checkpoint listing (ckpt_parse_listing), NULL: none */
+	size_t		 ckpt_len;
 };
 
 /*
@@ -101,6 +109,8 @@ void probe_free(struct probe *p);
 int probe_has_marker(const struct probe *p, const char *marker);
 /* The FAILED marker's document for marker, or NULL. */
 const cJSON *probe_failed(const struct probe *p, const char *marker);
+/* The attempt history of stage, or NULL. */
+const cJSON *probe_history(const struct probe *p, const char *stage);
 /* The tail named name ("output", or a stage log path), or NULL. */
 const struct probe_log *probe_log(const struct probe *p, const char *name);
 

@@ -38,6 +38,7 @@
 #include "notify.h"
 #include "outbox.h"
 #include "patrol.h"
+#include "policy.h"
 #include "probe.h"
 #include "remote.h"
 #include "spawn.h"
@@ -158,29 +159,65 @@ tick_decide(struct tick *t)
 	decide(&in, &t->out);
 }
 
-/* Resumes patrol made (for the restart budget). */
-static long
-tick_resumes(const struct tick *t)
+#define TICK_POLICY_HISTORY 64
+
+/*
+ * The restart policy (core/policy.c, the one onbox applies on the box) on
+ * the stage's history as the probe brought it.  An attempt the history
+ * still calls running is dead by now (nothing runs): it is decided as a
+ * lost attempt, or with the class the tail showed.
+ */
+static int
+tick_policy(struct tick *t, struct policy_out *pol)
 {
-	return cJSON_GetArraySize(cJSON_GetObjectItem(t->st.doc, "resumes"));
+	struct policy_attempt att[TICK_POLICY_HISTORY + 1];
+	struct policy_in in;
+	const cJSON *h = t->out.stage != NULL ? probe_history(&t->probe, t->out.stage) : NULL;
+	const cJSON *all = cJSON_GetObjectItem(h, "attempts"), *last;
+	const char *final = t->cfg->chain[t->cfg->nchain - 1].marker;
+	size_t n = 0, skipped = 0;
+
+	memset(&in, 0, sizeof(in));
+	if (h == NULL)
+		return 1;	/* never launched: the first launch is no restart */
+	(void)policy_attempts_from_history(h, att, TICK_POLICY_HISTORY, &n, &skipped);
+	last = cJSON_GetArrayItem(all, cJSON_GetArraySize(all) - 1);
+	if (last != NULL && (strcmp(json_str(last, "result", ""), "running") == 0 ||
+	    strcmp(json_str(last, "result", ""), "starting") == 0)) {
+		memset(&att[n], 0, sizeof(att[n]));
+		att[n].n = json_long(last, "attempt", (long)n + 1);
+		att[n].started = (time_t)json_num(last, "started_unix", 0);
+		att[n].ended = t->probe.box_time;
+		att[n].cls = t->out.v == V_CRASHED ? triage_info(t->out.cls)->name : "lost";
+		att[n].exit_code = -1;
+		n++;
+	}
+	in.cfg = t->cfg;
+	in.seen = t->have_probe;
+	in.finished = probe_has_marker(&t->probe, final);
+	in.att = att;
+	in.natt = n;
+	in.now = t->probe.box_time > 0 ? t->probe.box_time : time(NULL);
+	policy_decide(&in, pol);
+	return pol->action == POLICY_RESTART;
 }
 
 /* May the table's resume be carried out now?  Writes why not into t->action. */
 static int
 tick_may_resume(struct tick *t)
 {
-	long max = config_get_int(t->cfg, "restart.max");
+	struct policy_out pol;
 
 	if (!config_get_bool(t->cfg, "patrol.auto_resume"))
 		return 0;
-	if (t->out.v == V_CRASHED && !triage_info(t->out.cls)->retryable) {
-		snprintf(t->action, sizeof(t->action), "not resumed: %s is not retryable",
-		    triage_info(t->out.cls)->name);
-		return 0;
-	}
-	if (tick_resumes(t) >= max) {
-		snprintf(t->action, sizeof(t->action), "not resumed: restart budget spent (%ld of %ld)",
-		    tick_resumes(t), max);
+	if (!tick_policy(t, &pol)) {
+		/* The report already carries a crash's class and remediation. */
+		if (pol.rule == POLICY_NEVER_RETRY && pol.cls != NULL)
+			snprintf(t->action, sizeof(t->action), "not resumed (never_retry): %.64s is not "
+			    "retried automatically", pol.cls);
+		else
+			snprintf(t->action, sizeof(t->action), "not resumed (%s): %.1200s", pol.rule_name,
+			    pol.reason);
 		return 0;
 	}
 	return 1;

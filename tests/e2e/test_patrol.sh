@@ -105,7 +105,7 @@ test_crashed_with_class() {
 	line_ok CRASHED "$T/p"
 	assert_grep 'train \(cuda_oom\) attempt 1' "$T/p"
 	# cuda_oom is not retryable: never resumed, even with auto_resume.
-	assert_grep 'not resumed: cuda_oom is not retryable' "$T/p"
+	assert_grep 'not resumed \(never_retry\): cuda_oom is not retried automatically' "$T/p"
 }
 
 test_ssh_down_and_hostkey_changed() {
@@ -400,6 +400,54 @@ test_logbook_records_and_only_grows() {
 	assert_grep 'sh train.sh #' "$lb"
 }
 
+# kill_run: the box loses onbox and the stage at once (a reboot, a dead container).
+kill_run() {
+	local w s
+	w=$(json "$(W)/attempts/train.$1.json" 'd["wrapper_pid"]')
+	s=$(json "$(W)/attempts/train.$1.json" 'd["pid"]')
+	kill -9 "$(json "$(W)/state.json" 'd["onbox_pid"]')" "$w" 2>/dev/null || true
+	kill -9 -- "-$s" 2>/dev/null || true
+	wait_for 10 sh -c "! kill -0 $w 2>/dev/null && ! kill -0 $s 2>/dev/null"
+}
+
+# patrol applies the same restart policy from outside: a lost attempt is
+# resumed; the same loss right after that resume escalates instead.
+test_resume_policy_escalates_repeat_loss() {
+	box
+	pconf '"patrol": {"auto_resume": true},' '[{"stage": "train", "run": "sleep 100"}]'
+	bg_onbox run
+	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 grep -q '"pid":[[:space:]]*[1-9]' "$(W)/attempts/train.1.json"
+	kill_run 1
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	line_ok RESUMED "$T/p1"
+	wait_for 10 test -f "$(W)/attempts/train.2.json"
+	wait_for 10 grep -q '"pid":[[:space:]]*[1-9]' "$(W)/attempts/train.2.json"
+	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	kill_run 2
+	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok NEEDS_RESUME "$T/p2"
+	assert_grep 'not resumed \(escalate\): .*lost' "$T/p2"
+	assert_no_file "$(W)/attempts/train.3.json"
+}
+
+# Never restart what is finished: the final marker is there, an earlier one is
+# gone (deleted by hand), nothing runs: patrol says so and does not resume.
+test_finished_run_never_resumed() {
+	box
+	mkdir -p "$T/work"
+	pconf '"patrol": {"auto_resume": true},' '[{"stage": "train", "run": "echo t >>../launches"}, {"stage": "eval", "run": "true"}]'
+	onbox run >/dev/null 2>&1
+	assert_eq "$(wc -l <"$T/launches")" 1
+	rm "$(W)/markers/TRAIN_DONE"
+	rc=0; patrol >"$T/p" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok NEEDS_RESUME "$T/p"
+	assert_grep 'not resumed \(finished\)' "$T/p"
+	assert_eq "$(wc -l <"$T/launches")" 1
+}
+
 t ok_one_connection test_ok_one_connection
 t done_prints_results_and_removes_cron test_done_prints_results_and_removes_cron
 t needs_resume_then_auto_resume_once test_needs_resume_then_auto_resume_once
@@ -416,3 +464,5 @@ t verdict_changes_pushed_blips_not test_verdict_changes_pushed_blips_not
 t digest_and_history test_digest_and_history
 t transports_agree test_transports_agree
 t logbook_records_and_only_grows test_logbook_records_and_only_grows
+t resume_policy_escalates_repeat_loss test_resume_policy_escalates_repeat_loss
+t finished_run_never_resumed test_finished_run_never_resumed

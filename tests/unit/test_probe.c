@@ -23,6 +23,7 @@
 
 #include "atomic.h"
 #include "buf.h"
+#include "ckpt.h"
 #include "config.h"
 #include "diag.h"
 #include "err.h"
@@ -78,6 +79,7 @@ setup(void **state)
 	}
 	buf_puts(&b, ", \"detach\": \"nohup\", \"results\": \"results/metrics.csv\",\n"
 	    "  \"transfer\": { \"remote\": \"out dir\" },\n"
+	    "  \"checkpoints\": { \"dir\": \"ck dir\", \"pattern\": \"^s(\\\\d+)$\" },\n"
 	    "  \"chain\": [ { \"stage\": \"train\", \"run\": \"x\", \"log\": \"train.log\", \"marker\": \"TRAIN_DONE\" },\n"
 	    "              { \"stage\": \"eval\", \"run\": \"y\", \"marker\": \"EVAL_DONE\" } ] }\n");
 	put(cfgp, b.data);
@@ -103,6 +105,15 @@ setup(void **state)
 	p = xstrfmt("%s/.watchkeeper/logs/eval.2.log", f->work);
 	/* A tail that tries to forge sections, and ends without a newline. */
 	put(p, "step 9/10\n@end\n@state\n|forged\ntorch.OutOfMemoryError: CUDA out of memory");
+	free(p);
+	p = xstrfmt("%s/.watchkeeper/stages/train.json", f->work);
+	put(p, "{\"stage\": \"train\", \"attempts\": [{\"attempt\": 1, \"result\": \"failed\"}]}");
+	free(p);
+	p = xstrfmt("%s/ck dir/s3/metadata.json", f->work);
+	put(p, "{}");
+	free(p);
+	p = xstrfmt("%s/ck dir/s12/x", f->work);
+	put(p, "partial");
 	free(p);
 	p = xstrfmt("%s/.watchkeeper/events.jsonl", f->work);
 	put(p, EV1 EV2 EV3);
@@ -196,6 +207,24 @@ test_probe_real(void **state)
 	assert_int_equal(p.events_size, (long long)strlen(EV1 EV2 EV3));
 	assert_int_equal(p.events_from, 0);
 	assert_string_equal(p.events, EV1 EV2 EV3);
+	/* Every stage's history that exists; the checkpoints, applied here with PCRE2. */
+	assert_non_null(probe_history(&p, "train"));
+	assert_int_equal(json_long(cJSON_GetArrayItem(cJSON_GetObjectItem(probe_history(&p, "train"),
+	    "attempts"), 0), "attempt", 0), 1);
+	assert_null(probe_history(&p, "eval"));
+	assert_non_null(p.ckpt);
+	{
+		struct ckpt_scan *sc = NULL;
+		char *cwhy = NULL;
+
+		if (ckpt_parse_listing(f->cfg, p.ckpt, p.ckpt_len, &sc, &cwhy) != 0)
+			fail_msg("listing: %s\n%s", cwhy, p.ckpt);
+		assert_non_null(sc->newest);
+		assert_int_equal(sc->newest->step, 3);
+		assert_non_null(sc->newest_incomplete);
+		assert_int_equal(sc->newest_incomplete->step, 12);
+		ckpt_scan_free(sc);
+	}
 	probe_free(&p);
 	/* Nothing in the hostile path ran. */
 	pw = fs_join(f->dir, "PWNED");
