@@ -448,6 +448,36 @@ test_finished_run_never_resumed() {
 	assert_eq "$(wc -l <"$T/launches")" 1
 }
 
+# Checkpoints that stop advancing while the steps move: DEGRADED, before the
+# rollback window closes.
+test_degraded_when_checkpoints_stall() {
+	box
+	mkdir -p "$T/bin"
+	cat >"$T/bin/train.sh" <<SH
+#!/bin/sh
+for s in 100 200 300; do mkdir -p ckpt/step_\$s; echo '{}' >ckpt/step_\$s/metadata.json; done
+echo "step 350/1000"
+n=0; while [ ! -e "$T/go" ] && [ \$n -lt 1500 ]; do sleep 0.02; n=\$((n+1)); done
+echo "step 900/1000"
+n=0; while [ ! -e "$T/go2" ] && [ \$n -lt 1500 ]; do sleep 0.02; n=\$((n+1)); done
+SH
+	chmod +x "$T/bin/train.sh"
+	pconf '"progress": {"pattern": "step (\\d+)/(\\d+)"}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \
+		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	bg_onbox run
+	wait_for 10 grep -q '~350/1000' "$(W)/state.json"
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	line_ok OK "$T/p1"
+	touch "$T/go"
+	wait_for 10 grep -q '~900/1000' "$(W)/state.json"
+	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok DEGRADED "$T/p2"
+	assert_grep 'newest complete checkpoint step 300 is 600 steps behind progress 900; they land every ~100 steps' "$T/p2"
+	touch "$T/go2"
+}
+
 t ok_one_connection test_ok_one_connection
 t done_prints_results_and_removes_cron test_done_prints_results_and_removes_cron
 t needs_resume_then_auto_resume_once test_needs_resume_then_auto_resume_once
@@ -466,3 +496,4 @@ t transports_agree test_transports_agree
 t logbook_records_and_only_grows test_logbook_records_and_only_grows
 t resume_policy_escalates_repeat_loss test_resume_policy_escalates_repeat_loss
 t finished_run_never_resumed test_finished_run_never_resumed
+t degraded_when_checkpoints_stall test_degraded_when_checkpoints_stall
