@@ -29,6 +29,7 @@
 
 #include "atomic.h"
 #include "buf.h"
+#include "ckpt.h"
 #include "config.h"
 #include "crontab.h"
 #include "decide.h"
@@ -40,6 +41,7 @@
 #include "log.h"
 #include "logbook.h"
 #include "md.h"
+#include "policy.h"
 #include "monotime.h"
 #include "notify.h"
 #include "remote.h"
@@ -497,10 +499,18 @@ hb_status(struct hb *h)
 		if (json_num(ck, "step", -1) >= 0) {
 			buf_puts(b, " (step ");
 			hb_num(b, json_num(ck, "step", 0));
+			if (json_num(ck, "age_s", -1) >= 0) {
+				char age[32];
+
+				timefmt_duration(json_long(ck, "age_s", 0), age, sizeof(age));
+				buf_printf(b, ", %s old at the last tick", age);
+			}
 			buf_puts(b, ")");
 		}
-	} else
-		buf_puts(b, "none reported");
+	} else if (ckpt_configured(h->cfg))
+		buf_puts(b, "none complete at the last seen tick");
+	else
+		buf_puts(b, "no `checkpoints` in the config");
 	buf_puts(b, "\n\n");
 }
 
@@ -683,13 +693,29 @@ hb_resume(struct hb *h)
 	for (i = 0; i < TRIAGE_NCLASSES; i++)
 		if (triage_classes[i].retryable)
 			buf_printf(&cls, "%s%s", cls.len > 0 ? ", " : "", triage_classes[i].name);
-	buf_printf(b, "4. patrol resumes by itself when patrol.auto_resume is true and the class is "
-	    "retryable (budget restart.max). Here: patrol.auto_resume is %s, restart.max is %ld "
-	    "(%d used), retryable classes: %s.\n\n",
+	buf_printf(b, "4. Automatic restarts: onbox on the box relaunches a failed stage, and patrol "
+	    "resumes a dead run when patrol.auto_resume is true (here: %s), only as the restart "
+	    "policy below allows (the same table in both; the first rule that holds decides). "
+	    "restart.max %ld, restart.window_s %ld, restart.max_in_window %ld, "
+	    "restart.escalate_s %ld; retryable classes: %s.\n\n",
 	    config_get_bool(h->cfg, "patrol.auto_resume") ? "true" : "false",
-	    config_get_int(h->cfg, "restart.max"),
-	    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(h->ps, "resumes")), buf_str(&cls));
-	buf_puts(b, "5. newest complete checkpoint: ");
+	    config_get_int(h->cfg, "restart.max"), config_get_int(h->cfg, "restart.window_s"),
+	    config_get_int(h->cfg, "restart.max_in_window"), config_get_int(h->cfg, "restart.escalate_s"),
+	    cJSON_GetObjectItemCaseSensitive(h->cfg->root, "restart") != NULL &&
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(h->cfg->root, "restart"),
+	    "retry_classes") != NULL ? "restart.retry_classes" : buf_str(&cls));
+	buf_puts(b, "| rule | restart? | when | then |\n|---|---|---|---|\n");
+	for (i = 0; i < policy_nrows; i++) {
+		buf_printf(b, "| %s | %s | ", policy_table[i].name,
+		    policy_table[i].action == POLICY_RESTART ? "yes" : "no");
+		md_cell(b, policy_table[i].when);
+		buf_puts(b, " | ");
+		md_cell(b, policy_table[i].then);
+		buf_puts(b, " |\n");
+	}
+	buf_puts(b, "\n5. Checkpoints: every `{checkpoint}` in a stage's command becomes the newest "
+	    "complete checkpoint (by step number, with its completeness file) at each launch, "
+	    "so the commands above resume from it. Newest complete: ");
 	if (cJSON_IsObject(ck) && json_str(ck, "path", NULL) != NULL) {
 		hb_boxtext(h, json_str(ck, "path", NULL), 0);
 		if (json_num(ck, "step", -1) >= 0) {
@@ -697,9 +723,11 @@ hb_resume(struct hb *h)
 			hb_num(b, json_num(ck, "step", 0));
 			buf_puts(b, ")");
 		}
-		buf_puts(b, "; the chain's commands resume from it as they were written to");
-	} else
-		buf_puts(b, "none reported (step 5)");
+	} else if (ckpt_configured(h->cfg))
+		buf_printf(b, "none at the last seen tick (checkpoints.fallback %s)",
+		    config_get_str(h->cfg, "checkpoints.fallback"));
+	else
+		buf_puts(b, "no `checkpoints` in the config");
 	buf_puts(b, "\n\n");
 	if (tres != NULL) {
 		buf_puts(b, "An interrupted transfer resumes with (transfer.resume, on this machine):\n\n");

@@ -23,6 +23,7 @@
 
 #include "atomic.h"
 #include "buf.h"
+#include "ckpt.h"
 #include "config.h"
 #include "crontab.h"
 #include "decide.h"
@@ -427,6 +428,27 @@ tick_remember_box(struct tick *t, const char *when)
 	json_set(d, "failed", f);
 	if (t->out.progress_max >= 0)
 		json_set_num(d, "progress_max", (double)t->out.progress_max);
+	if (p->ckpt != NULL) {
+		struct ckpt_scan *scan = NULL;
+		struct ckpt_summary sum;
+		char *why = NULL;
+
+		if (ckpt_parse_listing(t->cfg, p->ckpt, p->ckpt_len, &scan, &why) == 0) {
+			cJSON *ck = cJSON_CreateObject();
+
+			ckpt_summarize(scan, p->box_time, &sum);
+			if (sum.path != NULL) {
+				cJSON_AddStringToObject(ck, "path", sum.path);
+				cJSON_AddNumberToObject(ck, "step", (double)sum.step);
+				cJSON_AddNumberToObject(ck, "age_s", (double)sum.age_s);
+			}
+			cJSON_AddNumberToObject(ck, "complete", (double)sum.ncomplete);
+			cJSON_AddNumberToObject(ck, "incomplete", (double)sum.nincomplete);
+			json_set(d, "checkpoint", ck);
+		}
+		ckpt_scan_free(scan);
+		free(why);
+	}
 	if (json_str(p->state, "stage", NULL) != NULL) {
 		const char *stage = json_str(p->state, "stage", NULL);
 		long a = json_long(p->state, "attempt", 0);

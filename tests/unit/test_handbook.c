@@ -31,6 +31,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "handbook.h"
+#include "policy.h"
 #include "remote.h"
 #include "triage.h"
 #include "xmalloc.h"
@@ -255,7 +256,16 @@ test_sections_in_order(void **state)
 	assert_non_null(strstr(md, "~4600/5155"));
 	assert_non_null(strstr(md, "https://wandb.ai/team/proj/runs/abc"));
 	assert_non_null(strstr(md, "`train` 1, `eval` 2"));
-	assert_non_null(strstr(md, "none reported (step 5)"));
+	assert_non_null(strstr(md, "no `checkpoints` in the config"));
+	/* The restart policy's rules, from the table the code runs. */
+	for (i = 0; i < policy_nrows; i++) {
+		char *row = xstrfmt("| %s | %s | ", policy_table[i].name,
+		    policy_table[i].action == POLICY_RESTART ? "yes" : "no");
+
+		if (strstr(md, row) == NULL)
+			fail_msg("no policy row %s", row);
+		free(row);
+	}
 	assert_non_null(strstr(md, "Installed: yes."));
 	assert_non_null(strstr(md, "`Ana <ana@example.org>`"));
 	free(md);
@@ -397,7 +407,8 @@ check_structure(const char *md, const char *want)
 			for (i = 0; l + i < nl; i++)
 				if (l[i] == '|' && (i == 0 || l[i - 1] != '\\'))
 					pipes++;
-			if (strncmp(l, "| verdict |", 11) == 0 || strncmp(l, "| class |", 9) == 0)
+			if (strncmp(l, "| verdict |", 11) == 0 || strncmp(l, "| class |", 9) == 0 ||
+			    strncmp(l, "| rule |", 8) == 0)
 				cols = pipes;
 			if (pipes != cols)
 				fail_msg("a table row with %zu cells, want %zu: %.*s", pipes, cols,
