@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "attempt.h"
+#include "ckpt.h"
 #include "config.h"
 #include "events.h"
 #include "fsutil.h"
@@ -144,6 +145,29 @@ status_build(const struct wk_config *cfg)
 		free(mp);
 	}
 	cJSON_AddBoolToObject(doc, "done", ndone == (int)cfg->nchain);
+	if (ckpt_configured(cfg)) {
+		struct ckpt_scan *scan = NULL;
+		struct ckpt_summary sum;
+		char *why = NULL, *text;
+		cJSON *ck = cJSON_AddObjectToObject(doc, "checkpoint");
+
+		if (ckpt_scan_dir(cfg, &scan, &why) == 0) {
+			ckpt_summarize(scan, time(NULL), &sum);
+			text = ckpt_summary_text(&sum);
+			cJSON_AddStringToObject(ck, "summary", text);
+			free(text);
+			if (sum.path != NULL) {
+				cJSON_AddStringToObject(ck, "path", sum.path);
+				cJSON_AddNumberToObject(ck, "step", (double)sum.step);
+				cJSON_AddNumberToObject(ck, "age_s", (double)sum.age_s);
+			}
+			cJSON_AddNumberToObject(ck, "complete", (double)sum.ncomplete);
+			cJSON_AddNumberToObject(ck, "incomplete", (double)sum.nincomplete);
+		} else
+			cJSON_AddStringToObject(ck, "error", why != NULL ? why : "cannot scan");
+		ckpt_scan_free(scan);
+		free(why);
+	}
 	{
 		struct notify_sinks sinks;
 		char *od = layout_path(cfg->workdir, "outbox");
@@ -186,6 +210,11 @@ status_print(const cJSON *doc)
 		    json_str(cJSON_GetObjectItem(state, "progress"), "text", "unknown"));
 	if (state != NULL && json_str(state, "last_line", NULL) != NULL)
 		printf("last line: %s\n", json_str(state, "last_line", ""));
+	if (cJSON_GetObjectItem(doc, "checkpoint") != NULL) {
+		const cJSON *ck = cJSON_GetObjectItem(doc, "checkpoint");
+
+		printf("checkpoints: %s\n", json_str(ck, "summary", json_str(ck, "error", "?")));
+	}
 	printf("chain:\n");
 	cJSON_ArrayForEach(st, cJSON_GetObjectItem(doc, "stages")) {
 		printf("  %-12s %-20s %-8s attempts %ld\n", json_str(st, "stage", ""),

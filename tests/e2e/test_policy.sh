@@ -125,6 +125,10 @@ SH
 	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][1]["checkpoint"]')" "$T/work/ckpt/step_10"
 	assert_grep '"checkpoint":"[^"]*/ckpt/step_10"' "$(W)/events.jsonl"
 	assert_grep 'resumes from checkpoint .*step_10 \(step 10\)' "$T/out"
+	# onbox status reports the newest complete one and its age.
+	onbox status >"$T/st"
+	assert_grep '^checkpoints: newest complete checkpoint step 10 \(step_10, [0-9]+s old\); 2 complete, 1 incomplete \(newest step 11\)$' "$T/st"
+	assert_eq "$(onbox status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["checkpoint"]["step"])')" 10
 }
 
 # checkpoints.fallback stop: no complete checkpoint, no launch, a clear FAILED marker.
