@@ -96,7 +96,6 @@ load(struct fx *f, ...)
 	chain = cJSON_AddArrayToObject(root, "chain");
 	st = cJSON_CreateObject();
 	cJSON_AddStringToObject(st, "stage", "train");
-	cJSON_AddStringToObject(st, "run", "python train.py --resume {checkpoint}");
 	cJSON_AddItemToArray(chain, st);
 	va_start(ap, f);
 	while ((k = va_arg(ap, const char *)) != NULL) {
@@ -109,6 +108,9 @@ load(struct fx *f, ...)
 			cJSON_AddStringToObject(ck, k, v);
 	}
 	va_end(ap);
+	/* {checkpoint} needs a checkpoints section (config_load refuses it otherwise). */
+	cJSON_AddStringToObject(st, "run", ck != NULL ? "python train.py --resume {checkpoint}" :
+	    "python train.py");
 	json = cJSON_Print(root);
 	path = fs_join(f->dir, "wk.json");
 	assert_int_equal(atomic_write_str(path, json), 0);
