@@ -306,9 +306,9 @@ static const struct cfg_key cfg_job_keys[] = {
 	{ .name = "find", .type = CFG_STR,
 	  .help = "command listing the jobs named {name}, to reconcile a changed id" },
 	{ .name = "id_regex", .type = CFG_STR, .flags = CFG_REGEX,
-	  .help = "PCRE2 finding the job id in submit's output (group 1, else the match)" },
+	  .help = "PCRE2 finding the job id in each line of submit's and find's output (group 1, else the match)" },
 	{ .name = "states", .type = CFG_STRMAP,
-	  .help = "our state -> the manager's state name(s), e.g. \"done\": [\"SUCCEEDED\"]" },
+	  .help = "our state -> the manager's state name(s), e.g. \"succeeded\": [\"SUCCEEDED\"]" },
 };
 static const struct cfg_table cfg_job_table = CFG_TABLE("job", cfg_job_keys, 0);
 

@@ -845,7 +845,7 @@ static void
 test_shipped_profiles(void **state)
 {
 	static const char *const names[] = { "generic", "autodl", "runpod", "vast", "lambda",
-	    "slurm" };
+	    "slurm", "ray", "iris" };
 	struct fx *f = *state;
 	char text[512], *real;
 	size_t i;
