@@ -9,6 +9,7 @@
 #include "ckpt.h"
 #include "decide.h"
 #include "jsonfile.h"
+#include "monotime.h"
 #include "pattern.h"
 #include "probe.h"
 #include "triage.h"
@@ -40,6 +41,12 @@ say_progress(const struct decide_facts *f, struct decide_out *o)
 		say(o, " ~%ld/%ld", f->progress, f->progress_max);
 	else
 		say(o, " ~%ld/unknown", f->progress);
+	if (f->eta_s > 0) {
+		char eta[32];
+
+		timefmt_duration(f->eta_s, eta, sizeof(eta));
+		say(o, " ETA %s", eta);
+	}
 }
 
 /* ---- predicates, in table order ---- */
@@ -121,9 +128,12 @@ pred_degraded(const struct decide_in *in, const struct decide_facts *f, struct d
 	if (!f->alive || f->done)
 		return 0;
 	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
-	cJSON_ArrayForEach(it, why)
-		if (cJSON_IsString(it))
-			say(o, "%s%s", n++ > 0 ? "; " : "", it->valuestring);
+	cJSON_ArrayForEach(it, why) {
+		const char *text = cJSON_IsString(it) ? it->valuestring : json_str(it, "text", NULL);
+
+		if (text != NULL)
+			say(o, "%s%s", n++ > 0 ? "; " : "", text);
+	}
 	if (f->ckpt_stall != NULL)
 		say(o, "%s%s", n++ > 0 ? "; " : "", f->ckpt_stall);
 	if (n == 0)
@@ -296,6 +306,8 @@ facts_progress(const struct decide_in *in, struct decide_facts *f)
 	size_t i;
 
 	f->progress = (long)json_num(prog, "cur", -1);
+	f->eta_s = (long)json_num(cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "health"),
+	    "progress"), "eta_s", -1);
 	f->progress_max = (long)json_num(prog, "max", -1);
 	if (in->cfg->has_progress && in->cfg->progress.max > 0)
 		f->progress_max = in->cfg->progress.max;
@@ -375,7 +387,7 @@ decide(const struct decide_in *in, struct decide_out *out)
 	memset(&f, 0, sizeof(f));
 	memset(&ts, 0, sizeof(ts));
 	f.first_missing = -1;
-	f.progress = f.progress_max = f.heartbeat_age = -1;
+	f.progress = f.progress_max = f.heartbeat_age = f.eta_s = -1;
 	if (in->seen) {
 		const struct probe *p = in->p;
 

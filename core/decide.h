@@ -82,6 +82,7 @@ struct decide_facts {
 	long		 progress_max;
 	long		 heartbeat_age;	/* seconds, box clock; -1 no heartbeat */
 	char		*ckpt_stall;	/* checkpoints stopped advancing: why (owned), or NULL */
+	long		 eta_s;		/* onbox's estimate from the recent rate; -1 unknown */
 };
 
 struct decide_row {

@@ -227,6 +227,7 @@ static void notify_text_started(struct buf *, const cJSON *);
 static void notify_text_test(struct buf *, const cJSON *);
 static void notify_text_verdict(struct buf *, const cJSON *);
 static void notify_text_other(struct buf *, const cJSON *);
+static void notify_text_alert(struct buf *, const cJSON *);
 
 static const struct notify_kind {
 	const char	*type;		/* NULL: the fallback, last */
@@ -242,6 +243,7 @@ static const struct notify_kind {
 	{ "stage_started",	notify_text_started,	"started", NULL, NULL },
 	{ "test",		notify_text_test,	"test",	NULL,	NULL },
 	{ "verdict_changed",	notify_text_verdict,	NULL,	NULL,	NULL },
+	{ "health_alert",	notify_text_alert,	"ALERT", "high", "warning" },
 	{ NULL,			notify_text_other,	NULL,	NULL,	NULL },
 };
 
@@ -438,6 +440,19 @@ notify_text_lost(struct buf *b, const cJSON *ev)
 		buf_puts(b, " (");
 		notify_put_flat(b, cls);
 		buf_putc(b, ')');
+	}
+}
+
+static void
+notify_text_alert(struct buf *b, const cJSON *ev)
+{
+	notify_put_run(b, ev);
+	notify_put_word(b, notify_ev_str(ev, "stage"));
+	notify_put_attempt(b, ev, "attempt %ld");
+	notify_put_word(b, "ALERT");
+	if (notify_ev_str(ev, "text") != NULL) {
+		buf_puts(b, ": ");
+		notify_put_flat(b, notify_ev_str(ev, "text"));
 	}
 }
 

@@ -37,6 +37,7 @@
 #include "err.h"
 #include "events.h"
 #include "fsutil.h"
+#include "health.h"
 #include "jsondiff.h"
 #include "jsonfile.h"
 #include "layout.h"
@@ -93,6 +94,18 @@ struct runner {
 	int		 got_signal;
 	int		 restart;	/* the policy restarts the stage that just failed */
 
+	/*
+	 * Training health (core/health.c): fed every new line of a run stage,
+	 * saved with how far it was fed in .watchkeeper/health.json, so a
+	 * restarted onbox that reads an attempt's log again from its start
+	 * neither counts a line twice nor fires an alert again.
+	 */
+	struct health	*health;	/* NULL: none (its patterns failed) */
+	cJSON		*health_saved;	/* health.json as loaded: {stage, attempt, fed} */
+	struct logscan_pos hfed[2];	/* per source: lines before this were fed already */
+	int		 hfed_on[2];
+	time_t		 htick;		/* last health tick: one per heartbeat_s, not per event */
+
 	struct notify_sinks sinks;
 	struct outbox_opts outbox;
 	struct deliver	 dl;
@@ -132,6 +145,9 @@ runner_last_line(const struct runner *r)
 			return l;
 	return NULL;
 }
+
+static void runner_health_alerts(struct runner *r);
+static void runner_health_save(struct runner *r);
 
 static void
 runner_heartbeat(struct runner *r)
@@ -174,6 +190,19 @@ runner_heartbeat(struct runner *r)
 
 		cJSON_AddItemToObject(doc, "notify", outbox_status(od, &r->sinks));
 		free(od);
+	}
+	if (r->health != NULL) {
+		struct health_view v;
+
+		/* A tick judges throughput: once per heartbeat interval, however often we write. */
+		if (now - r->htick >= r->cfg->heartbeat_s) {
+			health_tick(r->health, now);
+			r->htick = now;
+		}
+		runner_health_alerts(r);
+		health_view(r->health, &v);
+		cJSON_AddItemToObject(doc, "health", health_view_json(&v));
+		runner_health_save(r);
 	}
 	markers = cJSON_AddObjectToObject(doc, "markers");
 	for (i = 0; i < r->cfg->nchain; i++) {
@@ -262,6 +291,122 @@ source_close(struct runner *r, struct source *s)
 	s->wd = -1;
 }
 
+/* ---- training health ---- */
+
+static char *
+runner_health_path(const struct runner *r)
+{
+	return layout_path(r->cfg->workdir, "health.json");
+}
+
+/* health.json: the state, and for the attempt being read how far each source was fed. */
+static void
+runner_health_save(struct runner *r)
+{
+	cJSON *doc = cJSON_CreateObject(), *fed;
+	char *path = runner_health_path(r), hex[2 * sizeof(((struct logscan_pos *)0)->fp) + 1];
+	size_t i;
+
+	cJSON_AddItemToObject(doc, "state", health_save(r->health));
+	if (r->st != NULL && !r->st->has_wait) {
+		cJSON_AddStringToObject(doc, "stage", r->st->name);
+		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
+		fed = cJSON_AddObjectToObject(doc, "fed");
+		for (i = 0; i < r->nsrc && i < 2; i++) {
+			struct logscan_pos pos;
+			cJSON *o = cJSON_AddObjectToObject(fed, r->src[i].label);
+
+			logscan_get_pos(&r->src[i].ls, &pos);
+			if (r->hfed_on[i] && pos.ino == r->hfed[i].ino && pos.off < r->hfed[i].off)
+				pos = r->hfed[i];	/* still reading what was fed before */
+			cJSON_AddNumberToObject(o, "ino", (double)pos.ino);
+			cJSON_AddNumberToObject(o, "off", (double)pos.off);
+			logscan_fp_hex(&pos, hex);
+			cJSON_AddStringToObject(o, "fp", hex);
+		}
+	}
+	if (jsonfile_save(path, doc) != 0)
+		log_warn("cannot write %s: %s", path, strerror(errno));
+	cJSON_Delete(doc);
+	free(path);
+}
+
+/* Create the health checker; take up the saved state. */
+static void
+runner_health_init(struct runner *r)
+{
+	char err[256], *path = runner_health_path(r);
+	cJSON *doc = NULL;
+
+	if (health_new(r->cfg, &r->health, err, sizeof(err)) != 0) {
+		log_warn("training health checks are off: %s", err);
+		r->health = NULL;
+	} else if (jsonfile_load(path, &doc) == 0 && doc != NULL) {
+		if (health_load(r->health, cJSON_GetObjectItem(doc, "state")) != 0)
+			log_warn("%s: not a health state of this onbox: starting afresh", path);
+		r->health_saved = doc;	/* transferred */
+	}
+	free(path);
+}
+
+/*
+ * A run stage's sources are open for attempt r->attempt: tell the checker,
+ * and when this is the attempt health.json was saved for (a re-attach),
+ * mark how far each source was fed so those lines are not fed again.
+ */
+static void
+runner_health_attempt(struct runner *r)
+{
+	const cJSON *sv = r->health_saved, *fed = cJSON_GetObjectItem(sv, "fed");
+	size_t i;
+
+	if (r->health == NULL)
+		return;
+	memset(r->hfed, 0, sizeof(r->hfed));
+	memset(r->hfed_on, 0, sizeof(r->hfed_on));
+	if (sv != NULL && strcmp(json_str(sv, "stage", ""), r->st->name) == 0 &&
+	    json_long(sv, "attempt", 0) == r->attempt)
+		for (i = 0; i < r->nsrc && i < 2; i++) {
+			const cJSON *o = cJSON_GetObjectItem(fed, r->src[i].label);
+
+			if (o == NULL)
+				continue;
+			r->hfed[i].ino = (uint64_t)json_num(o, "ino", 0);
+			r->hfed[i].off = (uint64_t)json_num(o, "off", 0);
+			r->hfed_on[i] = 1;
+		}
+	health_new_attempt(r->health, r->attempt);
+}
+
+/* Alerts the checker raised: events (and so webhooks and the logbook), once each. */
+static void
+runner_health_alerts(struct runner *r)
+{
+	struct health_alert *al = NULL;
+	size_t i, n = health_take_alerts(r->health, &al);
+	char human[512], *id;
+	cJSON *ev;
+
+	for (i = 0; i < n; i++) {
+		ev = events_new(r->instance, r->cfg->run, "health_alert",
+		    r->st != NULL ? r->st->name : NULL, al[i].attempt);
+		/* One event per alert: the id carries its kind and sequence number. */
+		id = xstrfmt("%s.%s.%lu", json_str(ev, "id", ""), health_kind_name(al[i].kind), al[i].seq);
+		json_set_str(ev, "id", id);
+		free(id);
+		cJSON_AddItemToObject(ev, "alert", health_alert_json(&al[i]));
+		cJSON_AddStringToObject(ev, "kind", health_kind_name(al[i].kind));
+		cJSON_AddStringToObject(ev, "severity", health_severity_name(al[i].severity));
+		cJSON_AddStringToObject(ev, "text", al[i].text);
+		snprintf(human, sizeof(human), "%s attempt %ld %s: %s", r->st != NULL ? r->st->name : "run",
+		    al[i].attempt, health_kind_name(al[i].kind), al[i].text);
+		runner_emit(r, ev, human);
+	}
+	free(al);
+	if (n > 0)
+		runner_health_save(r);
+}
+
 static long
 parse_long(const char *s, size_t len)
 {
@@ -293,6 +438,14 @@ runner_line(void *arg, const char *line, size_t len, int truncated)
 		return;
 	linering_push(&lc->s->tail, line, len);
 	triage_scan_line(&r->ts, line, len);
+	if (r->health != NULL) {
+		size_t k = (size_t)(lc->s - r->src);
+
+		/* pos.off is where this line starts: fed before a restart when below the mark. */
+		if (!(k < 2 && r->hfed_on[k] && lc->s->ls.pos.ino == r->hfed[k].ino &&
+		    lc->s->ls.pos.off < r->hfed[k].off))
+			health_line(r->health, line, len, time(NULL));
+	}
 	if (r->cfg->has_progress &&
 	    pattern_match_groups(r->cfg->progress.re, line, len, g, 3) == 1 && g[1].start >= 0) {
 		if ((v = parse_long(line + g[1].start, (size_t)(g[1].end - g[1].start))) >= 0) {
@@ -319,6 +472,9 @@ runner_scan(struct runner *r)
 		if (logscan_poll(&r->src[i].ls, runner_line, &lc) < 0)
 			log_debug("read %s: %s", r->src[i].path, strerror(errno));
 	}
+	/* A NaN loss is news now, not at the next heartbeat. */
+	if (r->health != NULL)
+		runner_health_alerts(r);
 }
 
 static void
@@ -1166,6 +1322,7 @@ runner_stage(struct runner *r, size_t idx)
 
 	if (!st->has_wait) {
 		runner_sources_run(r, a);
+		runner_health_attempt(r);
 		if (st->timeout_s > 0) {
 			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->timeout_s;
 		}
@@ -1456,6 +1613,7 @@ runner_run(struct wk_config *cfg)
 			free(md);
 		}
 	}
+	runner_health_init(&r);
 	runner_heartbeat(&r);
 
 	for (i = 0; i < cfg->nchain; i++) {
@@ -1501,6 +1659,8 @@ runner_run(struct wk_config *cfg)
  out:
 	deliver_free(&r.dl);
 	notify_sinks_free(&r.sinks);
+	health_free(r.health);
+	cJSON_Delete(r.health_saved);
 	runner_stage_reset(&r);
 	log_tee_close();
 	triage_scan_free(&r.ts);

@@ -143,6 +143,16 @@ ev_lost(const struct jctx *j, const cJSON *ev, time_t when)
 }
 
 static void
+ev_alert(const struct jctx *j, const cJSON *ev, time_t when)
+{
+	char kind[256];
+
+	snprintf(kind, sizeof(kind), "ALERT %s: %s attempt %ld", json_str(ev, "kind", "?"),
+	    json_str(ev, "stage", "?"), json_long(ev, "attempt", 0));
+	jot(j, when, kind, json_str(ev, "text", ""), NULL);
+}
+
+static void
 ev_chain(const struct jctx *j, const cJSON *ev, time_t when)
 {
 	char *text = xstrfmt("every stage's marker is present%s%s.",
@@ -164,6 +174,7 @@ static const struct {
 	{ "stage_done", ev_done },
 	{ "stage_lost", ev_lost },
 	{ "chain_done", ev_chain },
+	{ "health_alert", ev_alert },
 };
 
 void

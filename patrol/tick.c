@@ -428,6 +428,16 @@ tick_remember_box(struct tick *t, const char *when)
 	json_set(d, "failed", f);
 	if (t->out.progress_max >= 0)
 		json_set_num(d, "progress_max", (double)t->out.progress_max);
+	{
+		const cJSON *hv = cJSON_GetObjectItem(p->state, "health");
+		const char *wb = json_str(cJSON_GetObjectItem(hv, "wandb"), "url", NULL);
+		const cJSON *pr = cJSON_GetObjectItem(hv, "progress");
+
+		if (wb != NULL)
+			json_set_str(d, "wandb", wb);
+		if (json_num(pr, "eta_s", -1) >= 0)
+			json_set_num(d, "eta_s", json_num(pr, "eta_s", 0));
+	}
 	if (p->ckpt != NULL) {
 		struct ckpt_scan *scan = NULL;
 		struct ckpt_summary sum;
