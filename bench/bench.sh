@@ -13,6 +13,10 @@
 #   4. patrol: a full tick (connect, auth, probe, decide, report) against the
 #      bare `ssh -F cfg box true` on the same throwaway sshd, and the tick's
 #      round trips, measured through a proxy that delays each way.
+#   5. sentinel: marker landed -> sentinel exited, polling and --follow.
+#   6. logs: a full read with the health checks (MB/s), then 1 KiB appended
+#      to logs of 10 MB, 100 MB and 1 GB, read from the kept position: the
+#      per-tick cost stays flat (bench/scan_bench.sh); health_line's own cost.
 # Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S, BENCH_SCALE (default 100).
 set -euo pipefail
 build=${1:-build}
@@ -173,6 +177,9 @@ read -r flush_ms flush_got < <(backlog_flush)
 # In its own process: it uses the test suite's sshd harness and its traps.
 patrol_res=$(bash "$top/bench/patrol_bench.sh" "$build" "$N" | tail -n 1)
 export WK_BENCH_SENTINEL="$(bash "$top/bench/sentinel_bench.sh" "$build" "$N" | tail -n 1)"
+# Log reading: a full read, then 1 KiB appended to logs of 10 MB .. 1 GB; health_line's cost.
+export WK_BENCH_SCAN="$(bash "$top/bench/scan_bench.sh" "$build" | tail -n 1)"
+export WK_BENCH_HEALTH="$(bash "$top/bench/health_bench.sh" "$build" "${BENCH_HEALTH_MB:-100}" 2>/dev/null | tail -n 1)"
 
 python3 - "$top/bench/results.json" "$onbox_lat" "$seed_lat" "$idle_cpu_ms" "$idle_rss_kb" "$IDLE" \
 	"$hook_lat" "$flush_ms" "$flush_got" "$patrol_res" <<'PY'
@@ -213,6 +220,17 @@ if s_poll and s_follow:
         ("sentinel: marker -> exit, --follow (mean ms)", statistics.mean(s_follow), "< 1000 ms", statistics.mean(s_follow) < 1000),
         ("sentinel: marker -> exit, --follow (max ms)", max(s_follow), "< 1000 ms", max(s_follow) < 1000),
     ]
+# Log reading as the log grows: the per-tick cost must not grow with it (bench/scan_bench.sh).
+scan = [part.split(":") for part in (os.environ.get("WK_BENCH_SCAN") or "").split()]
+if scan:
+    ticks = [float(t) for _, _, t in scan]
+    for mb, mbps, tick in scan:
+        rows.append((f"log {mb} MB: full read + health (MB/s)", float(mbps), "", None))
+        rows.append((f"log {mb} MB: +1 KiB read from kept position (us)", float(tick), "flat", max(ticks) < 20 * min(ticks) + 50))
+health = (os.environ.get("WK_BENCH_HEALTH") or "").split("|")
+if len(health) == 3:
+    rows.append(("health_line: lines/s (progress, loss, throughput, W&B)", float(health[0]), "", None))
+    rows.append(("health_line: MB/s", float(health[1]), "", None))
 print(f"{'measure':58} {'value':>12}  {'target':12} ok")
 for name, v, target, ok in rows:
     print(f"{name:58} {v:12.1f}  {target:12} {'' if ok is None else ('yes' if ok else 'NO')}")
