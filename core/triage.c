@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -183,6 +184,26 @@ triage_by_name(const char *name)
 	return TRIAGE_NCLASSES;
 }
 
+/* An FNV-1a digest of the rule table, so saved hits are read back only by the same table. */
+static const char *
+triage_rules_digest(void)
+{
+	static char hex[17];
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+	const char *p;
+
+	if (hex[0] != '\0')
+		return hex;
+	for (i = 0; i < TRIAGE_NRULES; i++) {
+		for (p = triage_rules[i].pattern; *p != '\0'; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ (unsigned char)(triage_rules[i].cls + 1)) * 1099511628211ULL;
+	}
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)h);
+	return hex;
+}
+
 int
 triage_scan_init(struct triage_scan *ts)
 {
@@ -238,6 +259,51 @@ triage_scan_reset(struct triage_scan *ts)
 	}
 	memset(ts->hits, 0, TRIAGE_NRULES);
 	ts->crash_seen = ts->traceback_seen = 0;
+}
+
+cJSON *
+triage_scan_save(const struct triage_scan *ts)
+{
+	cJSON *doc = cJSON_CreateObject(), *hits = cJSON_AddObjectToObject(doc, "hits");
+	char key[16];
+	size_t i;
+
+	for (i = 0; ts->hits != NULL && i < TRIAGE_NRULES; i++) {
+		if (!ts->hits[i])
+			continue;
+		snprintf(key, sizeof(key), "%zu", i);
+		cJSON_AddStringToObject(hits, key, ts->first_line[i] != NULL ? ts->first_line[i] : "");
+	}
+	cJSON_AddStringToObject(doc, "rules", triage_rules_digest());
+	return doc;
+}
+
+int
+triage_scan_load(struct triage_scan *ts, const cJSON *doc)
+{
+	const cJSON *hits = cJSON_GetObjectItem(doc, "hits"), *it;
+	const char *digest = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "rules"));
+	char *end;
+	unsigned long i;
+
+	/* Rule numbers mean something only for the same rule table. */
+	if (ts->hits == NULL || !cJSON_IsObject(hits) || digest == NULL ||
+	    strcmp(digest, triage_rules_digest()) != 0)
+		return WK_ERR_PARSE;
+	triage_scan_reset(ts);
+	cJSON_ArrayForEach(it, hits) {
+		i = strtoul(it->string, &end, 10);
+		if (*end != '\0' || i >= TRIAGE_NRULES || !cJSON_IsString(it))
+			continue;
+		ts->hits[i] = 1;
+		ts->first_line[i] = linering_sanitize(it->valuestring, strlen(it->valuestring),
+		    TRIAGE_EVIDENCE_MAX);
+		if (triage_rules[i].crash)
+			ts->crash_seen = 1;
+		if (strcmp(triage_rules[i].pattern, TRIAGE_TRACEBACK_RE) == 0)
+			ts->traceback_seen = 1;
+	}
+	return 0;
 }
 
 void

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <cJSON.h>
+
 #include "pattern.h"
 
 enum triage_class {
@@ -74,6 +76,15 @@ int triage_scan_init(struct triage_scan *ts);
 void triage_scan_line(struct triage_scan *ts, const char *line, size_t len);
 void triage_scan_reset(struct triage_scan *ts);
 void triage_scan_free(struct triage_scan *ts);
+/*
+ * The scan's hits as JSON (rule number -> its first line, and a digest of the
+ * rule table), so a restarted onbox continues an attempt without reading its
+ * log again.  Caller deletes.  triage_scan_load replaces ts's hits with saved
+ * ones: 0, or WK_ERR_PARSE (ts unchanged) when doc is not one, or is from
+ * another rule table.
+ */
+cJSON *triage_scan_save(const struct triage_scan *ts);
+int triage_scan_load(struct triage_scan *ts, const cJSON *doc);
 
 /* How the attempt ended. */
 struct triage_input {

@@ -559,6 +559,35 @@ test_oom_kill_count(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Saved hits read back give the same class and evidence; another table's are refused. */
+static void
+test_scan_save_load(void **state)
+{
+	struct triage_scan a, b;
+	const char *ev_a = NULL, *ev_b = NULL;
+	cJSON *doc;
+
+	(void)state;
+	assert_int_equal(triage_scan_init(&a), 0);
+	assert_int_equal(triage_scan_init(&b), 0);
+	feed(&a, log_cuda_oom);
+	doc = triage_scan_save(&a);
+	assert_int_equal(triage_scan_load(&b, doc), 0);
+	assert_int_equal(triage_classify(&exit1, &b, &ev_b), triage_classify(&exit1, &a, &ev_a));
+	assert_int_equal(triage_classify(&exit1, &b, &ev_b), TRIAGE_CUDA_OOM);
+	assert_string_equal(ev_a, ev_b);
+	assert_int_equal(a.crash_seen, b.crash_seen);
+	assert_int_equal(a.traceback_seen, b.traceback_seen);
+	/* Another rule table (digest) or garbage: refused, b unchanged. */
+	cJSON_ReplaceItemInObject(doc, "rules", cJSON_CreateString("0000000000000000"));
+	assert_int_not_equal(triage_scan_load(&b, doc), 0);
+	assert_int_equal(triage_classify(&exit1, &b, &ev_b), TRIAGE_CUDA_OOM);
+	assert_int_not_equal(triage_scan_load(&b, NULL), 0);
+	cJSON_Delete(doc);
+	triage_scan_free(&a);
+	triage_scan_free(&b);
+}
+
 int
 main(void)
 {
@@ -572,6 +601,7 @@ main(void)
 		cmocka_unit_test(test_class_table),
 		cmocka_unit_test(test_nan_negatives),
 		cmocka_unit_test(test_oom_kill_count),
+		cmocka_unit_test(test_scan_save_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
