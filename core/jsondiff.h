@@ -28,6 +28,13 @@
 char *jsondiff_text(const cJSON *old, const cJSON *new, size_t max_lines,
     int (*hide)(const char *path));
 
+/*
+ * A copy of a config safe to keep on disk: every value under notify[] (URLs,
+ * tokens, chat ids) is replaced by "(hidden #<digest>)", so a diff still
+ * sees that it changed.  Caller deletes.
+ */
+cJSON *jsondiff_redacted(const cJSON *doc);
+
 /* A hide() for watchkeeper configs: every value under notify[] (URLs, tokens, chat ids). */
 int jsondiff_hide_secrets(const char *path);
 

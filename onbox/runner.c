@@ -1108,10 +1108,11 @@ static void
 runner_drift(struct runner *r, cJSON *ev)
 {
 	char *snap = layout_attempt_config(r->cfg->workdir, r->st->name, r->attempt), *diff = NULL;
-	cJSON *prev = NULL;
+	cJSON *prev = NULL, *now = jsondiff_redacted(r->cfg->root);
 	long n;
 
-	if (jsonfile_save(snap, r->cfg->root) != 0)
+	/* Kept on disk: notify[] values only as digests, so no secret lands there. */
+	if (jsonfile_save(snap, now) != 0)
 		log_warn("cannot write %s: %s", snap, strerror(errno));
 	for (n = r->attempt - 1; n >= 1 && prev == NULL; n--) {
 		char *p = layout_attempt_config(r->cfg->workdir, r->st->name, n);
@@ -1120,7 +1121,7 @@ runner_drift(struct runner *r, cJSON *ev)
 			prev = NULL;
 		free(p);
 	}
-	if (prev != NULL && (diff = jsondiff_text(prev, r->cfg->root, 40, jsondiff_hide_secrets)) != NULL) {
+	if (prev != NULL && (diff = jsondiff_text(prev, now, 40, jsondiff_hide_secrets)) != NULL) {
 		char *clean = notify_scrub(&r->sinks, diff);
 
 		log_warn("stage %s attempt %ld: CONFIG DRIFT since attempt %ld:\n%s", r->st->name,
@@ -1130,6 +1131,7 @@ runner_drift(struct runner *r, cJSON *ev)
 		free(clean);
 	}
 	cJSON_Delete(prev);
+	cJSON_Delete(now);
 	free(diff);
 	free(snap);
 }

@@ -74,6 +74,37 @@ test_jsondiff_hides_secrets(void **state)
 	free(d);
 }
 
+/* The copy kept on disk: notify[] values only as digests; a change still shows. */
+static void
+test_jsondiff_redacted(void **state)
+{
+	cJSON *a = cJSON_Parse("{\"run\": \"r\", \"notify\": [{\"type\": \"slack\", \"url\": \"https://h/SECRET1\", \"chat_id\": 42}]}");
+	cJSON *b = cJSON_Parse("{\"run\": \"r\", \"notify\": [{\"type\": \"slack\", \"url\": \"https://h/SECRET2\", \"chat_id\": 42}]}");
+	cJSON *ra = jsondiff_redacted(a), *rb = jsondiff_redacted(b);
+	char *ta = cJSON_PrintUnformatted(ra), *d;
+
+	(void)state;
+	assert_null(strstr(ta, "SECRET"));
+	assert_null(strstr(ta, "42"));
+	assert_non_null(strstr(ta, "\"run\":\"r\""));
+	d = jsondiff_text(ra, rb, 10, jsondiff_hide_secrets);
+	assert_non_null(d);
+	assert_string_equal(d, "notify[0].url: changed (value not shown)\n");
+	free(d);
+	{
+		/* The same values give the same digests: no drift where nothing changed. */
+		cJSON *again = jsondiff_redacted(a);
+
+		assert_null(jsondiff_text(ra, again, 10, NULL));
+		cJSON_Delete(again);
+	}
+	free(ta);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(ra);
+	cJSON_Delete(rb);
+}
+
 /* At most max lines, then a count; long values are cut. */
 static void
 test_jsondiff_bounded(void **state)
@@ -115,6 +146,7 @@ main(void)
 		cmocka_unit_test(test_jsondiff_changes),
 		cmocka_unit_test(test_jsondiff_hides_secrets),
 		cmocka_unit_test(test_jsondiff_bounded),
+		cmocka_unit_test(test_jsondiff_redacted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
