@@ -195,6 +195,8 @@ static const struct {
 } start_table[] = {
 	{ "tmux", start_tmux, "tmux attach -t %s" },
 	{ "nohup", start_nohup, "tail -f %s/.watchkeeper/onbox.out" },
+	/* job: onbox itself supervises the cluster's jobs, so it outlives the caller like nohup */
+	{ "job", start_nohup, "tail -f %s/.watchkeeper/onbox.out" },
 };
 
 /* The onbox pid and status from state.json, for messages. */
@@ -279,7 +281,7 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		if (strcmp(start_table[i].name, s.cfg->detach) == 0)
 			break;
 	if (i == sizeof(start_table) / sizeof(start_table[0])) {
-		log_error("%s: \"detach\": \"%s\" is not supported by this onbox yet; use tmux or nohup",
+		log_error("%s: \"detach\": \"%s\" is not supported by this onbox yet; use tmux, nohup or job",
 		    s.cfg->path, s.cfg->detach);
 		rc = WK_EX_CONFIG;
 		goto out;
@@ -335,6 +337,6 @@ cmd_start_exec(struct onbox_ctx *ctx)
 const struct onbox_cmd onbox_cmd_start = {
 	.name = "start",
 	.args = "[-c FILE]",
-	.help = "start `onbox run` detached (tmux or nohup); refuses when one is running",
+	.help = "start `onbox run` detached (tmux, nohup or job); refuses when one is running",
 	.exec = cmd_start_exec,
 };

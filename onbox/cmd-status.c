@@ -187,7 +187,7 @@ status_build(const struct wk_config *cfg)
 static void
 status_print(const cJSON *doc)
 {
-	const cJSON *state = cJSON_GetObjectItem(doc, "state"), *st, *ev, *failed, *lines, *l;
+	const cJSON *state = cJSON_GetObjectItem(doc, "state"), *st, *ev, *failed, *lines, *l, *job;
 	char dur[32];
 	double age = json_num(doc, "heartbeat_age_s", -1);
 
@@ -204,6 +204,15 @@ status_print(const cJSON *doc)
 	else
 		printf("onbox: never ran here\n");
 	if (state != NULL && json_str(state, "stage", NULL) != NULL &&
+	    strcmp(json_str(state, "status", ""), "running") == 0 &&
+	    (job = cJSON_GetObjectItem(state, "job")) != NULL)
+		/* job backend: the cluster job's id and state instead of a pid */
+		printf("stage: %s attempt %ld (job %s, %s%s%s), progress %s\n",
+		    json_str(state, "stage", ""), json_long(state, "attempt", 0),
+		    json_str(job, "id", json_str(job, "name", "?")), json_str(job, "state", "unknown"),
+		    json_str(job, "waiting", NULL) != NULL ? ": " : "", json_str(job, "waiting", ""),
+		    json_str(cJSON_GetObjectItem(state, "progress"), "text", "unknown"));
+	else if (state != NULL && json_str(state, "stage", NULL) != NULL &&
 	    strcmp(json_str(state, "status", ""), "running") == 0)
 		printf("stage: %s attempt %ld (pid %ld), progress %s\n", json_str(state, "stage", ""),
 		    json_long(state, "attempt", 0), json_long(state, "stage_pid", 0),
@@ -219,6 +228,10 @@ status_print(const cJSON *doc)
 	cJSON_ArrayForEach(st, cJSON_GetObjectItem(doc, "stages")) {
 		printf("  %-12s %-20s %-8s attempts %ld\n", json_str(st, "stage", ""),
 		    json_str(st, "marker", ""), json_str(st, "state", ""), json_long(st, "attempts", 0));
+		if ((job = cJSON_GetObjectItem(st, "last_attempt")) != NULL &&
+		    json_str(job, "job_id", NULL) != NULL)
+			printf("      job: %s (%s)\n", json_str(job, "job_id", ""),
+			    json_str(job, "job_raw_state", json_str(job, "job_state", "?")));
 		if ((failed = cJSON_GetObjectItem(st, "failed")) != NULL) {
 			printf("      FAILED: %s (%s) — %s\n", json_str(failed, "class", "?"),
 			    json_str(failed, "title", ""), json_str(failed, "remediation", ""));

@@ -38,6 +38,7 @@
 #include "events.h"
 #include "fsutil.h"
 #include "health.h"
+#include "jobrun.h"
 #include "jsondiff.h"
 #include "jsonfile.h"
 #include "layout.h"
@@ -109,6 +110,7 @@ struct runner {
 	struct notify_sinks sinks;
 	struct outbox_opts outbox;
 	struct deliver	 dl;
+	struct jobrun	*job;		/* detach "job": run stages are cluster jobs (jobrun.c); else NULL */
 };
 
 struct line_ctx {
@@ -171,6 +173,7 @@ runner_heartbeat(struct runner *r)
 		cJSON_AddNumberToObject(doc, "stage_index", (double)r->idx);
 		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
 		cJSON_AddNumberToObject(doc, "stage_pid", (double)r->stage_pid);
+		jobrun_heartbeat(r->job, doc);	/* job backend: its id and state */
 	}
 	runner_progress_text(r, ptext, sizeof(ptext));
 	prog = cJSON_AddObjectToObject(doc, "progress");
@@ -251,6 +254,13 @@ runner_emit(struct runner *r, cJSON *ev, const char *human)
 	log_tee_line(human);
 	cJSON_Delete(ev);
 	runner_heartbeat(r);
+}
+
+/* runner_emit for jobrun.c. */
+static void
+runner_job_emit(void *arg, cJSON *ev, const char *human)
+{
+	runner_emit(arg, ev, human);
 }
 
 /* ---- log sources ---- */
@@ -826,6 +836,7 @@ struct watch {
 	pid_t		 kill_pgid;	/* process group to stop on timeout; 0 none */
 	time_t		 timeout_at;	/* wall clock; 0 none */
 	int		 wait_stage;
+	struct jobrun	*job;		/* job backend: polled instead of a pid; NULL none */
 };
 
 static int
@@ -862,7 +873,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	w->pidfd = w->pid > 0 ? proc_pidfd(w->pid) : -1;
 	for (;;) {
 		/* The wrapper records the stage's pid just after starting it. */
-		if (!w->wait_stage && w->kill_pgid <= 0) {
+		if (!w->wait_stage && w->job == NULL && w->kill_pgid <= 0) {
 			struct attempt_rec rec;
 
 			if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 &&
@@ -871,6 +882,11 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 				r->stage_pid = rec.pid;
 				runner_heartbeat(r);
 			}
+		}
+		/* job backend: one poll per poll_ms; the job's end is a process gone. */
+		if (w->job != NULL && jobrun_tick(w->job)) {
+			end = SUP_GONE;
+			break;
 		}
 		runner_scan(r);
 		if (w->wait_stage && r->wait_seen) {
@@ -890,14 +906,18 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 				end = SUP_TIMEOUT;
 				break;
 			}
-			if (w->kill_pgid > 0) {
+			if (w->kill_pgid > 0 || w->job != NULL) {
 				json_set_bool(a, "timed_out", 1);
 				(void)hist_save(r->cfg->workdir, r->st->name, hist);
 				log_warn("stage %s ran past timeout_s=%ld: stopping it", r->st->name,
 				    r->st->timeout_s);
-				kill(-w->kill_pgid, SIGTERM);
-				killed = 1;
-				deadline_set(&dl[2], KILL_GRACE_MS);
+				if (w->job != NULL) {
+					jobrun_stop(w->job);	/* the manager stops it; polled to its end */
+				} else {
+					kill(-w->kill_pgid, SIGTERM);
+					killed = 1;
+					deadline_set(&dl[2], KILL_GRACE_MS);
+				}
 			} else
 				deadline_set(&dl[1], 50);	/* its pid is not recorded yet */
 		}
@@ -922,7 +942,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		}
 		dfd_at = deliver_poll_add(&r->dl, pfd, &n);
 		dl[3] = r->dl.next;
-		cap = (int)r->cfg->poll_ms;
+		cap = jobrun_poll_cap(w->job, (int)r->cfg->poll_ms);
 		if (w->pid > 0 && w->pidfd < 0 && cap > NOPIDFD_POLL_MS)
 			cap = NOPIDFD_POLL_MS;
 		/* Check a process that may already be gone before sleeping at all. */
@@ -1165,7 +1185,9 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		why = NULL;
 		cmd = xstrdup(r->st->run);	/* no token, or nothing configured: as written */
 	}
-	if (cmd != NULL)
+	if (cmd != NULL && r->job != NULL)	/* job backend: a submit, not a process */
+		pid = jobrun_launch(r->job, r->st, r->attempt, hist, a, cmd, &why);
+	else if (cmd != NULL)
 		pid = attempt_launch(r->cfg, r->st, cmd, r->attempt, &why);
 	if (pid < 0) {
 		log_error("stage %s: cannot start attempt %ld: %s", r->st->name, r->attempt, why);
@@ -1177,11 +1199,13 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	}
 	json_set_str(a, "result", "running");
 	json_set_str(a, "command", cmd);
-	json_set_num(a, "wrapper_pid", pid);
+	if (r->job == NULL) {
+		json_set_num(a, "wrapper_pid", pid);
+		w->pid = pid;
+		w->own = 1;
+		proc_identify(pid, &w->id);
+	}
 	(void)hist_save(r->cfg->workdir, r->st->name, hist);
-	w->pid = pid;
-	w->own = 1;
-	proc_identify(pid, &w->id);
 	ev = events_new(r->instance, r->cfg->run, "stage_started", r->st->name, r->attempt);
 	cJSON_AddStringToObject(ev, "command", cmd);
 	if (strcmp(cmd, r->st->run) != 0)
@@ -1189,7 +1213,10 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	if (json_str(a, POLICY_KEY_CHECKPOINT, NULL) != NULL)
 		cJSON_AddStringToObject(ev, "checkpoint", json_str(a, POLICY_KEY_CHECKPOINT, ""));
 	cJSON_AddStringToObject(ev, "cwd", r->cfg->workdir);
-	cJSON_AddNumberToObject(ev, "pid", (double)pid);
+	if (r->job != NULL)
+		jobrun_event(r->job, ev);	/* job_name, job_id */
+	else
+		cJSON_AddNumberToObject(ev, "pid", (double)pid);
 	add_git(ev, r->cfg->workdir);
 	runner_drift(r, ev);
 	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->st->name, r->attempt);
@@ -1249,7 +1276,15 @@ runner_stage(struct runner *r, size_t idx)
 	hist = hist_load(r->cfg->workdir, st->name);
 	a = hist_last(hist);
 
-	if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0) {
+	if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 && r->job != NULL) {
+		/* job backend: the job the history names, or the submit it was making (jobrun.c) */
+		r->attempt = json_long(a, "attempt", 1);
+		if (!jobrun_attach(r->job, st, r->attempt, hist, a) &&
+		    runner_launch(r, hist, a, &w) != 0) {
+			rc = 1;
+			goto out;
+		}
+	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0) {
 		r->attempt = json_long(a, "attempt", 1);
 		lockp = layout_attempt_lock(r->cfg->workdir, st->name, r->attempt);
 		held = lock_is_held(lockp);
@@ -1336,8 +1371,10 @@ runner_stage(struct runner *r, size_t idx)
 				r->stage_pid = cur.pid;
 		}
 		w.kill_pgid = (pid_t)r->stage_pid;
+		w.job = r->job;
 		runner_heartbeat(r);
-		end = w.pid > 0 ? runner_supervise(r, hist, a, &w) : (runner_scan_final(r), SUP_GONE);
+		end = w.pid > 0 || w.job != NULL ? runner_supervise(r, hist, a, &w) :
+		    (runner_scan_final(r), SUP_GONE);
 	} else {
 		const char *wl = st->wait.log != NULL ? st->wait.log : st->log;
 		struct line_ctx lc;
@@ -1420,6 +1457,12 @@ runner_stage(struct runner *r, size_t idx)
 		o.exited = 0;
 	} else if (lost_follow) {
 		in.status_lost = 1;
+	} else if (r->job != NULL) {
+		/* job backend: the manager's final state stands for the exit status */
+		jobrun_outcome(r->job, &in, &o.exec_error);
+		o.exited = in.exited;
+		o.exit_code = in.exit_code;
+		o.signo = in.signo;
 	} else if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &rec) == 0 && rec.exited) {
 		in.exited = rec.signo == 0;
 		in.exit_code = rec.exit_code;
@@ -1443,6 +1486,7 @@ runner_stage(struct runner *r, size_t idx)
 	if (runner_finalize(r, hist, a, &o) != 0)
 		rc = 1;
  out:
+	jobrun_detach(r->job);	/* it borrowed hist */
 	free(lockp);
 	cJSON_Delete(hist);
 	return rc;
@@ -1583,6 +1627,12 @@ runner_run(struct wk_config *cfg)
 		goto out;
 	}
 	notify_sinks_load(cfg, &r.sinks);
+	/* detach "job": each run stage's attempt is a job in a cluster manager (jobrun.c). */
+	if (strcmp(cfg->detach, "job") == 0 &&
+	    (r.job = jobrun_new(cfg, r.instance, &r.sinks, runner_job_emit, &r)) == NULL) {
+		rc = WK_EX_CONFIG;
+		goto out;
+	}
 	outbox_opts_from_config(cfg, &r.outbox);
 	deliver_init(&r.dl, cfg, &r.sinks);
 	for (i = 0; i < r.sinks.n; i++)
@@ -1659,6 +1709,7 @@ runner_run(struct wk_config *cfg)
 	}
 	runner_heartbeat(&r);
  out:
+	jobrun_free(r.job);
 	deliver_free(&r.dl);
 	notify_sinks_free(&r.sinks);
 	health_free(r.health);
