@@ -96,15 +96,11 @@ struct runner {
 	int		 restart;	/* the policy restarts the stage that just failed */
 
 	/*
-	 * Training health (core/health.c): fed every new line of a run stage,
-	 * saved with how far it was fed in .watchkeeper/health.json, so a
-	 * restarted onbox that reads an attempt's log again from its start
-	 * neither counts a line twice nor fires an alert again.
+	 * Training health (core/health.c): fed every new line, its state kept
+	 * in .watchkeeper/scan.json with how far each log was read (runner_scan_save).
 	 */
 	struct health	*health;	/* NULL: none (its patterns failed) */
-	cJSON		*health_saved;	/* health.json as loaded: {stage, attempt, fed} */
-	struct logscan_pos hfed[2];	/* per source: lines before this were fed already */
-	int		 hfed_on[2];
+	cJSON		*saved;		/* scan.json as the last onbox left it, or NULL */
 	time_t		 htick;		/* last health tick: one per heartbeat_s, not per event */
 
 	struct notify_sinks sinks;
@@ -149,7 +145,8 @@ runner_last_line(const struct runner *r)
 }
 
 static void runner_health_alerts(struct runner *r);
-static void runner_health_save(struct runner *r);
+static void runner_scan_save(struct runner *r);
+static void source_from(struct source *s, const cJSON *start);
 
 static void
 runner_heartbeat(struct runner *r)
@@ -205,8 +202,8 @@ runner_heartbeat(struct runner *r)
 		runner_health_alerts(r);
 		health_view(r->health, &v);
 		cJSON_AddItemToObject(doc, "health", health_view_json(&v));
-		runner_health_save(r);
 	}
+	runner_scan_save(r);
 	markers = cJSON_AddObjectToObject(doc, "markers");
 	for (i = 0; i < r->cfg->nchain; i++) {
 		char *m = layout_marker(r->cfg->workdir, r->cfg->chain[i].marker);
@@ -301,38 +298,54 @@ source_close(struct runner *r, struct source *s)
 	s->wd = -1;
 }
 
-/* ---- training health ---- */
+/* ---- what the current attempt's logs have shown, kept across restarts ---- */
 
 static char *
-runner_health_path(const struct runner *r)
+runner_scan_path(const struct runner *r)
 {
-	return layout_path(r->cfg->workdir, "health.json");
+	return layout_path(r->cfg->workdir, "scan.json");
 }
 
-/* health.json: the state, and for the attempt being read how far each source was fed. */
+/*
+ * scan.json, written with every heartbeat: for the run stage being read,
+ * where each source stands (complete lines consumed, with the fingerprint
+ * of the bytes before), the last lines, what the lines showed (done line,
+ * progress, triage hits), and the health checks' state, all as of the same
+ * moment.  A restarted onbox that re-attaches to that attempt continues
+ * from there: it reads only the bytes written since, however big the log,
+ * and nothing it had seen counts twice.
+ */
 static void
-runner_health_save(struct runner *r)
+runner_scan_save(struct runner *r)
 {
-	cJSON *doc = cJSON_CreateObject(), *fed;
-	char *path = runner_health_path(r), hex[2 * sizeof(((struct logscan_pos *)0)->fp) + 1];
-	size_t i;
+	cJSON *doc = cJSON_CreateObject(), *srcs;
+	char *path = runner_scan_path(r), hex[2 * sizeof(((struct logscan_pos *)0)->fp) + 1];
+	size_t i, k;
 
-	cJSON_AddItemToObject(doc, "state", health_save(r->health));
-	if (r->st != NULL && !r->st->has_wait) {
+	if (r->health != NULL)
+		cJSON_AddItemToObject(doc, "health", health_save(r->health));
+	if (r->st != NULL && !r->st->has_wait && r->nsrc > 0) {
 		cJSON_AddStringToObject(doc, "stage", r->st->name);
 		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
-		fed = cJSON_AddObjectToObject(doc, "fed");
-		for (i = 0; i < r->nsrc && i < 2; i++) {
+		cJSON_AddBoolToObject(doc, "done_seen", r->done_seen);
+		if (r->prog_have)
+			cJSON_AddNumberToObject(doc, "prog_cur", (double)r->prog_cur);
+		cJSON_AddNumberToObject(doc, "prog_max_log", (double)r->prog_max_log);
+		cJSON_AddItemToObject(doc, "triage", triage_scan_save(&r->ts));
+		srcs = cJSON_AddObjectToObject(doc, "sources");
+		for (i = 0; i < r->nsrc; i++) {
 			struct logscan_pos pos;
-			cJSON *o = cJSON_AddObjectToObject(fed, r->src[i].label);
+			cJSON *o = cJSON_AddObjectToObject(srcs, r->src[i].label), *tail;
 
 			logscan_get_pos(&r->src[i].ls, &pos);
-			if (r->hfed_on[i] && pos.ino == r->hfed[i].ino && pos.off < r->hfed[i].off)
-				pos = r->hfed[i];	/* still reading what was fed before */
+			cJSON_AddNumberToObject(o, "dev", (double)pos.dev);
 			cJSON_AddNumberToObject(o, "ino", (double)pos.ino);
 			cJSON_AddNumberToObject(o, "off", (double)pos.off);
 			logscan_fp_hex(&pos, hex);
 			cJSON_AddStringToObject(o, "fp", hex);
+			tail = cJSON_AddArrayToObject(o, "tail");
+			for (k = 0; k < r->src[i].tail.count; k++)
+				cJSON_AddItemToArray(tail, cJSON_CreateString(linering_get(&r->src[i].tail, k)));
 		}
 	}
 	if (jsonfile_save(path, doc) != 0)
@@ -341,51 +354,62 @@ runner_health_save(struct runner *r)
 	free(path);
 }
 
-/* Create the health checker; take up the saved state. */
+/* The health checker, and what the last onbox saved. */
 static void
-runner_health_init(struct runner *r)
+runner_scan_init(struct runner *r)
 {
-	char err[256], *path = runner_health_path(r);
+	char err[256], *path = runner_scan_path(r);
 	cJSON *doc = NULL;
 
 	if (health_new(r->cfg, &r->health, err, sizeof(err)) != 0) {
 		log_warn("training health checks are off: %s", err);
 		r->health = NULL;
-	} else if (jsonfile_load(path, &doc) == 0 && doc != NULL) {
-		if (health_load(r->health, cJSON_GetObjectItem(doc, "state")) != 0)
+	}
+	if (jsonfile_load(path, &doc) == 0 && doc != NULL) {
+		if (r->health != NULL && cJSON_GetObjectItem(doc, "health") != NULL &&
+		    health_load(r->health, cJSON_GetObjectItem(doc, "health")) != 0)
 			log_warn("%s: not a health state of this onbox: starting afresh", path);
-		r->health_saved = doc;	/* transferred */
+		r->saved = doc;	/* transferred */
 	}
 	free(path);
 }
 
 /*
- * A run stage's sources are open for attempt r->attempt: tell the checker,
- * and when this is the attempt health.json was saved for (a re-attach),
- * mark how far each source was fed so those lines are not fed again.
+ * A run stage's sources are open for attempt r->attempt.  When scan.json
+ * was saved for this very attempt (a re-attach), continue each source from
+ * where it stood, with what it had shown; else everything starts afresh.
  */
 static void
-runner_health_attempt(struct runner *r)
+runner_scan_restore(struct runner *r)
 {
-	const cJSON *sv = r->health_saved, *fed = cJSON_GetObjectItem(sv, "fed");
+	const cJSON *sv = r->saved, *srcs = cJSON_GetObjectItem(sv, "sources"), *o, *l;
 	size_t i;
 
-	if (r->health == NULL)
-		return;
-	memset(r->hfed, 0, sizeof(r->hfed));
-	memset(r->hfed_on, 0, sizeof(r->hfed_on));
 	if (sv != NULL && strcmp(json_str(sv, "stage", ""), r->st->name) == 0 &&
-	    json_long(sv, "attempt", 0) == r->attempt)
-		for (i = 0; i < r->nsrc && i < 2; i++) {
-			const cJSON *o = cJSON_GetObjectItem(fed, r->src[i].label);
-
-			if (o == NULL)
+	    json_long(sv, "attempt", 0) == r->attempt && cJSON_IsObject(srcs)) {
+		for (i = 0; i < r->nsrc; i++) {
+			if ((o = cJSON_GetObjectItem(srcs, r->src[i].label)) == NULL)
 				continue;
-			r->hfed[i].ino = (uint64_t)json_num(o, "ino", 0);
-			r->hfed[i].off = (uint64_t)json_num(o, "off", 0);
-			r->hfed_on[i] = 1;
+			source_from(&r->src[i], o);
+			cJSON_ArrayForEach(l, cJSON_GetObjectItem(o, "tail"))
+				if (cJSON_IsString(l))
+					linering_push(&r->src[i].tail, l->valuestring, strlen(l->valuestring));
+			log_info("stage %s attempt %ld: %s continues at byte %.0f, where the last onbox "
+			    "stopped reading", r->st->name, r->attempt, r->src[i].label,
+			    json_num(o, "off", 0));
 		}
-	health_new_attempt(r->health, r->attempt);
+		r->done_seen = json_bool(sv, "done_seen", 0);
+		if (cJSON_GetObjectItem(sv, "prog_cur") != NULL) {
+			r->prog_cur = json_long(sv, "prog_cur", 0);
+			r->prog_have = 1;
+		}
+		r->prog_max_log = json_long(sv, "prog_max_log", 0);
+		if (triage_scan_load(&r->ts, cJSON_GetObjectItem(sv, "triage")) != 0)
+			log_warn("stage %s: the saved crash signatures are from another rule table; "
+			    "only new lines are classified", r->st->name);
+	}
+	if (r->health != NULL)
+		health_new_attempt(r->health, r->attempt);
 }
 
 /* Alerts the checker raised: events (and so webhooks and the logbook), once each. */
@@ -414,7 +438,7 @@ runner_health_alerts(struct runner *r)
 	}
 	free(al);
 	if (n > 0)
-		runner_health_save(r);
+		runner_scan_save(r);
 }
 
 static long
@@ -448,14 +472,8 @@ runner_line(void *arg, const char *line, size_t len, int truncated)
 		return;
 	linering_push(&lc->s->tail, line, len);
 	triage_scan_line(&r->ts, line, len);
-	if (r->health != NULL) {
-		size_t k = (size_t)(lc->s - r->src);
-
-		/* pos.off is where this line starts: fed before a restart when below the mark. */
-		if (!(k < 2 && r->hfed_on[k] && lc->s->ls.pos.ino == r->hfed[k].ino &&
-		    lc->s->ls.pos.off < r->hfed[k].off))
-			health_line(r->health, line, len, time(NULL));
-	}
+	if (r->health != NULL)
+		health_line(r->health, line, len, time(NULL));
 	if (r->cfg->has_progress &&
 	    pattern_match_groups(r->cfg->progress.re, line, len, g, 3) == 1 && g[1].start >= 0) {
 		if ((v = parse_long(line + g[1].start, (size_t)(g[1].end - g[1].start))) >= 0) {
@@ -1359,7 +1377,7 @@ runner_stage(struct runner *r, size_t idx)
 
 	if (!st->has_wait) {
 		runner_sources_run(r, a);
-		runner_health_attempt(r);
+		runner_scan_restore(r);
 		if (st->timeout_s > 0) {
 			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->timeout_s;
 		}
@@ -1665,7 +1683,7 @@ runner_run(struct wk_config *cfg)
 			free(md);
 		}
 	}
-	runner_health_init(&r);
+	runner_scan_init(&r);
 	runner_heartbeat(&r);
 
 	for (i = 0; i < cfg->nchain; i++) {
@@ -1713,7 +1731,7 @@ runner_run(struct wk_config *cfg)
 	deliver_free(&r.dl);
 	notify_sinks_free(&r.sinks);
 	health_free(r.health);
-	cJSON_Delete(r.health_saved);
+	cJSON_Delete(r.saved);
 	runner_stage_reset(&r);
 	log_tee_close();
 	triage_scan_free(&r.ts);

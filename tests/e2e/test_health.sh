@@ -38,6 +38,8 @@ test_nan_alerted_once_across_onbox_restarts() {
 	bg_onbox run
 	wait_for 10 grep -q "re-attaching" "$(W)/onbox.log"
 	wait_for 10 sh -c "grep -q '\"onbox_pid\":[[:space:]]*$LAST_PID,' '$(W)/state.json'"
+	# It read on from where the last one stopped, not from the start of the log.
+	wait_for 10 grep -q 'output continues at byte [1-9]' "$(W)/onbox.log"
 	touch "$T/go"
 	wait "$LAST_PID" || true
 	assert_eq "$(alerts nan_loss)" 1
@@ -90,6 +92,32 @@ SH
 	touch "$T/go"
 }
 
+# What an attempt's log showed before onbox was killed still counts after: the
+# crash signature, the last lines (once each), without reading the log again.
+test_restart_keeps_what_the_log_showed() {
+	mkdir -p "$T/bin"
+	cat >"$T/bin/train.sh" <<SH
+#!/bin/sh
+echo "step 1/10"
+echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" >&2
+n=0; while [ ! -e "$T/go" ] && [ \$n -lt 3000 ]; do sleep 0.02; n=\$((n+1)); done
+exit 1
+SH
+	chmod +x "$T/bin/train.sh"
+	conf '"progress": {"pattern": "step (\\d+)/(\\d+)"},' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	bg_onbox run
+	wait_for 10 grep -q 'CUDA out of memory' "$(W)/scan.json"
+	kill -9 "$LAST_PID"
+	wait "$LAST_PID" 2>/dev/null || true
+	bg_onbox run
+	wait_for 10 grep -q 'output continues at byte [1-9]' "$(W)/onbox.log"
+	touch "$T/go"
+	wait "$LAST_PID" || true
+	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
+	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'sum("CUDA out of memory" in l for l in d["last_lines"])')" 1
+}
+
+t restart_keeps_what_the_log_showed test_restart_keeps_what_the_log_showed
 t nan_alerted_once_across_onbox_restarts test_nan_alerted_once_across_onbox_restarts
 t loss_spike_degraded test_loss_spike_degraded
 t throughput_collapse_degraded_after_two_ticks test_throughput_collapse_degraded_after_two_ticks
