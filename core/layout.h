@@ -15,6 +15,8 @@
  *   onbox.lock                  held by the one `onbox run` of this run
  *   onbox.log                   onbox's own diagnostics
  *   instance                    random id of this workdir's run, for event ids
+ *   scan.json                   how far the current attempt's logs were read, and what
+ *                               they showed (done line, progress, crash signatures, health)
  * All functions return new strings; the caller frees.
  */
 #ifndef WK_LAYOUT_H

@@ -730,6 +730,21 @@ runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
 	return out->action == POLICY_RESTART;
 }
 
+/* The newest complete checkpoint's step now, -1 none or not configured. */
+static long
+runner_ckpt_step(const struct runner *r)
+{
+	struct ckpt_scan *scan = NULL;
+	char *why = NULL;
+	long step = -1;
+
+	if (ckpt_configured(r->cfg) && ckpt_scan_dir(r->cfg, &scan, &why) == 0 && scan->newest != NULL)
+		step = (long)scan->newest->step;
+	ckpt_scan_free(scan);
+	free(why);
+	return step;
+}
+
 /* Write the marker (success) or the FAILED marker, update history, emit the event. */
 static int
 runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o)
@@ -757,7 +772,10 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o
 		json_set_num(a, "signal", o->signo);
 	else if (o->exited)
 		json_set_num(a, "exit_code", o->exit_code);
-	(void)policy_mark_progress(hist, a, r->prog_have ? r->prog_cur : -1, -1);
+	if (r->stage_pid > 0)
+		json_set_num(a, POLICY_KEY_PID, (double)r->stage_pid);
+	/* Real progress (steps past the best before, or a newer complete checkpoint) resets the budget. */
+	(void)policy_mark_progress(hist, a, r->prog_have ? r->prog_cur : -1, runner_ckpt_step(r));
 	if (!ok) {
 		restart = runner_policy(r, hist, &pol);
 		pj = policy_out_json(&pol);
