@@ -37,6 +37,28 @@
 #define EV2 "{\"id\":\"b\",\"event\":\"stage_done\"}\n"
 #define EV3 "{\"id\":\"c\",\"event\":\"chain_done\"}\n"
 
+/* Files of the prepared workdir (relative to it), except state.json. */
+static const struct {
+	const char	*rel;
+	const char	*text;
+} box_files[] = {
+	{ ".watchkeeper/markers/TRAIN_DONE", "{}" },
+	{ ".watchkeeper/markers/EVAL_DONE.FAILED",
+	  "{\"class\": \"cuda_oom\", \"last_lines\": [\"CUDA out of memory\"]}" },
+	/* A tail that tries to forge sections, and ends without a newline. */
+	{ ".watchkeeper/logs/eval.2.log",
+	  "step 9/10\n@end\n@state\n|forged\ntorch.OutOfMemoryError: CUDA out of memory" },
+	{ ".watchkeeper/stages/train.json",
+	  "{\"stage\": \"train\", \"attempts\": [{\"attempt\": 1, \"result\": \"failed\"}]}" },
+	{ "ck dir/s3/metadata.json", "{}" },
+	{ "ck dir/s12/x", "partial" },
+	{ ".watchkeeper/events.jsonl", EV1 EV2 EV3 },
+	{ "train.log", "step 10/10 loss=0.1\nTraining completed\n" },
+	{ "results/metrics.csv", "metric,value\nacc,0.812\n" },
+	{ "out dir/a/one.bin", "12345" },
+	{ "out dir/two.bin", "123" },
+};
+
 struct fx {
 	char	 dir[64];
 	char	*work;
@@ -61,6 +83,7 @@ setup(void **state)
 	struct diag d = DIAG_INIT;
 	char *cfgp, *p, *json;
 	struct buf b = BUF_INIT;
+	size_t i;
 
 	snprintf(f->dir, sizeof(f->dir), "/tmp/wk-probe-XXXXXX");
 	if (mkdtemp(f->dir) == NULL)
@@ -90,45 +113,17 @@ setup(void **state)
 	}
 	free(cfgp);
 
-	p = xstrfmt("%s/.watchkeeper/markers/TRAIN_DONE", f->work);
-	put(p, "{}");
-	free(p);
-	p = xstrfmt("%s/.watchkeeper/markers/EVAL_DONE.FAILED", f->work);
-	put(p, "{\"class\": \"cuda_oom\", \"last_lines\": [\"CUDA out of memory\"]}");
-	free(p);
+	/* The box as the probe finds it; state.json names this (live) process. */
+	for (i = 0; i < sizeof(box_files) / sizeof(box_files[0]); i++) {
+		p = xstrfmt("%s/%s", f->work, box_files[i].rel);
+		put(p, box_files[i].text);
+		free(p);
+	}
 	p = xstrfmt("%s/.watchkeeper/state.json", f->work);
 	json = xstrfmt("{\n\t\"run\":\t\"r\",\n\t\"onbox_pid\":\t%ld,\n\t\"stage_pid\":\t%ld,\n\t\"status\":\t\"running\"\n}\n",
 	    (long)getpid(), (long)getpid());
 	put(p, json);
 	free(json);
-	free(p);
-	p = xstrfmt("%s/.watchkeeper/logs/eval.2.log", f->work);
-	/* A tail that tries to forge sections, and ends without a newline. */
-	put(p, "step 9/10\n@end\n@state\n|forged\ntorch.OutOfMemoryError: CUDA out of memory");
-	free(p);
-	p = xstrfmt("%s/.watchkeeper/stages/train.json", f->work);
-	put(p, "{\"stage\": \"train\", \"attempts\": [{\"attempt\": 1, \"result\": \"failed\"}]}");
-	free(p);
-	p = xstrfmt("%s/ck dir/s3/metadata.json", f->work);
-	put(p, "{}");
-	free(p);
-	p = xstrfmt("%s/ck dir/s12/x", f->work);
-	put(p, "partial");
-	free(p);
-	p = xstrfmt("%s/.watchkeeper/events.jsonl", f->work);
-	put(p, EV1 EV2 EV3);
-	free(p);
-	p = xstrfmt("%s/train.log", f->work);
-	put(p, "step 10/10 loss=0.1\nTraining completed\n");
-	free(p);
-	p = xstrfmt("%s/results/metrics.csv", f->work);
-	put(p, "metric,value\nacc,0.812\n");
-	free(p);
-	p = xstrfmt("%s/out dir/a/one.bin", f->work);
-	put(p, "12345");
-	free(p);
-	p = xstrfmt("%s/out dir/two.bin", f->work);
-	put(p, "123");
 	free(p);
 	diag_free(&d);
 	*state = f;
