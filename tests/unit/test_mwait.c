@@ -36,22 +36,11 @@ struct fx {
 };
 
 static void
-put(const char *path, const char *text)
-{
-	char *d = xstrdup(path), *slash = strrchr(d, '/');
-
-	*slash = '\0';
-	assert_int_equal(fs_mkdirs(d, 0755), 0);
-	assert_int_equal(atomic_write_str(path, text), 0);
-	free(d);
-}
-
-static void
 putf(struct fx *f, const char *rel, const char *text)
 {
 	char *p = xstrfmt("%s/.watchkeeper/%s", f->work, rel);
 
-	put(p, text);
+	unit_put(p, text);
 	free(p);
 }
 

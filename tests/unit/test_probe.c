@@ -65,17 +65,6 @@ struct fx {
 	struct wk_config *cfg;
 };
 
-static void
-put(const char *path, const char *text)
-{
-	char *d = xstrdup(path), *slash = strrchr(d, '/');
-
-	*slash = '\0';
-	assert_int_equal(fs_mkdirs(d, 0755), 0);
-	assert_int_equal(atomic_write_str(path, text), 0);
-	free(d);
-}
-
 static int
 setup(void **state)
 {
@@ -105,7 +94,7 @@ setup(void **state)
 	    "  \"checkpoints\": { \"dir\": \"ck dir\", \"pattern\": \"^s(\\\\d+)$\" },\n"
 	    "  \"chain\": [ { \"stage\": \"train\", \"run\": \"x\", \"log\": \"train.log\", \"marker\": \"TRAIN_DONE\" },\n"
 	    "              { \"stage\": \"eval\", \"run\": \"y\", \"marker\": \"EVAL_DONE\" } ] }\n");
-	put(cfgp, b.data);
+	unit_put(cfgp, b.data);
 	buf_free(&b);
 	if (config_load(cfgp, &f->cfg, &d) != 0) {
 		diag_print(&d, stderr);
@@ -116,13 +105,13 @@ setup(void **state)
 	/* The box as the probe finds it; state.json names this (live) process. */
 	for (i = 0; i < sizeof(box_files) / sizeof(box_files[0]); i++) {
 		p = xstrfmt("%s/%s", f->work, box_files[i].rel);
-		put(p, box_files[i].text);
+		unit_put(p, box_files[i].text);
 		free(p);
 	}
 	p = xstrfmt("%s/.watchkeeper/state.json", f->work);
 	json = xstrfmt("{\n\t\"run\":\t\"r\",\n\t\"onbox_pid\":\t%ld,\n\t\"stage_pid\":\t%ld,\n\t\"status\":\t\"running\"\n}\n",
 	    (long)getpid(), (long)getpid());
-	put(p, json);
+	unit_put(p, json);
 	free(json);
 	free(p);
 	diag_free(&d);

@@ -7,12 +7,16 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "buf.h"
+#include "fsutil.h"
 #include "spawn.h"
+#include "xmalloc.h"
 
 static inline int
 unit_rm1(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -27,6 +31,18 @@ static inline int
 unit_rmrf(const char *dir)
 {
 	return nftw(dir, unit_rm1, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Write text to path atomically, creating its directories.  Asserts it worked. */
+static inline void
+unit_put(const char *path, const char *text)
+{
+	char *d = xstrdup(path), *slash = strrchr(d, '/');
+
+	*slash = '\0';
+	assert_int_equal(fs_mkdirs(d, 0755), 0);
+	assert_int_equal(atomic_write_str(path, text), 0);
+	free(d);
 }
 
 /* Run script with `sh -s` in cwd; its stdout (caller frees) and *len.  Asserts it exited. */
