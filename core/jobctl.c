@@ -575,6 +575,26 @@ jobctl_op(const struct jobctl *jc, enum jobctl_opi op, const char *const vals[PH
 	return ret;
 }
 
+int
+jobctl_exec(const struct jobctl *jc, const char *label, const char *cmd, char **out, char **why)
+{
+	struct jobctl_res r = { BUF_INIT, BUF_INIT, 0 };
+	size_t cap = jc->out_cap > 0 ? jc->out_cap : JOBCTL_OUT_CAP;
+	int ret;
+
+	*out = NULL;
+	*why = NULL;
+	ret = jobctl_run(jc, label, cmd, cap, 0, &r, why);
+	if (ret == 0 && r.out_truncated) {
+		*why = xstrfmt("%s printed more than %zu bytes", label, cap);
+		ret = WK_ERR_TOOLONG;
+	}
+	if (ret == 0)
+		*out = xstrdup(buf_str(&r.out));
+	jobctl_res_free(&r);
+	return ret;
+}
+
 static size_t
 jobctl_cap(const struct jobctl *jc)
 {

@@ -164,4 +164,13 @@ int jobctl_stop(const struct jobctl *jc, const char *id, char **why);
  */
 int jobctl_logs(const struct jobctl *jc, const char *id, int out_fd, size_t cap, char **why);
 
+/*
+ * Run one sh command line of the caller's (built with sshq_append only) the
+ * same bounded way, for a backend that drives its manager's CLI itself (the
+ * slurm backend).  label names it in a why.  0 and *out (stdout, up to
+ * out_cap bytes; more is WK_ERR_TOOLONG), or a negative code and *why.
+ */
+int jobctl_exec(const struct jobctl *jc, const char *label, const char *cmd, char **out,
+    char **why);
+
 #endif

@@ -28,6 +28,7 @@
 #include "monotime.h"
 #include "onbox.h"
 #include "proc.h"
+#include "slurmstart.h"
 #include "spawn.h"
 #include "sshq.h"
 #include "xmalloc.h"
@@ -280,9 +281,20 @@ cmd_start_exec(struct onbox_ctx *ctx)
 	for (i = 0; i < sizeof(start_table) / sizeof(start_table[0]); i++)
 		if (strcmp(start_table[i].name, s.cfg->detach) == 0)
 			break;
+	if (strcmp(s.cfg->detach, "slurm") == 0) {
+		/* the scheduler is layer 1's supervisor: no onbox stays on the login node */
+		s.self = fs_self_exe();
+		s.cfgpath = fs_abspath(s.cfg->path);
+		if (s.self == NULL) {
+			log_error("cannot find my own executable (/proc/self/exe)");
+			rc = WK_EX_SOFTWARE;
+		} else
+			rc = slurmstart_run(s.cfg, s.self, s.cfgpath);
+		goto out;
+	}
 	if (i == sizeof(start_table) / sizeof(start_table[0])) {
-		log_error("%s: \"detach\": \"%s\" is not supported by this onbox yet; use tmux, nohup or job",
-		    s.cfg->path, s.cfg->detach);
+		log_error("%s: \"detach\": \"%s\" is not supported by this onbox; use tmux, nohup, "
+		    "job or slurm", s.cfg->path, s.cfg->detach);
 		rc = WK_EX_CONFIG;
 		goto out;
 	}
@@ -337,6 +349,7 @@ cmd_start_exec(struct onbox_ctx *ctx)
 const struct onbox_cmd onbox_cmd_start = {
 	.name = "start",
 	.args = "[-c FILE]",
-	.help = "start `onbox run` detached (tmux, nohup or job); refuses when one is running",
+	.help = "start `onbox run` detached (tmux, nohup, job), or submit the chain to Slurm; "
+	    "refuses when one is running",
 	.exec = cmd_start_exec,
 };
