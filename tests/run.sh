@@ -6,7 +6,8 @@
 # Unit tests are cmocka binaries ($BUILD/tests/test_*): each "[       OK ]"
 # line is a pass, the "[  FAILED  ] N test(s)" summary gives the failures, and
 # a binary that dies (sanitizer report, crash, leak) counts as one failure.
-# End-to-end tests are tests/e2e/*.sh: each prints "PASS name" / "FAIL name".
+# End-to-end tests are tests/e2e/*.sh: each prints "PASS name" / "FAIL name",
+# or "SKIP name: why" for a test that cannot run here (counted apart).
 # With --valgrind, the unit tests and every onbox the e2e tests start run under
 # valgrind's memcheck; a leak or memory error fails the test.
 set -u
@@ -25,6 +26,7 @@ done
 
 pass=0
 fail=0
+skip=0
 failed=()
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -71,6 +73,8 @@ for build in "$@"; do
 			rc=$?
 			p=$(grep -c '^PASS ' "$out")
 			f=$(grep -c '^FAIL ' "$out")
+			s=$(grep -c '^SKIP ' "$out")
+			skip=$((skip + s))
 			if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 				f=1
 				echo "FAIL $name: the script itself exited $rc"
@@ -88,6 +92,10 @@ done
 
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "failed: ${failed[*]}"
+fi
+# Skipped tests (a tool the machine lacks) are never counted as passed.
+if [ "$skip" -gt 0 ]; then
+	echo "$skip skipped (see the SKIP lines above: not counted as passed)"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
