@@ -49,6 +49,61 @@ say_progress(const struct decide_facts *f, struct decide_out *o)
 	}
 }
 
+/*
+ * The triage class of a job that ended without its stage's marker, from
+ * Slurm's word for it; TRIAGE_NONE when it did not fail.
+ */
+static const struct {
+	const char		*state;
+	enum triage_class	 cls;
+} slurm_triage_map[] = {
+	{ "FAILED", TRIAGE_UNKNOWN },
+	{ "OUT_OF_MEMORY", TRIAGE_CGROUP_OOM },
+	{ "TIMEOUT", TRIAGE_TIMEOUT },
+	{ "DEADLINE", TRIAGE_TIMEOUT },
+	{ "NODE_FAIL", TRIAGE_NODE_LOST },
+	{ "BOOT_FAIL", TRIAGE_NODE_LOST },
+	{ "PREEMPTED", TRIAGE_PREEMPTED },
+	{ "CANCELLED", TRIAGE_UNKNOWN },
+};
+
+static enum triage_class
+slurm_triage(const struct slurm_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(slurm_triage_map) / sizeof(slurm_triage_map[0]); i++)
+		if (strcmp(slurm_triage_map[i].state, j->state) == 0)
+			return slurm_triage_map[i].cls;
+	return TRIAGE_NONE;
+}
+
+/* " · eval job 13 stranded": later stages' jobs that can never start. */
+static void
+say_stranded(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	size_t i;
+
+	if (in->slurm == NULL)
+		return;
+	for (i = (size_t)f->first_missing + 1; i < in->cfg->nchain; i++) {
+		const struct slurm_job *j = slurm_stage_job(in->slurm, in->cfg->chain[i].name);
+
+		if (j != NULL && j->cls == SLURM_STRANDED)
+			say(o, " · %s job %s stranded (DependencyNeverSatisfied)", j->stage, j->id);
+	}
+}
+
+/* "job 12 running" / "job 12 pending: waiting for resources". */
+static void
+say_job(const struct slurm_job *j, struct decide_out *o)
+{
+	if (j->cls == SLURM_WAITING)
+		say(o, " job %s %s: %s", j->id, j->state, slurm_reason_text(j->reason));
+	else
+		say(o, " job %s %s", j->id, j->state);
+}
+
 /* ---- predicates, in table order ---- */
 
 static int
@@ -64,7 +119,10 @@ pred_hostkey(const struct decide_in *in, const struct decide_facts *f, struct de
 static int
 pred_ssh_down(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
 {
-	(void)f;
+	if (in->seen && f->unseen != NULL) {
+		say(o, "slurm: the queue could not be read: %.900s", f->unseen);
+		return 1;
+	}
 	if (in->seen)
 		return 0;
 	say(o, "%s: %s", in->fail == SSH_OK ? "probe" : ssh_fail_name(in->fail),
@@ -96,9 +154,17 @@ pred_crashed(const struct decide_in *in, const struct decide_facts *f, struct de
 		    triage_info(f->tail_cls)->remediation);
 		if (f->tail_evidence != NULL)
 			say(o, " · last: %.200s", f->tail_evidence);
+	} else if (f->job != NULL && (o->cls = slurm_triage(f->job)) != TRIAGE_NONE) {
+		/* the job ended before onbox could say anything (time limit, node, a cancel) */
+		say(o, "%s (%s): job %s %s", st->name, triage_info(o->cls)->name, f->job->id,
+		    f->job->state);
+		if (f->job->exit_code >= 0)
+			say(o, " exit %d:%d", f->job->exit_code, f->job->signo);
+		say(o, ": %s", triage_info(o->cls)->remediation);
 	} else
 		return 0;
 	o->stage = st->name;
+	say_stranded(in, f, o);
 	return 1;
 }
 
@@ -108,9 +174,12 @@ pred_needs_resume(const struct decide_in *in, const struct decide_facts *f, stru
 	if (f->alive || f->done || f->first_missing < 0)
 		return 0;
 	o->stage = in->cfg->chain[f->first_missing].name;
-	say(o, "%s: nothing is running and %s is missing", o->stage,
-	    in->cfg->chain[f->first_missing].marker);
+	say(o, "%s: nothing is %s and %s is missing", o->stage,
+	    in->slurm != NULL ? "queued or running" : "running", in->cfg->chain[f->first_missing].marker);
+	if (f->job != NULL)
+		say(o, " (its last job %s: %s)", f->job->id, f->job->state);
 	say_progress(f, o);
+	say_stranded(in, f, o);
 	return 1;
 }
 
@@ -125,7 +194,7 @@ pred_degraded(const struct decide_in *in, const struct decide_facts *f, struct d
 	const cJSON *why = cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "health"), "degraded"), *it;
 	int n = 0;
 
-	if (!f->alive || f->done)
+	if (!f->alive || f->done || (in->slurm != NULL && !f->onbox_alive))
 		return 0;
 	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
 	cJSON_ArrayForEach(it, why) {
@@ -149,6 +218,8 @@ pred_stalled(const struct decide_in *in, const struct decide_facts *f, struct de
 
 	if (!f->alive || f->done || f->progress < 0 || in->prev_progress < 0)
 		return 0;
+	if (in->slurm != NULL && !f->onbox_alive)
+		return 0;	/* waiting in the queue is not a stall */
 	if (f->progress != in->prev_progress || in->still_ticks + 1 < need)
 		return 0;
 	say(o, "no progress for %d ticks", in->still_ticks + 1);
@@ -163,9 +234,11 @@ pred_monitor_stale(const struct decide_in *in, const struct decide_facts *f, str
 
 	if (!f->alive || f->done)
 		return 0;
-	if (in->p->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= 2 * hb)
+	if (in->slurm != NULL && !f->onbox_alive)
+		return 0;	/* its job waits in the queue: no heartbeat is due */
+	if (f->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= 2 * hb)
 		return 0;
-	if (!in->p->onbox_alive)
+	if (!f->onbox_alive)
 		say(o, "onbox is not running while the run lives (the run is unwatched on the box)");
 	else
 		say(o, "onbox's heartbeat is %lds old (interval %lds)", f->heartbeat_age, hb);
@@ -218,7 +291,14 @@ pred_ok(const struct decide_in *in, const struct decide_facts *f, struct decide_
 {
 	const char *stage = in->p->state != NULL ? json_str(in->p->state, "stage", NULL) : NULL;
 
-	if (stage != NULL)
+	if (f->job != NULL) {
+		/* slurm: the stage whose job counts, whatever an old heartbeat says */
+		o->stage = f->job->stage;
+		say(o, "%s", f->job->stage);
+		say_job(f->job, o);
+		if (f->onbox_alive && stage != NULL && strcmp(stage, f->job->stage) == 0)
+			say(o, " attempt %ld", json_long(in->p->state, "attempt", 0));
+	} else if (stage != NULL)
 		say(o, "%s attempt %ld", stage, json_long(in->p->state, "attempt", 0));
 	else
 		say(o, "running");
@@ -376,6 +456,30 @@ facts_tail_triage(const struct decide_in *in, struct decide_facts *f, struct tri
 	f->tail_cls = triage_classify(&ti, ts, &f->tail_evidence);
 }
 
+/*
+ * Under Slurm only the first stage without its marker can be running: the
+ * later ones wait on it (afterok).  Its job decides liveness.
+ */
+static void
+facts_slurm(const struct decide_in *in, struct decide_facts *f)
+{
+	f->alive = f->onbox_alive = 0;
+	if (!in->slurm->queue_known) {
+		f->unseen = in->slurm->why != NULL ? in->slurm->why : "squeue did not answer";
+		return;
+	}
+	if (f->first_missing < 0)
+		return;
+	f->job = slurm_stage_job(in->slurm, in->cfg->chain[f->first_missing].name);
+	if (f->job == NULL)
+		return;
+	f->alive = slurm_cls_live(f->job->cls);
+	f->onbox_alive = f->job->cls == SLURM_RUNNING;
+	/* a live job of the stage was (re)submitted after its failure: it is not failed now */
+	if (f->alive)
+		f->failed = NULL;
+}
+
 void
 decide(const struct decide_in *in, struct decide_out *out)
 {
@@ -392,12 +496,15 @@ decide(const struct decide_in *in, struct decide_out *out)
 		const struct probe *p = in->p;
 
 		f.alive = p->tmux == 1 || p->onbox_alive || p->stage_alive;
+		f.onbox_alive = p->onbox_alive;
 		for (i = 0; i < in->cfg->nchain && f.first_missing < 0; i++)
 			if (!probe_has_marker(p, in->cfg->chain[i].marker))
 				f.first_missing = (long)i;
 		f.done = f.first_missing < 0;
 		if (f.first_missing >= 0)
 			f.failed = probe_failed(p, in->cfg->chain[f.first_missing].marker);
+		if (in->slurm != NULL)
+			facts_slurm(in, &f);
 		if (p->state != NULL && json_num(p->state, "time_unix", 0) > 0)
 			f.heartbeat_age = (long)(p->box_time - (time_t)json_num(p->state, "time_unix", 0));
 		facts_progress(in, &f);
@@ -409,6 +516,7 @@ decide(const struct decide_in *in, struct decide_out *out)
 	out->progress = f.progress;
 	out->progress_max = f.progress_max;
 	out->alive = f.alive;
+	out->job = f.job;
 	out->no_progress = f.progress >= 0 && f.progress == in->prev_progress;
 	for (i = 0; i < decide_nrows; i++) {
 		if (decide_table[i].pred == NULL)

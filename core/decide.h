@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "probe.h"
+#include "slurm.h"
 #include "ssh.h"
 #include "triage.h"
 
@@ -56,6 +57,15 @@ struct decide_in {
 	int		 still_ticks;	/* earlier consecutive ticks without progress */
 	long		 local_files;	/* transfer source on this machine, -1 unknown */
 	long long	 local_bytes;
+	/*
+	 * detach slurm: the run's jobs as the probe's @slurm section tells
+	 * (slurm_parse), else NULL.  Under Slurm, liveness is the job of the
+	 * first stage without its marker: waiting or running is alive (a
+	 * pending job is waiting, not dead), and the heartbeat is only
+	 * expected while that job runs.  When the queue could not be read the
+	 * run is not seen (SSH_DOWN's row, saying why): never dead.
+	 */
+	const struct slurm_view *slurm;
 };
 
 struct decide_out {
@@ -68,11 +78,15 @@ struct decide_out {
 	long		 progress_max;	/* -1 unknown */
 	int		 alive;
 	int		 no_progress;	/* this tick saw no progress (for the stall count) */
+	const struct slurm_job *job;	/* slurm: the job of out->stage (points into in->slurm), or NULL */
 };
 
 /* What the probe says, worked out once before the table is walked. */
 struct decide_facts {
-	int		 alive;		/* tmux session, onbox or the stage process lives */
+	int		 alive;		/* tmux session, onbox or the stage process lives (slurm: its job is live) */
+	int		 onbox_alive;	/* onbox runs (slurm: the stage's job runs) */
+	const char	*unseen;	/* slurm: why the queue could not be read, else NULL */
+	const struct slurm_job *job;	/* slurm: the first missing stage's job, or NULL */
 	int		 done;		/* every marker present */
 	long		 first_missing;	/* index of the first stage without its marker, -1 none */
 	const cJSON	*failed;	/* that stage's FAILED marker, or NULL */

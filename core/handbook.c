@@ -36,6 +36,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "handbook.h"
+#include "jobctl.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -45,6 +46,7 @@
 #include "monotime.h"
 #include "notify.h"
 #include "remote.h"
+#include "slurm.h"
 #include "sshq.h"
 #include "triage.h"
 #include "xmalloc.h"
@@ -951,21 +953,126 @@ hb_logbook(struct hb *h)
 	free(path);
 }
 
+/*
+ * Slurm: the run's jobs as patrol last saw them, and the Slurm forms of the
+ * commands (squeue, sacct, scontrol, scancel, the resubmission).
+ */
+static void
+hb_slurm(struct hb *h)
+{
+	struct buf *b = &h->b, names = BUF_INIT, cmd = BUF_INIT, grep = BUF_INIT;
+	const cJSON *all = cJSON_GetObjectItemCaseSensitive(h->ps, "slurm");
+	char *start = remote_onbox_command(h->cfg, "start"), *boxcfg = remote_boxcfg(h->cfg), *w;
+	size_t i;
+
+	for (i = 0; i < h->cfg->nchain; i++) {
+		char *n = jobctl_job_name(h->cfg, h->cfg->chain[i].name);
+
+		buf_printf(&names, "%s%s", i > 0 ? "," : "", n);
+		w = xstrfmt("|%s|", n);
+		buf_puts(&grep, " -e ");
+		sshq_append(&grep, w);
+		free(w);
+		free(n);
+	}
+	buf_puts(b, "Each stage is one Slurm job named `wk-<run>-<stage>`, joined to the stage before "
+	    "it by `--dependency=afterok`; the job runs `onbox run --stage <stage>`, so markers, "
+	    "FAILED markers, triage and notifications are the same as under tmux. Job ids change "
+	    "when a job is resubmitted: the NAME finds a stage's job, and `onbox start` never "
+	    "submits a stage whose job is already queued or running.\n\n");
+	buf_puts(b, "| stage | job name | last seen job | state |\n|---|---|---|---|\n");
+	for (i = 0; i < h->cfg->nchain; i++) {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(all, h->cfg->chain[i].name);
+		char *n = jobctl_job_name(h->cfg, h->cfg->chain[i].name);
+
+		buf_puts(b, "| ");
+		md_cell(b, h->cfg->chain[i].name);
+		buf_puts(b, " | ");
+		md_code(b, n);
+		buf_puts(b, " | ");
+		hb_boxtext(h, json_str(r, "job_id", "none seen"), 1);
+		buf_puts(b, " | ");
+		if (json_str(r, "state", NULL) != NULL) {
+			hb_boxtext(h, json_str(r, "state", ""), 1);
+			if (json_str(r, "reason", "")[0] != '\0' && strcmp(json_str(r, "reason", ""), "None") != 0) {
+				buf_puts(b, " ");
+				md_cell(b, slurm_reason_text(json_str(r, "reason", "")));
+			}
+		} else
+			buf_puts(b, "unknown");
+		buf_puts(b, " |\n");
+		free(n);
+	}
+	buf_puts(b, "\nOn the login node (or through ssh, as in the first command above). The run's "
+	    "jobs in the queue, with why each one waits (`DependencyNeverSatisfied`: the stage "
+	    "before it failed, it will never start):\n\n");
+	buf_puts(&cmd, "squeue --name=");
+	sshq_append(&cmd, buf_str(&names));
+	buf_puts(&cmd, " -o '%i %j %T %r'\n");
+	md_block(b, "sh", cmd.data);
+	buf_reset(&cmd);
+	buf_puts(b, "Finished jobs and their exit codes: from the accounting database, or, when the "
+	    "cluster has none (`sacct` says accounting storage is disabled), from the job "
+	    "completion file:\n\n");
+	buf_puts(&cmd, "sacct -X -S now-7days --name=");
+	sshq_append(&cmd, buf_str(&names));
+	buf_puts(&cmd, " -o jobid,jobname,state,exitcode,elapsed\nsacct -c -n -P -o "
+	    "jobid,jobname,state,exitcode | grep -F");
+	buf_puts(&cmd, buf_str(&grep));
+	buf_puts(&cmd, "\n");
+	md_block(b, "sh", cmd.data);
+	buf_reset(&cmd);
+	buf_puts(b, "One job in full (its state, reason, dependency, restarts, exit code), while the "
+	    "controller still remembers it:\n\n");
+	md_block(b, "sh", "scontrol show job <JOBID>\n");
+	buf_puts(b, "Cancel a stage's job (every job of that name), or the whole run:\n\n");
+	for (i = 0; i < h->cfg->nchain; i++) {
+		char *n = jobctl_job_name(h->cfg, h->cfg->chain[i].name);
+
+		w = xstrfmt("--name=%s", n);
+		buf_puts(&cmd, "scancel ");
+		sshq_append(&cmd, w);
+		buf_puts(&cmd, "\n");
+		free(w);
+		free(n);
+	}
+	md_block(b, "sh", cmd.data);
+	buf_reset(&cmd);
+	buf_puts(b, "Resubmit: `onbox start` submits every stage that has neither its marker nor a "
+	    "live job, adopts the jobs already queued or running, and cancels and replaces the "
+	    "stranded ones (exit 0 submitted, 75 nothing to submit: everything missing is "
+	    "already queued):\n\n");
+	md_block(b, "sh", start);
+	buf_puts(b, "A requeued job (preemption, node failure, `scontrol requeue`) keeps its job id and "
+	    "restarts with `SLURM_RESTART_COUNT` one higher: onbox records the requeued attempt as "
+	    "`preempted` (an infrastructure failure, outside restart.max) and starts the next one.\n\n");
+	buf_puts(b, "Config on the box: ");
+	md_code(b, boxcfg);
+	buf_puts(b, "\n\n");
+	buf_free(&names);
+	buf_free(&cmd);
+	buf_free(&grep);
+	free(start);
+	free(boxcfg);
+}
+
 static const struct hb_section {
 	const char	*title;
 	void		(*fn)(struct hb *);
+	const char	*detach;	/* only with this detach; NULL: always */
 } hb_sections[] = {
-	{ "Run contract", hb_contract },
-	{ "First command on reconnect", hb_first },
-	{ "Current status", hb_status },
-	{ "The chain", hb_chain },
-	{ "Marker paths", hb_markers },
-	{ "Resume", hb_resume },
-	{ "Decision table", hb_decide },
-	{ "Cron", hb_cron },
-	{ "Sentinel", hb_sentinel },
-	{ "Triage table", hb_triage },
-	{ "Logbook", hb_logbook },
+	{ "Run contract", hb_contract, NULL },
+	{ "First command on reconnect", hb_first, NULL },
+	{ "Current status", hb_status, NULL },
+	{ "The chain", hb_chain, NULL },
+	{ "Marker paths", hb_markers, NULL },
+	{ "Resume", hb_resume, NULL },
+	{ "Slurm", hb_slurm, "slurm" },
+	{ "Decision table", hb_decide, NULL },
+	{ "Cron", hb_cron, NULL },
+	{ "Sentinel", hb_sentinel, NULL },
+	{ "Triage table", hb_triage, NULL },
+	{ "Logbook", hb_logbook, NULL },
 };
 
 /* ---- claims ---- */
@@ -1067,6 +1174,8 @@ handbook_render(const struct handbook_ctx *c)
 
 	hb_title(&h);
 	for (i = 0; i < sizeof(hb_sections) / sizeof(hb_sections[0]); i++) {
+		if (hb_sections[i].detach != NULL && strcmp(hb_sections[i].detach, c->cfg->detach) != 0)
+			continue;
 		buf_printf(&h.b, "## %s\n\n", hb_sections[i].title);
 		hb_sections[i].fn(&h);
 	}

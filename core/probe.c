@@ -21,6 +21,7 @@
 #include "events.h"
 #include "layout.h"
 #include "probe.h"
+#include "slurm.h"
 #include "sshq.h"
 #include "xmalloc.h"
 
@@ -113,6 +114,15 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 		    cfg->chain[i].name);
 		free(h);
 	}
+	if (strcmp(cfg->detach, "slurm") == 0) {
+		/* the run's jobs: the queue, the accounting, the controller (core/slurm.h) */
+		char *frag = slurm_query_script(cfg);
+
+		buf_puts(&b, "echo @slurm\n{\n");
+		buf_puts(&b, frag);
+		buf_puts(&b, "} 2>&1 | p\n");
+		free(frag);
+	}
 	if (ckpt_configured(cfg)) {
 		char *frag = ckpt_probe_fragment(cfg);
 
@@ -180,7 +190,7 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 enum probe_sec {
 	SEC_NONE, SEC_PROBE, SEC_ALIVE, SEC_MARKERS, SEC_FAILED, SEC_STATE, SEC_LOG, SEC_RESULTS,
 	SEC_DF, SEC_DFI, SEC_GPU, SEC_CGROUP, SEC_TRANSFER, SEC_EVENTS, SEC_HISTORY, SEC_CKPT,
-	SEC_END, SEC_COUNT
+	SEC_SLURM, SEC_END, SEC_COUNT
 };
 
 static const struct {
@@ -204,6 +214,7 @@ static const struct {
 	{ "events", SEC_EVENTS, 1, 0 },
 	{ "history", SEC_HISTORY, 1, 0 },
 	{ "ckpt", SEC_CKPT, 0, 0 },
+	{ "slurm", SEC_SLURM, 0, 0 },
 	{ "end", SEC_END, 0, 1 },
 };
 
@@ -236,6 +247,7 @@ probe_free(struct probe *p)
 	}
 	free(p->hist);
 	free(p->ckpt);
+	free(p->slurm);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -388,6 +400,10 @@ probe_store(struct probe *p, enum probe_sec sec, const char *arg, struct buf *tx
 	case SEC_CKPT:
 		p->ckpt = xstrdup(t);
 		p->ckpt_len = txt->len;
+		break;
+	case SEC_SLURM:
+		p->slurm = xstrdup(t);
+		p->slurm_len = txt->len;
 		break;
 	case SEC_EVENTS:
 		if (sscanf(arg, "%lld %lld", &p->events_size, &p->events_from) != 2 ||

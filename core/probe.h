@@ -95,6 +95,8 @@ struct probe {
 	size_t		 nhist;
 	char		*ckpt;		/* the checkpoint listing (ckpt_parse_listing), NULL: none */
 	size_t		 ckpt_len;
+	char		*slurm;		/* detach slurm: the query's output (slurm_parse), NULL: none */
+	size_t		 slurm_len;
 };
 
 /*

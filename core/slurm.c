@@ -368,6 +368,23 @@ slurm_scancel_command(const char *const *ids, size_t n)
 
 /* ---- the query fragment ---- */
 
+/* " -e '<pre><name><post>'" for every job name of the chain: grep -F's patterns. */
+static void
+slurm_grep_names(const struct wk_config *cfg, struct buf *b, const char *pre, const char *post)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nchain; i++) {
+		char *n = jobctl_job_name(cfg, cfg->chain[i].name);
+		char *pat = xstrfmt("%s%s%s", pre, n, post);
+
+		buf_puts(b, " -e ");
+		sshq_append(b, pat);
+		free(pat);
+		free(n);
+	}
+}
+
 char *
 slurm_query_script(const struct wk_config *cfg)
 {
@@ -392,21 +409,16 @@ slurm_query_script(const struct wk_config *cfg)
 	    "o=$($ST sacct -n -P -X -S now-7days --name=\"$SN\" -o jobid,jobname,state,exitcode 2>&1); r=$?\n"
 	    "if [ $r = 0 ]; then echo '=sacct db 0'; printf '%s\\n' \"$o\"; else\n"
 	    "o=$($ST sacct -c -n -P -o jobid,jobname,state,exitcode 2>&1); r=$?\n"
-	    "echo \"=sacct comp $r\"; printf '%s\\n' \"$o\" | tail -n " SLURM_COMP_LINES "; fi\n"
+	    "echo \"=sacct comp $r\"\n"
+	    "if [ $r = 0 ]; then printf '%s\\n' \"$o\" | grep -F");
+	slurm_grep_names(cfg, &b, "|", "|");
+	/* no line of ours is not a failure of the fragment */
+	buf_puts(&b, " | tail -n " SLURM_COMP_LINES " || :; else printf '%s\\n' \"$o\" | tail -n 3; fi; fi\n"
 	    /* what the controller still remembers: exit codes, restarts, reasons */
 	    "o=$($ST scontrol -o show job 2>&1); r=$?\n"
 	    "echo \"=scontrol $r\"\n"
 	    "if [ $r = 0 ]; then printf '%s\\n' \"$o\" | grep -F");
-	for (i = 0; i < cfg->nchain; i++) {
-		char *n = jobctl_job_name(cfg, cfg->chain[i].name);
-		char *pat = xstrfmt(" JobName=%s ", n);
-
-		buf_puts(&b, " -e ");
-		sshq_append(&b, pat);
-		free(pat);
-		free(n);
-	}
-	/* no line of ours is not a failure of the fragment */
+	slurm_grep_names(cfg, &b, " JobName=", " ");
 	buf_puts(&b, " || :; else printf '%s\\n' \"$o\" | tail -n 3; fi\n");
 	buf_free(&names);
 	return buf_detach(&b);

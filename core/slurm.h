@@ -52,7 +52,7 @@
 #include "diag.h"
 
 #define SLURM_CMD_TIMEOUT	"20"	/* seconds per squeue/sacct/scontrol in the fragment */
-#define SLURM_COMP_LINES	"5000"	/* newest lines of the job completion file read */
+#define SLURM_COMP_LINES	"500"	/* newest lines of the run's jobs in the job completion file */
 
 /* What a job's state means to us. */
 enum slurm_cls {

@@ -35,6 +35,7 @@
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
+#include "logbook.h"
 #include "monotime.h"
 #include "notify.h"
 #include "outbox.h"
@@ -42,6 +43,7 @@
 #include "policy.h"
 #include "probe.h"
 #include "remote.h"
+#include "slurm.h"
 #include "spawn.h"
 #include "ssh.h"
 #include "sshq.h"
@@ -66,6 +68,8 @@ struct tick {
 	char			 action[1400];	/* what patrol did, for the report */
 	struct notify_sinks	 sinks;		/* for webhooks and for scrubbing what is written */
 	char			*cfg_abs;	/* the config's absolute path, for the handbook */
+	struct slurm_view	 slurm;		/* detach slurm: the run's jobs from the probe */
+	int			 have_slurm;
 };
 
 /* Run the probe on the open connection and parse it. 0, or -1 (t->err / t->probe_why). */
@@ -157,7 +161,88 @@ tick_decide(struct tick *t)
 	in.prev_progress = json_long(d, "progress", -1);
 	in.still_ticks = (int)json_long(d, "still_ticks", 0);
 	tick_local_transfer(t->cfg, &in.local_files, &in.local_bytes);
+	if (t->have_slurm)
+		slurm_view_free(&t->slurm);
+	t->have_slurm = 0;
+	if (t->have_probe && strcmp(t->cfg->detach, "slurm") == 0) {
+		char *why = NULL;
+
+		/* A probe without a readable @slurm section says nothing about the jobs: unseen. */
+		if (t->probe.slurm == NULL || slurm_parse(t->cfg, t->probe.slurm, t->probe.slurm_len,
+		    &t->slurm, &why) != 0) {
+			memset(&t->slurm, 0, sizeof(t->slurm));
+			t->slurm.why = why != NULL ? why : xstrdup("the probe brought no @slurm section");
+			why = NULL;
+		}
+		t->have_slurm = 1;
+		in.slurm = &t->slurm;
+		free(why);
+	}
 	decide(&in, &t->out);
+}
+
+/*
+ * Slurm: each stage's job as last seen, in patrol.json's "slurm" object
+ * ({stage: {job_id, state, reason, jobs: [ids, oldest first]}}).  Job ids
+ * change on resubmission; the name finds the stage's job again, and a new id
+ * is said in the report and the logbook, so a resubmission made while
+ * patrol was away is known for what it is (and never "restarted" again: the
+ * table sees its job live).
+ */
+static void
+tick_reconcile_slurm(struct tick *t)
+{
+	cJSON *all = cJSON_GetObjectItem(t->st.doc, "slurm"), *rec, *ids, *it;
+	size_t i;
+
+	if (!t->have_slurm || !t->slurm.queue_known)
+		return;
+	if (!cJSON_IsObject(all)) {
+		cJSON_DeleteItemFromObject(t->st.doc, "slurm");
+		all = cJSON_AddObjectToObject(t->st.doc, "slurm");
+	}
+	for (i = 0; i < t->cfg->nchain; i++) {
+		const char *stage = t->cfg->chain[i].name;
+		const struct slurm_job *j = slurm_stage_job(&t->slurm, stage);
+		const char *was;
+		int known = 0;
+
+		if (j == NULL)
+			continue;
+		if (!cJSON_IsObject(rec = cJSON_GetObjectItem(all, stage))) {
+			cJSON_DeleteItemFromObject(all, stage);
+			rec = cJSON_AddObjectToObject(all, stage);
+		}
+		was = json_str(rec, "job_id", NULL);
+		if (was != NULL && strcmp(was, j->id) != 0) {
+			char *text = xstrfmt("%s is job %s now (%s%s%s), was job %s", stage, j->id, j->state,
+			    j->cls == SLURM_WAITING ? ": " : "",
+			    j->cls == SLURM_WAITING ? slurm_reason_text(j->reason) : "", was);
+			size_t n = strlen(t->out.details);
+
+			snprintf(t->out.details + n, sizeof(t->out.details) - n, " · %s", text);
+			if (logbook_append(t->st.dir, t->cfg->run, time(NULL), "slurm job", text, NULL) != 0)
+				log_warn("cannot write the logbook in %s: %s", t->st.dir, strerror(errno));
+			free(text);
+		}
+		json_set_str(rec, "job_id", j->id);
+		json_set_str(rec, "state", j->state);
+		json_set_str(rec, "reason", j->reason);
+		if (j->exit_code >= 0)
+			json_set_num(rec, "exit_code", (double)j->exit_code);
+		if (j->restarts >= 0)
+			json_set_num(rec, "restarts", (double)j->restarts);
+		if (!cJSON_IsArray(ids = cJSON_GetObjectItem(rec, "jobs"))) {
+			cJSON_DeleteItemFromObject(rec, "jobs");
+			ids = cJSON_AddArrayToObject(rec, "jobs");
+		}
+		cJSON_ArrayForEach(it, ids)
+			known |= cJSON_IsString(it) && strcmp(it->valuestring, j->id) == 0;
+		if (!known)
+			cJSON_AddItemToArray(ids, cJSON_CreateString(j->id));
+		while (cJSON_GetArraySize(ids) > 32)
+			cJSON_DeleteItemFromArray(ids, 0);
+	}
 }
 
 #define TICK_POLICY_HISTORY 64
@@ -594,6 +679,7 @@ patrol_tick(struct wk_config *cfg, int json)
 		(void)tick_probe(&t);
 	diag_print(&d, stderr);
 	tick_decide(&t);
+	tick_reconcile_slurm(&t);
 
 	/* Act only on what was seen, and only as the table and the policy allow. */
 	if (t.have_probe) {
@@ -629,6 +715,8 @@ patrol_tick(struct wk_config *cfg, int json)
 	free(t.probe_why);
 	if (t.have_probe)
 		probe_free(&t.probe);
+	if (t.have_slurm)
+		slurm_view_free(&t.slurm);
 	target_free(&t.target);
 	diag_free(&d);
 	pstate_close(&t.st);
