@@ -19,12 +19,14 @@
 #include "events.h"
 #include "fsutil.h"
 #include "jsonfile.h"
+#include "jobctl.h"
 #include "layout.h"
 #include "monotime.h"
 #include "notify.h"
 #include "outbox.h"
 #include "onbox.h"
 #include "proc.h"
+#include "slurm.h"
 #include "xmalloc.h"
 
 #define STATUS_EVENTS	5
@@ -93,6 +95,53 @@ stage_state(const struct wk_config *cfg, const struct wk_stage *st, const cJSON 
 	return s;
 }
 
+/*
+ * Slurm: each stage's job as the queue, the accounting and the controller
+ * tell now (the same query patrol's probe runs), into the stages' entries.
+ */
+static void
+status_slurm(const struct wk_config *cfg, cJSON *doc)
+{
+	struct jobctl jc;
+	struct slurm_view sv;
+	char *script = slurm_query_script(cfg), *out = NULL, *why = NULL;
+	cJSON *st;
+
+	jobctl_init(&jc, cfg);
+	memset(&sv, 0, sizeof(sv));
+	if (jobctl_exec(&jc, "the Slurm query", script, &out, &why) != 0 ||
+	    slurm_parse(cfg, out, strlen(out), &sv, &why) != 0) {
+		cJSON_AddStringToObject(doc, "slurm_error", why != NULL ? why : "?");
+		goto out;
+	}
+	if (!sv.queue_known)
+		cJSON_AddStringToObject(doc, "slurm_error", sv.why != NULL ? sv.why : "squeue said nothing");
+	cJSON_ArrayForEach(st, cJSON_GetObjectItem(doc, "stages")) {
+		const struct slurm_job *j = slurm_stage_job(&sv, json_str(st, "stage", ""));
+		cJSON *o;
+
+		if (j == NULL)
+			continue;
+		o = cJSON_AddObjectToObject(st, "slurm_job");
+		cJSON_AddStringToObject(o, "id", j->id);
+		cJSON_AddStringToObject(o, "state", j->state);
+		cJSON_AddStringToObject(o, "class", slurm_cls_name(j->cls));
+		if (j->reason[0] != '\0' && strcmp(j->reason, "None") != 0) {
+			cJSON_AddStringToObject(o, "reason", j->reason);
+			cJSON_AddStringToObject(o, "reason_text", slurm_reason_text(j->reason));
+		}
+		if (j->exit_code >= 0)
+			cJSON_AddNumberToObject(o, "exit_code", j->exit_code);
+		if (j->restarts >= 0)
+			cJSON_AddNumberToObject(o, "restarts", (double)j->restarts);
+	}
+ out:
+	slurm_view_free(&sv);
+	free(script);
+	free(out);
+	free(why);
+}
+
 static cJSON *
 status_build(const struct wk_config *cfg)
 {
@@ -145,6 +194,8 @@ status_build(const struct wk_config *cfg)
 		free(mp);
 	}
 	cJSON_AddBoolToObject(doc, "done", ndone == (int)cfg->nchain);
+	if (strcmp(cfg->detach, "slurm") == 0)
+		status_slurm(cfg, doc);
 	if (ckpt_configured(cfg)) {
 		struct ckpt_scan *scan = NULL;
 		struct ckpt_summary sum;
@@ -224,11 +275,19 @@ status_print(const cJSON *doc)
 
 		printf("checkpoints: %s\n", json_str(ck, "summary", json_str(ck, "error", "?")));
 	}
+	if (json_str(doc, "slurm_error", NULL) != NULL)
+		printf("slurm: cannot read the queue: %s\n", json_str(doc, "slurm_error", ""));
 	printf("chain:\n");
 	cJSON_ArrayForEach(st, cJSON_GetObjectItem(doc, "stages")) {
 		printf("  %-12s %-20s %-8s attempts %ld\n", json_str(st, "stage", ""),
 		    json_str(st, "marker", ""), json_str(st, "state", ""), json_long(st, "attempts", 0));
-		if ((job = cJSON_GetObjectItem(st, "last_attempt")) != NULL &&
+		if ((job = cJSON_GetObjectItem(st, "slurm_job")) != NULL)
+			printf("      job: %s %s%s%s%s\n", json_str(job, "id", ""), json_str(job, "state", ""),
+			    json_str(job, "reason_text", NULL) != NULL ? ": " : "",
+			    json_str(job, "reason_text", ""),
+			    strcmp(json_str(job, "class", ""), "stranded") == 0 ? " (scancel it, or "
+			    "`onbox start` replaces it)" : "");
+		else if ((job = cJSON_GetObjectItem(st, "last_attempt")) != NULL &&
 		    json_str(job, "job_id", NULL) != NULL)
 			printf("      job: %s (%s)\n", json_str(job, "job_id", ""),
 			    json_str(job, "job_raw_state", json_str(job, "job_state", "?")));
