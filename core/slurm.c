@@ -3,6 +3,7 @@
  * and its parser (see slurm.h).
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,9 @@ slurm_reason_text(const char *reason)
 
 /* ---- sbatch ---- */
 
+/* sbatch's short options that take no argument: others may follow them in one word. */
+#define SLURM_NOARG_FLAGS	"HhOQsuVvW"
+
 /* Options watchkeeper sets itself: long name, short letter. */
 static const struct {
 	const char	*lng;
@@ -148,11 +152,13 @@ slurm_reserved(const char *w)
 
 	for (i = 0; i < sizeof(slurm_ours) / sizeof(slurm_ours[0]); i++) {
 		if (w[0] == '-' && w[1] == '-') {
-			n = strlen(slurm_ours[i].lng);
-			if (strncmp(w + 2, slurm_ours[i].lng, n) == 0 && (w[2 + n] == '\0' || w[2 + n] == '='))
+			/* getopt_long takes any unambiguous prefix: "--job-nam=x" is --job-name */
+			n = strcspn(w + 2, "=");
+			if (n > 0 && n <= strlen(slurm_ours[i].lng) && strncmp(w + 2, slurm_ours[i].lng, n) == 0)
 				return slurm_ours[i].lng;
-		} else if (w[0] == '-' && slurm_ours[i].shrt != 0 && w[1] == slurm_ours[i].shrt)
-			return slurm_ours[i].lng;
+		} else if (w[0] == '-' && slurm_ours[i].shrt != 0 &&
+		    w[1 + strspn(w + 1, SLURM_NOARG_FLAGS)] == slurm_ours[i].shrt)
+			return slurm_ours[i].lng;	/* "-Jx", and behind flags: "-vJx" */
 	}
 	return NULL;
 }
@@ -201,8 +207,9 @@ slurm_opts(const struct wk_config *cfg, size_t idx, struct buf *b, char **why)
 				break;
 			e = p + strcspn(p, " \t\n");
 			w = xstrndup(p, (size_t)(e - p));
-			if (w[0] != '-')
-				*why = xstrfmt("\"%.60s\" is not an option: options start with -", w);
+			if (w[0] != '-' || strcmp(w, "-") == 0 || strcmp(w, "--") == 0)
+				*why = xstrfmt("\"%.60s\" is not an option: options start with - "
+				    "(and \"--\" would end them)", w);
 			else if ((res = slurm_reserved(w)) != NULL)
 				*why = xstrfmt("\"%.60s\": watchkeeper sets --%s itself", w, res);
 			else if (b != NULL) {
@@ -238,7 +245,8 @@ slurm_opts(const struct wk_config *cfg, size_t idx, struct buf *b, char **why)
 			continue;
 		else if (cJSON_IsString(it))
 			w = xstrfmt("--%s=%s", it->string, it->valuestring);
-		else if (cJSON_IsNumber(it) && it->valuedouble == (double)(long)it->valuedouble)
+		else if (cJSON_IsNumber(it) && fabs(it->valuedouble) <= 1e15 &&
+		    it->valuedouble == floor(it->valuedouble))
 			w = xstrfmt("--%s=%ld", it->string, (long)it->valuedouble);
 		else {
 			*why = xstrfmt("\"%s\": a value is a string, a whole number, true or false",
@@ -634,7 +642,11 @@ slurm_parse_line(const struct wk_config *cfg, struct slurm_view *sv, enum slurm_
 		if (src == SRC_SQUEUE)
 			slurm_note(sv, src, f[0], stage, f[2], f[3], -1, 0, -1);
 		else {
-			slurm_exitcode(f[3], &code, &sig);
+			code = -1;
+			sig = 0;
+			if (slurm_classify(f[2], NULL) != SLURM_WAITING &&
+			    slurm_classify(f[2], NULL) != SLURM_RUNNING)
+				slurm_exitcode(f[3], &code, &sig);
 			slurm_note(sv, src, f[0], stage, f[2], NULL, code, sig, -1);
 		}
 	}
@@ -706,7 +718,8 @@ slurm_parse(const struct wk_config *cfg, const char *text, size_t len, struct sl
 	memset(sv, 0, sizeof(*sv));
 	*why = NULL;
 	for (l = text; l < end && ret == 0; l = nl < end ? nl + 1 : end) {
-		char name[16], mode[16];
+		char name[16], mode[16], hdr[64];
+		int used = 0;
 
 		if ((nl = memchr(l, '\n', (size_t)(end - l))) == NULL)
 			nl = end;
@@ -722,8 +735,10 @@ slurm_parse(const struct wk_config *cfg, const char *text, size_t len, struct sl
 		slurm_sec_end(cfg, sv, &sec);
 		sec.src = -1;
 		mode[0] = '\0';
-		if (sscanf(l + 1, "%15s %15s %d", name, mode, &sec.rc) == 3 ||
-		    (mode[0] = '\0', sscanf(l + 1, "%15s %d", name, &sec.rc) == 2)) {
+		/* the header alone: never the next line, never past len */
+		snprintf(hdr, sizeof(hdr), "%.*s", (int)((nl - l - 1) < 63 ? (nl - l - 1) : 63), l + 1);
+		if ((sscanf(hdr, "%15s %15s %d%n", name, mode, &sec.rc, &used) == 3 && hdr[used] == '\0') ||
+		    (mode[0] = '\0', sscanf(hdr, "%15s %d%n", name, &sec.rc, &used) == 2 && hdr[used] == '\0')) {
 			for (i = 0; i < 3; i++)
 				if (strcmp(name, slurm_srcs[i]) == 0)
 					sec.src = (int)i;
