@@ -410,7 +410,13 @@ slurm_query_script(const struct wk_config *cfg)
 	buf_puts(&b, "\nST=; command -v timeout >/dev/null 2>&1 && ST='timeout " SLURM_CMD_TIMEOUT "'\n"
 	    /* the queue: JSON when this squeue has it */
 	    "o=$($ST squeue -a --json --name=\"$SN\" 2>/dev/null); r=$?\n"
-	    "if [ $r = 0 ] && [ -n \"$o\" ]; then echo '=squeue json 0'; printf '%s\\n' \"$o\"; else\n"
+	    /*
+	     * squeue --json lists every job of the cluster whatever the
+	     * filters say (22.05): on a busy cluster the text form, which
+	     * --name does filter, keeps the probe small.
+	     */
+	    "if [ $r = 0 ] && [ -n \"$o\" ] && [ ${#o} -le " SLURM_JSON_MAX " ]; then "
+	    "echo '=squeue json 0'; printf '%s\\n' \"$o\"; else\n"
 	    "o=$($ST squeue -a -h --name=\"$SN\" -o '%i|%j|%T|%r' 2>&1); r=$?\n"
 	    "echo \"=squeue text $r\"; printf '%s\\n' \"$o\"; fi\n"
 	    /* finished jobs: the accounting database, else the job completion file */
@@ -540,9 +546,20 @@ slurm_json_num(const cJSON *v, double def)
 static int
 slurm_parse_squeue_json(const struct wk_config *cfg, struct slurm_view *sv, const char *t)
 {
-	cJSON *doc = cJSON_Parse(t), *jobs, *it;
+	cJSON *doc = cJSON_Parse(t), *jobs, *it, *err;
 
 	if (doc == NULL || !cJSON_IsArray(jobs = cJSON_GetObjectItem(doc, "jobs"))) {
+		cJSON_Delete(doc);
+		slurm_why(sv, "squeue --json", 0, "printed what is not JSON");
+		return -1;
+	}
+	/* With the controller down it still exits 0, with "jobs": [] and the errors. */
+	if ((err = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "errors"), 0)) != NULL) {
+		char *e = xstrfmt("%s: %s (%s)", json_str(err, "source", "squeue"),
+		    json_str(err, "description", "?"), json_str(err, "error", "?"));
+
+		slurm_why(sv, "squeue --json", 0, e);
+		free(e);
 		cJSON_Delete(doc);
 		return -1;
 	}
@@ -700,9 +717,7 @@ slurm_sec_end(const struct wk_config *cfg, struct slurm_view *sv, struct slurm_s
 	else if (sec->src != SRC_SQUEUE)
 		sv->final_known = 1;
 	else if (!sec->json || slurm_parse_squeue_json(cfg, sv, buf_str(&sec->body)) == 0)
-		sv->queue_known = 1;
-	else
-		slurm_why(sv, "squeue --json", 0, "printed what is not JSON");
+		sv->queue_known = 1;	/* else slurm_parse_squeue_json() said why */
 	buf_reset(&sec->body);
 }
 

@@ -21,7 +21,10 @@
  * forms) are refused by slurm_check().
  *
  * Querying.  slurm_query_script() is one POSIX sh fragment that asks squeue
- * (--json when this Slurm has it, else its text format), sacct (the
+ * (--json when this Slurm has it and the cluster's whole queue, which 22.05
+ * prints whatever the filters say, is under SLURM_JSON_MAX bytes; else its
+ * text format, filtered by --name; a JSON document with "errors" is a failed
+ * squeue even though it exits 0), sacct (the
  * accounting database, else the job completion file with `sacct -c`) and
  * `scontrol -o show job` about the run's job names, and prints what each said
  * after a header line of its own:
@@ -52,6 +55,7 @@
 #include "diag.h"
 
 #define SLURM_CMD_TIMEOUT	"20"	/* seconds per squeue/sacct/scontrol in the fragment */
+#define SLURM_JSON_MAX		"262144"	/* bytes of squeue --json kept; more: the text form */
 #define SLURM_COMP_LINES	"500"	/* newest lines of the run's jobs in the job completion file */
 
 /* What a job's state means to us. */

@@ -1462,6 +1462,14 @@ test_parse_bad_json(void **state)
 	assert_non_null(strstr(sv.why, "squeue --json"));
 	slurm_view_free(&sv);
 
+	/* the controller is down: squeue --json exits 0 with "jobs": [] and the errors */
+	parse_ok(f, "=squeue json 0\n{\"errors\": [{\"description\": \"Failed while looking for jobs\", "
+	    "\"error_number\": -1, \"error\": \"Unspecified error\", \"source\": \"slurm_load_jobs\"}],"
+	    " \"jobs\": []}\n=sacct db 0\n=scontrol 0\n", &sv);
+	assert_int_equal(sv.queue_known, 0);
+	assert_non_null(strstr(sv.why, "slurm_load_jobs: Failed while looking for jobs"));
+	slurm_view_free(&sv);
+
 	/* nothing at all after the header */
 	parse_ok(f, "=sacct db 0\n=scontrol 0\n=squeue json 0\n", &sv);
 	assert_int_equal(sv.queue_known, 0);
