@@ -300,9 +300,9 @@ ss_carry_out(struct slurmstart *s)
 		    (t->id = slurm_parse_sbatch(out)) == NULL) {
 			log_error("stage %s: sbatch failed: %s", s->cfg->chain[i].name,
 			    why != NULL ? why : "its output has no job id");
-			if (why == NULL)
-				log_error("a job may have been submitted all the same: `onbox start` again "
-				    "finds it by its name before submitting anything");
+			/* a timed-out sbatch may have created the job all the same (NOTES) */
+			log_error("a job may have been submitted all the same: `onbox start` again "
+			    "finds it by its name before submitting anything");
 			t->what = SS_FAILED;
 			rc = 1;
 		} else
@@ -331,8 +331,10 @@ ss_report(const struct slurmstart *s, int submitted)
 		if (t->id != NULL)
 			printf("job %s ", t->id);
 		printf("(%s", ss_words[t->what]);
-		if (t->what == SS_ADOPTED)
-			printf(": %s%s%s", t->state, t->reason[0] != '\0' ? " " : "", t->reason);
+		if (t->what == SS_ADOPTED && t->reason[0] != '\0' && strcmp(t->reason, "None") != 0)
+			printf(": %s, %s", t->state, slurm_reason_text(t->reason));
+		else if (t->what == SS_ADOPTED)
+			printf(": %s", t->state);
 		if (t->after != NULL && t->what == SS_SUBMITTED)
 			printf(", after %s", t->after);
 		printf(")");
