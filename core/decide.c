@@ -64,7 +64,7 @@ static const struct {
 	{ "NODE_FAIL", TRIAGE_NODE_LOST },
 	{ "BOOT_FAIL", TRIAGE_NODE_LOST },
 	{ "PREEMPTED", TRIAGE_PREEMPTED },
-	{ "CANCELLED", TRIAGE_UNKNOWN },
+	/* CANCELLED is a person's scancel, not a crash: NEEDS_RESUME says it, as for a killed session */
 };
 
 static enum triage_class
