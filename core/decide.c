@@ -119,7 +119,8 @@ pred_hostkey(const struct decide_in *in, const struct decide_facts *f, struct de
 static int
 pred_ssh_down(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
 {
-	if (in->seen && f->unseen != NULL) {
+	/* every marker present: done, whatever the queue says */
+	if (in->seen && f->unseen != NULL && !f->done) {
 		say(o, "slurm: the queue could not be read: %.900s", f->unseen);
 		return 1;
 	}
