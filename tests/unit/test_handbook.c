@@ -545,6 +545,59 @@ test_first_command_and_resume_run(void **state)
 	free(md);
 }
 
+/* detach slurm: a Slurm section after Resume, with the run's job names and last seen jobs. */
+static void
+test_slurm_section(void **state)
+{
+	struct diag d = DIAG_INIT;
+	struct wk_config *scfg = NULL;
+	struct handbook_ctx c;
+	char *p = fs_join(dir, "slurm.json"), *md, *want;
+	const char *sl, *dt;
+	cJSON *ps = cJSON_Parse("{\"slurm\": {\"train\": {\"job_id\": \"4242\", \"state\": \"PENDING\","
+	    " \"reason\": \"Resources\", \"jobs\": [\"4241\", \"4242\"]}}}");
+
+	(void)state;
+	atomic_write_str(p, "{\"run\": \"r2\", \"workdir\": \"/w/r2\", \"detach\": \"slurm\","
+	    " \"box\": {\"host\": \"login1\"}, \"chain\": [{\"stage\": \"train\", \"run\": \"t\"},"
+	    " {\"stage\": \"eval\", \"run\": \"e\", \"sbatch\": {\"partition\": \"gpu\"}}]}\n");
+	if (config_load(p, &scfg, &d) != 0) {
+		diag_print(&d, stderr);
+		fail();
+	}
+	memset(&c, 0, sizeof(c));
+	c.cfg = scfg;
+	c.config_path = p;
+	c.statedir = statedir;
+	c.pstate = ps;
+	c.generator = "test";
+	md = handbook_render(&c);
+	sl = strstr(md, "\n## Slurm\n");
+	dt = strstr(md, "\n## Decision table\n");
+	assert_non_null(sl);
+	assert_non_null(dt);
+	assert_true(sl > strstr(md, "\n## Resume\n") && sl < dt);
+	assert_non_null(strstr(sl, "| train | `wk-r2-train` | `4242` | `PENDING` waiting for resources |"));
+	assert_non_null(strstr(sl, "| eval | `wk-r2-eval` | `none seen` | unknown |"));
+	assert_non_null(strstr(sl, "squeue --name='wk-r2-train,wk-r2-eval' -o '%i %j %T %r'\n"));
+	assert_non_null(strstr(sl, "sacct -X -S now-7days --name='wk-r2-train,wk-r2-eval' -o "
+	    "jobid,jobname,state,exitcode,elapsed\n"));
+	assert_non_null(strstr(sl, "sacct -c -n -P -o jobid,jobname,state,exitcode | grep -F -e "
+	    "'|wk-r2-train|' -e '|wk-r2-eval|'\n"));
+	assert_non_null(strstr(sl, "scancel '--name=wk-r2-train'\nscancel '--name=wk-r2-eval'\n"));
+	want = remote_onbox_command(scfg, "start");
+	assert_true(strstr(sl, want) != NULL && strstr(sl, want) < dt);
+	free(want);
+	free(md);
+	/* no Slurm section for a run that is not on Slurm */
+	md = render(NULL, NULL, 0);
+	assert_null(strstr(md, "## Slurm"));
+	free(md);
+	cJSON_Delete(ps);
+	config_free(scfg);
+	free(p);
+}
+
 static void
 test_cron_line(void **state)
 {
@@ -634,6 +687,7 @@ main(void)
 		cmocka_unit_test(test_no_secret),
 		cmocka_unit_test(test_claims_parse_back),
 		cmocka_unit_test(test_first_command_and_resume_run),
+		cmocka_unit_test(test_slurm_section),
 		cmocka_unit_test(test_cron_line),
 		cmocka_unit_test(test_logbook_tail),
 	};
