@@ -63,7 +63,7 @@ UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/onbox $(BUILD)/patrol $(if $(SENTINEL_SRCS),$(BUILD)/sentinel) \
 	$(if $(HANDBOOK_SRCS),$(BUILD)/handbook)
 
-.PHONY: all onbox patrol sentinel handbook unit test test-plain test-asan demo bench memcheck install clean
+.PHONY: all onbox patrol sentinel handbook unit test test-plain test-asan demo bench memcheck chaos fuzz install clean
 all: $(BINS)
 onbox: $(BUILD)/onbox
 patrol: $(BUILD)/patrol
@@ -127,6 +127,15 @@ demo: all
 
 bench: all
 	bash bench/bench.sh $(BUILD)
+
+# The long fault suite (tests/chaos/): the short version is part of `make test`.
+chaos: all unit
+	bash tests/chaos/run.sh $(BUILD)
+
+# libFuzzer targets (fuzz/), each for FUZZ_SECONDS, from the seed corpus in the tree.
+FUZZ_SECONDS ?= 60
+fuzz:
+	bash fuzz/run.sh $(FUZZ_SECONDS)
 
 memcheck: all unit
 	bash tests/run.sh --valgrind $(BUILD)
