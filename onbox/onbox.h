@@ -35,7 +35,12 @@ struct wk_config *onbox_load_config(const struct onbox_ctx *ctx);
 /* Print "usage: onbox <cmd> <args>" to stderr and return 64. */
 int onbox_usage(const struct onbox_cmd *cmd);
 
-/* The runner (runner.c): run the chain in the foreground.  Returns an exit code. */
-int runner_run(struct wk_config *cfg);
+/*
+ * The runner (runner.c): run the chain in the foreground; or, with stage set
+ * (`onbox run --stage NAME`: one Slurm job of the chain), exactly that stage,
+ * once every stage before it has its marker.  stage must name a stage of
+ * cfg's chain (else WK_EX_USAGE).  Returns an exit code.
+ */
+int runner_run(struct wk_config *cfg, const char *stage);
 
 #endif

@@ -12,6 +12,19 @@
  * A marker is written only when the attempt exited 0 AND its done_when line
  * appeared in this attempt's output; otherwise <MARKER>.FAILED gets the
  * class, the exit status and the last lines, and nothing after it runs.
+ *
+ * `onbox run --stage NAME` is one Slurm job of a "detach": "slurm" chain
+ * (each stage its own job, joined by afterok): the same runner_stage() on
+ * that one stage, after checking that every stage before it has its marker,
+ * then it stops.  Under Slurm (SLURM_JOB_ID set) every new attempt records
+ * its job id, the job's SLURM_RESTART_COUNT and its node.  Slurm runs a
+ * requeued job again under the same id with that count raised, having
+ * stopped the earlier run's processes, often before its onbox could record
+ * anything: the newest attempt, unfinished, of this job id and a lower
+ * count was requeued.  That check comes before re-attaching or following
+ * a pid, whose records are the earlier run's; it ends the attempt as
+ * preempted (infrastructure: free of the restart budget) with no FAILED
+ * marker and no policy decision, and a new attempt starts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +73,20 @@
 #define RUNNER_POLICY_HISTORY 64	/* attempts the policy looks back on */
 #define REC_WAIT_MS	5000	/* a live wrapper writes its record within this */
 #define NOPIDFD_POLL_MS	200	/* liveness re-check when the kernel has no pidfd */
+#define REQUEUE_SETTLE_MS 2000	/* a wrapper whose stage Slurm killed lets go of its lock at once */
+#define SLURM_STOP_GRACE_MS 2000 /* Slurm signals a job's processes in one sweep: ours comes within it */
+
+/* What an attempt under Slurm records besides POLICY_KEY_JOB_ID. */
+#define ATT_KEY_RESTARTS "slurm_restart_count"	/* number: SLURM_RESTART_COUNT at its start */
+#define ATT_KEY_NODE	 "node"			/* string: SLURMD_NODENAME */
+#define ATT_KEY_REQUEUED "requeued"		/* bool: ended by a Slurm requeue */
+
+/* Bounds on what the environment may say; anything else is ignored. */
+#define SLURM_ID_MAX	 19	/* digits: any 64-bit job id */
+#define SLURM_COUNT_MAX	 9	/* digits */
+#define SLURM_NODE_MAX	 64	/* a host name's first label is at most 63 */
+#define DIGITS		 "0123456789"
+#define NODE_CHARS	 DIGITS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-"
 
 struct source {
 	const char	*label;		/* "output" or "log" */
@@ -76,7 +103,7 @@ struct runner {
 	int		 ifd;		/* inotify */
 	int		 sfd;		/* signalfd */
 	struct deadline	 hb;
-	const char	*status;	/* running | done | failed | stopped */
+	const char	*status;	/* running | done | failed | stopped | waiting (see runner_run) */
 
 	/* the stage being supervised */
 	const struct wk_stage *st;
@@ -107,6 +134,14 @@ struct runner {
 	struct outbox_opts outbox;
 	struct deliver	 dl;
 	struct jobrun	*job;		/* detach "job": run stages are cluster jobs (jobrun.c); else NULL */
+
+	/* This onbox as a Slurm job sees itself (runner_slurm_env); job 0: not under Slurm. */
+	struct {
+		int	 job;			/* SLURM_JOB_ID was valid: job_id holds it */
+		char	 job_id[SLURM_ID_MAX + 1];
+		long	 restarts;		/* SLURM_RESTART_COUNT (unset: 0); -1 unusable */
+		char	 node[SLURM_NODE_MAX + 1]; /* SLURMD_NODENAME; "" unknown */
+	} slurm;
 };
 
 struct line_ctx {
@@ -1123,6 +1158,242 @@ runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *r
 	return restart;
 }
 
+/* ---- Slurm: a stage run as a Slurm job, and its requeues ---- */
+
+/* 1 when s is 1..max characters, all from set. */
+static int
+env_word_ok(const char *s, size_t max, const char *set)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= max && strspn(s, set) == n;
+}
+
+/*
+ * What Slurm's environment says about this onbox, validated: a value that is
+ * not what Slurm writes there is ignored with a warning (and never copied
+ * anywhere, not even into the warning).
+ */
+static void
+runner_slurm_env(struct runner *r)
+{
+	const char *id = getenv("SLURM_JOB_ID"), *cnt = getenv("SLURM_RESTART_COUNT");
+	const char *node = getenv("SLURMD_NODENAME");
+
+	memset(&r->slurm, 0, sizeof(r->slurm));
+	if (id == NULL)
+		return;
+	if (!env_word_ok(id, SLURM_ID_MAX, DIGITS)) {
+		log_warn("SLURM_JOB_ID is not a Slurm job id (1 to %d digits): ignored; attempts "
+		    "record no job id and a Slurm requeue cannot be recognised", SLURM_ID_MAX);
+		return;
+	}
+	r->slurm.job = 1;
+	snprintf(r->slurm.job_id, sizeof(r->slurm.job_id), "%s", id);
+	if (cnt == NULL)
+		r->slurm.restarts = 0;	/* Slurm sets it only once the job has been requeued */
+	else if (env_word_ok(cnt, SLURM_COUNT_MAX, DIGITS))
+		r->slurm.restarts = strtol(cnt, NULL, 10);
+	else {
+		r->slurm.restarts = -1;
+		log_warn("SLURM_RESTART_COUNT is not a count (1 to %d digits): ignored; a Slurm "
+		    "requeue of job %s cannot be recognised", SLURM_COUNT_MAX, r->slurm.job_id);
+	}
+	if (node != NULL && env_word_ok(node, SLURM_NODE_MAX, NODE_CHARS))
+		snprintf(r->slurm.node, sizeof(r->slurm.node), "%s", node);
+	else if (node != NULL)
+		log_warn("SLURMD_NODENAME is not a node name (1 to %d of [A-Za-z0-9._-]): ignored",
+		    SLURM_NODE_MAX);
+}
+
+/* A new run attempt under Slurm: which job, which run of it, and where. */
+static void
+runner_slurm_mark(const struct runner *r, cJSON *a)
+{
+	if (!r->slurm.job || r->job != NULL)
+		return;		/* the job backend's own job id lives under the same key */
+	json_set_str(a, POLICY_KEY_JOB_ID, r->slurm.job_id);
+	if (r->slurm.restarts >= 0)
+		json_set_num(a, ATT_KEY_RESTARTS, (double)r->slurm.restarts);
+	if (r->slurm.node[0] != '\0')
+		json_set_str(a, ATT_KEY_NODE, r->slurm.node);
+}
+
+/* The Slurm attributes runner_slurm_mark() gave attempt a, into event ev. */
+static void
+runner_slurm_event(cJSON *ev, const cJSON *a)
+{
+	const cJSON *cnt = cJSON_GetObjectItem(a, ATT_KEY_RESTARTS);
+
+	if (json_str(a, POLICY_KEY_JOB_ID, NULL) == NULL)
+		return;
+	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, json_str(a, POLICY_KEY_JOB_ID, ""));
+	if (cJSON_IsNumber(cnt))
+		cJSON_AddNumberToObject(ev, ATT_KEY_RESTARTS, cnt->valuedouble);
+	if (json_str(a, ATT_KEY_NODE, NULL) != NULL)
+		cJSON_AddStringToObject(ev, ATT_KEY_NODE, json_str(a, ATT_KEY_NODE, ""));
+}
+
+/* The attempt's record shows no end of its own: killed (or 128 + SIGTERM/SIGKILL), or no end at all. */
+static int
+rec_killed(const struct attempt_rec *rec)
+{
+	return !rec->exited || rec->signo != 0 || rec->exit_code == 128 + SIGTERM ||
+	    rec->exit_code == 128 + SIGKILL;
+}
+
+/*
+ * Under Slurm, a stage that ended by a signal (or 128 + SIGTERM/SIGKILL, or
+ * without a recorded end) may be the first sign that this job is being
+ * stopped: scancel, the time limit and a requeue signal every process of
+ * the job in one sweep, and the stage's (or its wrapper's) death can wake us
+ * before our own SIGTERM is read.  Judging that attempt then would call a
+ * requeue "lost" or "preempted" and restart it, inside a job being torn
+ * down.  So wait a moment for our own signal: 1 when it came (the caller
+ * stops as for any signal and leaves the attempt to the job's next run,
+ * which marks a requeued one requeued), else 0.
+ */
+static int
+runner_slurm_stopping(struct runner *r)
+{
+	struct attempt_rec rec;
+	struct deadline d;
+	struct pollfd p;
+
+	if (!r->slurm.job || r->job != NULL || r->st->has_wait)
+		return 0;
+	if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 && !rec_killed(&rec))
+		return 0;	/* it ended on its own: judge it */
+	deadline_set(&d, SLURM_STOP_GRACE_MS);
+	do {
+		p.fd = r->sfd;
+		p.events = POLLIN;
+		p.revents = 0;
+		if (poll(&p, 1, deadline_poll_timeout(&d, 1, SLURM_STOP_GRACE_MS)) > 0 &&
+		    runner_check_signal(r)) {
+			log_info("stage %s attempt %ld ended as Slurm job %s is being stopped (signal %d): "
+			    "left as it is for the job's next run", r->st->name, r->attempt,
+			    r->slurm.job_id, r->got_signal);
+			r->stage_pid = 0;	/* nothing of it keeps running */
+			return 1;
+		}
+	} while (!deadline_expired(&d));
+	return 0;
+}
+
+/*
+ * The newest attempt a, not ended, was started by an earlier run of this
+ * very Slurm job (same id, lower restart count): Slurm requeued the job
+ * (preemption, node failure, `scontrol requeue`) and runs it again.  Decided
+ * from the history and the environment alone, before the attempt's lock,
+ * record or pids, which are the earlier run's, are looked at (and then only
+ * so that a second copy is never launched: runner_requeue()).
+ */
+static int
+runner_is_requeue(const struct runner *r, const cJSON *a)
+{
+	const cJSON *cnt = cJSON_GetObjectItem(a, ATT_KEY_RESTARTS);
+
+	return is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 &&
+	    r->job == NULL && r->slurm.job && r->slurm.restarts >= 0 &&
+	    strcmp(json_str(a, POLICY_KEY_JOB_ID, ""), r->slurm.job_id) == 0 &&
+	    cJSON_IsNumber(cnt) && cnt->valuedouble < (double)r->slurm.restarts;
+}
+
+/*
+ * End the requeued attempt a (runner_is_requeue): "failed", class
+ * preempted (infrastructure: it never counts against restart.max),
+ * "requeued"; no FAILED marker and no policy decision, since Slurm, not
+ * onbox, restarted it.  Returns 1 when it is ended (the caller starts a new
+ * attempt).  Returns 0, ending nothing, only when the attempt verifiably
+ * still runs on this node because Slurm did not stop it (its wrapper holds
+ * the attempt lock, or its stage's pid with the recorded start time and
+ * boot is alive): the caller then re-attaches to it or follows it, as for
+ * any live attempt, rather than launching a second copy.  A pid recorded
+ * without its start time is never taken for alive here: after a requeue it
+ * is more likely reused than ours.  Also 0 when its wrapper recorded an end
+ * of its own (an exit status, not a kill) before the requeue: that attempt
+ * is judged on its outcome, as any attempt that ended unwatched.
+ */
+static int
+runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
+{
+	const struct wk_stage *st = r->st;
+	long n = json_long(a, "attempt", 1), before = json_long(a, ATT_KEY_RESTARTS, 0), step = -1;
+	char *lockp = layout_attempt_lock(r->cfg->workdir, st->name, n), when[TIMEFMT_LEN];
+	char human[512];
+	struct attempt_rec rec;
+	struct deadline d;
+	struct proc_id child;
+	time_t now;
+	int held, have_rec;
+	cJSON *ev;
+
+	deadline_set(&d, REQUEUE_SETTLE_MS);
+	while ((held = lock_is_held(lockp)) == 1 && !deadline_expired(&d))
+		usleep(10000);
+	if (held == 1) {
+		log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but the attempt "
+		    "still runs here (its wrapper holds %s): re-attaching to it, not launching a "
+		    "second copy", st->name, n, r->slurm.job_id, r->slurm.restarts, lockp);
+		free(lockp);
+		return 0;
+	}
+	free(lockp);
+	have_rec = attempt_rec_load(r->cfg->workdir, st->name, n, &rec) == 0;
+	if (have_rec && !rec_killed(&rec)) {
+		log_info("stage %s attempt %ld ended on its own (exit %d) before Slurm requeued job %s: "
+		    "judged on its outcome", st->name, n, rec.exit_code, r->slurm.job_id);
+		return 0;
+	}
+	if (have_rec && !rec.exited && rec.pid > 0 && rec.pid_start != 0) {
+		memset(&child, 0, sizeof(child));
+		child.pid = (pid_t)rec.pid;
+		child.start = rec.pid_start;
+		snprintf(child.boot, sizeof(child.boot), "%s", rec.boot);
+		if (proc_alive(&child)) {
+			log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but its "
+			    "pid %ld still runs here: following it, not launching a second copy",
+			    st->name, n, r->slurm.job_id, r->slurm.restarts, rec.pid);
+			return 0;
+		}
+	}
+
+	r->attempt = n;
+	now = time(NULL);
+	timefmt_utc(now, when, sizeof(when));
+	json_set_str(a, "result", "failed");
+	json_set_str(a, "class", triage_info(TRIAGE_PREEMPTED)->name);
+	json_set_bool(a, ATT_KEY_REQUEUED, 1);
+	json_set_str(a, "ended", when);
+	json_set_num(a, "ended_unix", (double)now);
+	if (have_rec && rec.exited && rec.signo != 0)
+		json_set_num(a, "signal", rec.signo);
+	else if (have_rec && rec.exited)
+		json_set_num(a, "exit_code", rec.exit_code);
+	if (have_rec && rec.pid > 0)
+		json_set_num(a, POLICY_KEY_PID, (double)rec.pid);
+	/* Its progress as the last onbox read it, and its checkpoints: real progress resets the budget. */
+	if (r->saved != NULL && strcmp(json_str(r->saved, "stage", ""), st->name) == 0 &&
+	    json_long(r->saved, "attempt", 0) == n && cJSON_GetObjectItem(r->saved, "prog_cur") != NULL)
+		step = json_long(r->saved, "prog_cur", -1);
+	(void)policy_mark_progress(hist, a, step, runner_ckpt_step(r));
+	json_set_bool(a, "reported", 1);
+	if (hist_save(r->cfg->workdir, st->name, hist) != 0)
+		log_warn("cannot write the history of stage %s: %s", st->name, strerror(errno));
+
+	snprintf(human, sizeof(human), "%s requeued by Slurm (job %s, restart %ld): attempt %ld starts",
+	    st->name, r->slurm.job_id, r->slurm.restarts, n + 1);
+	ev = events_new(r->instance, r->cfg->run, "stage_requeued", st->name, n);
+	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, r->slurm.job_id);
+	cJSON_AddNumberToObject(ev, ATT_KEY_RESTARTS, (double)r->slurm.restarts);
+	cJSON_AddNumberToObject(ev, "attempt_restart_count", (double)before);
+	cJSON_AddStringToObject(ev, "class", triage_info(TRIAGE_PREEMPTED)->name);
+	cJSON_AddStringToObject(ev, "message", human);	/* what a webhook without its own wording shows */
+	runner_emit(r, ev, human);
+	return 1;
+}
+
 /*
  * The workdir's git state for a launch record: {"sha", "dirty"} when it is
  * a git work tree, else nothing.  Dirty means tracked files differ from
@@ -1251,8 +1522,10 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	cJSON_AddStringToObject(ev, "cwd", r->cfg->workdir);
 	if (r->job != NULL)
 		jobrun_event(r->job, ev);	/* job_name, job_id */
-	else
+	else {
 		cJSON_AddNumberToObject(ev, "pid", (double)pid);
+		runner_slurm_event(ev, a);	/* job_id, slurm_restart_count, node under Slurm */
+	}
 	add_git(ev, r->cfg->workdir);
 	runner_drift(r, ev);
 	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->st->name, r->attempt);
@@ -1312,7 +1585,10 @@ runner_stage(struct runner *r, size_t idx)
 	hist = hist_load(r->cfg->workdir, st->name);
 	a = hist_last(hist);
 
-	if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 && r->job != NULL) {
+	/* A Slurm requeue first: the attempt's lock, record and pids are the earlier run's. */
+	if (runner_is_requeue(r, a) && runner_requeue(r, hist, a)) {
+		a = NULL;	/* ended: a new attempt below */
+	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 && r->job != NULL) {
 		/* job backend: the job the history names, or the submit it was making (jobrun.c) */
 		r->attempt = json_long(a, "attempt", 1);
 		if (!jobrun_attach(r->job, st, r->attempt, hist, a) &&
@@ -1372,6 +1648,8 @@ runner_stage(struct runner *r, size_t idx)
 		}
 		a = hist_add(hist, r->attempt, st->has_wait ? "wait" : "run");
 		json_set_num(a, "oom_kill_base", (double)triage_oom_kill_count(NULL));
+		if (!st->has_wait)
+			runner_slurm_mark(r, a);	/* saved before the launch: a requeue may come any time */
 		if (st->log != NULL) {
 			char *p = stage_log_path(r->cfg, st->log);
 
@@ -1409,8 +1687,14 @@ runner_stage(struct runner *r, size_t idx)
 		w.kill_pgid = (pid_t)r->stage_pid;
 		w.job = r->job;
 		runner_heartbeat(r);
-		end = w.pid > 0 || w.job != NULL ? runner_supervise(r, hist, a, &w) :
-		    (runner_scan_final(r), SUP_GONE);
+		if (w.pid > 0 || w.job != NULL) {
+			end = runner_supervise(r, hist, a, &w);
+			if (end == SUP_GONE && runner_slurm_stopping(r))
+				end = SUP_SIGNAL;
+		} else {
+			runner_scan_final(r);
+			end = SUP_GONE;
+		}
 	} else {
 		const char *wl = st->wait.log != NULL ? st->wait.log : st->log;
 		struct line_ctx lc;
@@ -1617,13 +1901,112 @@ runner_setup_signals(struct runner *r)
 	return r->sfd < 0 ? -1 : 0;
 }
 
+/* 1 when the marker of stage idx is present. */
+static int
+runner_has_marker(const struct wk_config *cfg, size_t idx)
+{
+	char *m = layout_marker(cfg->workdir, cfg->chain[idx].marker);
+	int have = fs_exists(m);
+
+	free(m);
+	return have;
+}
+
+/* The first stage without its marker, or nchain when every marker is present. */
+static size_t
+runner_first_missing(const struct wk_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nchain && runner_has_marker(cfg, i); i++)
+		;
+	return i;
+}
+
+/*
+ * `onbox run --stage`: every stage before idx must have its marker (Slurm's
+ * afterok dependency sees to it; a job submitted or run by hand may not).
+ * 0, or -1 after naming the first one missing.
+ */
+static int
+runner_stage_ready(const struct wk_config *cfg, size_t idx)
+{
+	const struct wk_stage *b;
+	size_t i = runner_first_missing(cfg);
+	char *f;
+
+	if (i >= idx)
+		return 0;
+	b = &cfg->chain[i];
+	f = layout_failed(cfg->workdir, b->marker);
+	log_error("stage %s has no marker %s%s: %s's job must run after %s's "
+	    "(sbatch --dependency=afterok)", b->name, b->marker,
+	    fs_exists(f) ? " (it failed: see its .FAILED marker)" : "", cfg->chain[idx].name, b->name);
+	free(f);
+	return -1;
+}
+
+/* The whole chain from the first missing marker: 0 every marker present, else the stage's code. */
+static int
+runner_chain(struct runner *r)
+{
+	size_t i;
+	int stage_rc;
+
+	for (i = 0; i < r->cfg->nchain; i++) {
+		if (runner_has_marker(r->cfg, i)) {
+			runner_catch_up(r, i);
+			continue;
+		}
+		r->restart = 0;
+		stage_rc = runner_stage(r, i);
+		if (stage_rc == 1 && r->restart) {
+			/* The policy restarts it: the same stage again, as a new attempt. */
+			i--;
+			continue;
+		}
+		if (stage_rc != 0)
+			return stage_rc;
+	}
+	return 0;
+}
+
+/*
+ * Exactly stage idx (`onbox run --stage`): 0 its marker is there (now or
+ * already: then nothing is launched), else the stage's code.  Policy
+ * restarts happen here, in this process, as in runner_chain().
+ */
+static int
+runner_one(struct runner *r, size_t idx)
+{
+	size_t i;
+	int rc;
+
+	/* Again under the run's lock: an onbox rerunning an earlier stage removes later markers. */
+	if (runner_stage_ready(r->cfg, idx) != 0)
+		return WK_EX_FAIL;
+	for (i = 0; i < idx; i++)
+		runner_catch_up(r, i);
+	if (runner_has_marker(r->cfg, idx)) {
+		log_info("stage %s: its marker %s is already there: nothing to run",
+		    r->cfg->chain[idx].name, r->cfg->chain[idx].marker);
+		runner_catch_up(r, idx);
+		return 0;
+	}
+	do {
+		r->restart = 0;
+		rc = runner_stage(r, idx);
+	} while (rc == 1 && r->restart);
+	return rc;
+}
+
 int
-runner_run(struct wk_config *cfg)
+runner_run(struct wk_config *cfg, const char *stage)
 {
 	struct runner r;
 	char *lockp = NULL, *failed = NULL;
-	size_t i;
-	int rc = 0, stage_rc;
+	size_t i = 0, only = 0;
+	int rc = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.dl.pidfd = -1;
@@ -1632,6 +2015,20 @@ runner_run(struct wk_config *cfg)
 	r.status = "running";
 	triage_scan_init(&r.ts);
 
+	if (stage != NULL) {
+		for (only = 0; only < cfg->nchain && strcmp(cfg->chain[only].name, stage) != 0; only++)
+			;
+		if (only == cfg->nchain) {
+			log_error("%s has no stage %s", cfg->path, stage);
+			rc = WK_EX_USAGE;
+			goto out;
+		}
+		/* Before anything is created or written: a job that ran too early leaves no trace. */
+		if (runner_stage_ready(cfg, only) != 0) {
+			rc = WK_EX_FAIL;
+			goto out;
+		}
+	}
 	if (layout_create(cfg->workdir, &failed) != 0) {
 		log_error("cannot create %s: %s", failed, strerror(errno));
 		rc = WK_EX_IOERR;
@@ -1663,6 +2060,7 @@ runner_run(struct wk_config *cfg)
 		goto out;
 	}
 	notify_sinks_load(cfg, &r.sinks);
+	runner_slurm_env(&r);
 	/* detach "job": each run stage's attempt is a job in a cluster manager (jobrun.c). */
 	if (strcmp(cfg->detach, "job") == 0 &&
 	    (r.job = jobrun_new(cfg, r.instance, &r.sinks, runner_job_emit, &r)) == NULL) {
@@ -1704,37 +2102,31 @@ runner_run(struct wk_config *cfg)
 	runner_scan_init(&r);
 	runner_heartbeat(&r);
 
-	for (i = 0; i < cfg->nchain; i++) {
-		char *m = layout_marker(cfg->workdir, cfg->chain[i].marker);
-		int have = fs_exists(m);
-
-		free(m);
-		if (have) {
-			runner_catch_up(&r, i);
-			continue;
-		}
-		r.restart = 0;
-		stage_rc = runner_stage(&r, i);
-		if (stage_rc == 1 && r.restart) {
-			/* The policy restarts it: the same stage again, as a new attempt. */
-			i--;
-			continue;
-		}
-		if (stage_rc != 0) {
-			rc = stage_rc;
-			break;
-		}
-	}
-	if (rc == 0) {
+	rc = stage != NULL ? runner_one(&r, only) : runner_chain(&r);
+	if (rc == 0 && (stage == NULL || (i = runner_first_missing(cfg)) == cfg->nchain)) {
 		r.status = "done";
 		runner_chain_done(&r);
+	} else if (rc == 0) {
+		/*
+		 * This stage is done, a later one is not: the chain waits for the
+		 * job that runs it.  Not "done" (that is the whole chain, as `onbox
+		 * start` reads it), not "stopped" (a signal, a stage left running).
+		 */
+		r.status = "waiting";
+		log_info("stage %s done; the chain continues with %s, in its own job",
+		    cfg->chain[only].name, cfg->chain[i].name);
 	} else if (rc == 1)
 		r.status = "failed";
 	else {
 		r.status = "stopped";
-		if (r.st != NULL && r.stage_pid > 0)
+		if (r.st != NULL && r.stage_pid > 0 && r.slurm.job)
+			log_info("stopped by signal %d; stage %s (pid %ld) is Slurm's to stop with job %s: "
+			    "the job's next run (a requeue) ends or re-attaches to it", r.got_signal,
+			    r.st->name, r.stage_pid, r.slurm.job_id);
+		else if (r.st != NULL && r.stage_pid > 0)
 			log_info("stopped by signal %d; stage %s (pid %ld) keeps running: "
-			    "`onbox run` re-attaches to it", r.got_signal, r.st->name, r.stage_pid);
+			    "`onbox run%s%s` re-attaches to it", r.got_signal, r.st->name, r.stage_pid,
+			    stage != NULL ? " --stage " : "", stage != NULL ? stage : "");
 	}
 	if (r.sinks.n > 0) {
 		int pending = deliver_drain(&r.dl, (int)(r.sinks.timeout_s + 2) * 1000);
