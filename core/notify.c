@@ -228,6 +228,7 @@ static void notify_text_test(struct buf *, const cJSON *);
 static void notify_text_verdict(struct buf *, const cJSON *);
 static void notify_text_other(struct buf *, const cJSON *);
 static void notify_text_alert(struct buf *, const cJSON *);
+static void notify_text_requeued(struct buf *, const cJSON *);
 
 static const struct notify_kind {
 	const char	*type;		/* NULL: the fallback, last */
@@ -244,6 +245,7 @@ static const struct notify_kind {
 	{ "test",		notify_text_test,	"test",	NULL,	NULL },
 	{ "verdict_changed",	notify_text_verdict,	NULL,	NULL,	NULL },
 	{ "health_alert",	notify_text_alert,	"ALERT", "high", "warning" },
+	{ "stage_requeued",	notify_text_requeued,	"REQUEUED", NULL, "repeat" },
 	{ NULL,			notify_text_other,	NULL,	NULL,	NULL },
 };
 
@@ -425,6 +427,19 @@ notify_text_failed(struct buf *b, const cJSON *ev)
 	notify_put_attempt(b, ev, "attempt %ld");
 	notify_put_part(b, "last: ", last);
 	free(last);
+}
+
+/* "[run] train attempt 2 REQUEUED by Slurm (job 77, restart 1)" */
+static void
+notify_text_requeued(struct buf *b, const cJSON *ev)
+{
+	notify_put_run(b, ev);
+	notify_put_word(b, notify_ev_str(ev, "stage"));
+	notify_put_attempt(b, ev, "attempt %ld");
+	notify_put_word(b, "REQUEUED by Slurm");
+	buf_puts(b, " (job ");
+	notify_put_flat(b, notify_ev_str(ev, "job_id") != NULL ? notify_ev_str(ev, "job_id") : "?");
+	buf_printf(b, ", restart %ld)", notify_ev_long(ev, "slurm_restart_count", 0));
 }
 
 static void

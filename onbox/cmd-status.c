@@ -289,8 +289,10 @@ status_print(const cJSON *doc)
 			    "`onbox start` replaces it)" : "");
 		else if ((job = cJSON_GetObjectItem(st, "last_attempt")) != NULL &&
 		    json_str(job, "job_id", NULL) != NULL)
-			printf("      job: %s (%s)\n", json_str(job, "job_id", ""),
-			    json_str(job, "job_raw_state", json_str(job, "job_state", "?")));
+			printf("      job: %s%s%s%s\n", json_str(job, "job_id", ""),
+			    json_str(job, "job_raw_state", json_str(job, "job_state", NULL)) != NULL ? " (" : "",
+			    json_str(job, "job_raw_state", json_str(job, "job_state", "")),
+			    json_str(job, "job_raw_state", json_str(job, "job_state", NULL)) != NULL ? ")" : "");
 		if ((failed = cJSON_GetObjectItem(st, "failed")) != NULL) {
 			printf("      FAILED: %s (%s) — %s\n", json_str(failed, "class", "?"),
 			    json_str(failed, "title", ""), json_str(failed, "remediation", ""));

@@ -143,6 +143,19 @@ ev_lost(const struct jctx *j, const cJSON *ev, time_t when)
 }
 
 static void
+ev_requeued(const struct jctx *j, const cJSON *ev, time_t when)
+{
+	char kind[256], text[256];
+
+	snprintf(kind, sizeof(kind), "%s attempt %ld requeued by Slurm", json_str(ev, "stage", "?"),
+	    json_long(ev, "attempt", 0));
+	snprintf(text, sizeof(text), "Slurm ran job %s again (restart %ld); counted as preempted, "
+	    "not against restart.max.", json_str(ev, "job_id", "?"),
+	    json_long(ev, "slurm_restart_count", 0));
+	jot(j, when, kind, text, NULL);
+}
+
+static void
 ev_alert(const struct jctx *j, const cJSON *ev, time_t when)
 {
 	char kind[256];
@@ -173,6 +186,7 @@ static const struct {
 	{ "stage_failed", ev_failed },
 	{ "stage_done", ev_done },
 	{ "stage_lost", ev_lost },
+	{ "stage_requeued", ev_requeued },
 	{ "chain_done", ev_chain },
 	{ "health_alert", ev_alert },
 };

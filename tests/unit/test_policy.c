@@ -677,6 +677,53 @@ test_history_realistic(void **state)
 	cJSON_Delete(h);
 }
 
+/*
+ * A Slurm requeue as onbox records it (stages/<stage>.json): the requeued
+ * attempt is preempted and spends nothing, so with restart.max 1 the NCCL
+ * timeout after it is still restarted; restart.max 0 stops that one.
+ */
+static const char requeued[] =
+    "{ \"stage\": \"train\", \"attempts\": [\n"
+    "  { \"attempt\": 1, \"kind\": \"run\", \"started_unix\": 1794988800, \"result\": \"failed\",\n"
+    "    \"class\": \"preempted\", \"requeued\": true, \"ended_unix\": 1794989000,\n"
+    "    \"job_id\": \"77\", \"slurm_restart_count\": 0, \"node\": \"n1\" },\n"
+    "  { \"attempt\": 2, \"kind\": \"run\", \"started_unix\": 1794989010, \"result\": \"failed\",\n"
+    "    \"class\": \"nccl_timeout\", \"ended_unix\": 1794992000, \"exit_code\": 1,\n"
+    "    \"job_id\": \"77\", \"slurm_restart_count\": 1, \"node\": \"n1\" } ] }\n";
+
+static void
+test_history_requeued(void **state)
+{
+	struct policy_attempt a[4];
+	struct policy_out o;
+	struct policy_in in;
+	size_t n = 0, skipped = 99;
+	cJSON *h = cJSON_Parse(requeued);
+
+	(void)state;
+	assert_non_null(h);
+	assert_int_equal(policy_attempts_from_history(h, a, 4, &n, &skipped), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(skipped, 0);
+	assert_string_equal(a[0].cls, "preempted");
+	assert_string_equal(a[0].job_id, "77");
+	memset(&in, 0, sizeof(in));
+	in.cfg = cfgs[C_ONE];
+	in.seen = 1;
+	in.att = a;
+	in.natt = n;
+	in.now = (time_t)1794992100;
+	policy_decide(&in, &o);
+	assert_int_equal(o.action, POLICY_RESTART);
+	assert_int_equal(o.rule, POLICY_RETRY);
+	assert_int_equal(o.counts, 1);
+	assert_int_equal(o.budget_used, 1);
+	in.cfg = cfgs[C_ZERO];
+	policy_decide(&in, &o);
+	assert_int_equal(o.rule, POLICY_BUDGET);
+	cJSON_Delete(h);
+}
+
 static void
 test_history_malformed(void **state)
 {
@@ -854,6 +901,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_out_json),
 		cmocka_unit_test(test_history_realistic),
+		cmocka_unit_test(test_history_requeued),
 		cmocka_unit_test(test_history_malformed),
 		cmocka_unit_test(test_history_bounded),
 		cmocka_unit_test(test_progressed),
