@@ -223,6 +223,7 @@ pred_stalled(const struct decide_in *in, const struct decide_facts *f, struct de
 		return 0;	/* waiting in the queue is not a stall */
 	if (f->progress != in->prev_progress || in->still_ticks + 1 < need)
 		return 0;
+	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
 	say(o, "no progress for %d ticks", in->still_ticks + 1);
 	say_progress(f, o);
 	return 1;
@@ -239,8 +240,11 @@ pred_monitor_stale(const struct decide_in *in, const struct decide_facts *f, str
 		return 0;	/* its job waits in the queue: no heartbeat is due */
 	if (f->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= 2 * hb)
 		return 0;
+	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
 	if (!f->onbox_alive)
 		say(o, "onbox is not running while the run lives (the run is unwatched on the box)");
+	else if (f->heartbeat_age < 0)
+		say(o, "onbox has written no heartbeat (interval %lds)", hb);
 	else
 		say(o, "onbox's heartbeat is %lds old (interval %lds)", f->heartbeat_age, hb);
 	say_progress(f, o);
@@ -474,8 +478,11 @@ facts_slurm(const struct decide_in *in, struct decide_facts *f)
 	f->job = slurm_stage_job(in->slurm, in->cfg->chain[f->first_missing].name);
 	if (f->job == NULL)
 		return;
-	f->alive = slurm_cls_live(f->job->cls);
-	f->onbox_alive = f->job->cls == SLURM_RUNNING;
+	/* in the queue in a state the table does not know: never read as dead (slurm.h) */
+	f->alive = slurm_cls_live(f->job->cls) || (f->job->cls == SLURM_UNKNOWN && f->job->in_queue);
+	/* CONFIGURING: its nodes are still booting and onbox has not started */
+	f->onbox_alive = f->job->cls == SLURM_RUNNING && strcmp(f->job->state, "CONFIGURING") != 0 &&
+	    strcmp(f->job->state, "CF") != 0;
 	/* a live job of the stage was (re)submitted after its failure: it is not failed now */
 	if (f->alive)
 		f->failed = NULL;

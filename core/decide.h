@@ -62,8 +62,10 @@ struct decide_in {
 	 * (slurm_parse), else NULL.  Under Slurm, liveness is the job of the
 	 * first stage without its marker: waiting or running is alive (a
 	 * pending job is waiting, not dead), and the heartbeat is only
-	 * expected while that job runs.  When the queue could not be read the
-	 * run is not seen (SSH_DOWN's row, saying why): never dead.
+	 * expected while that job runs (not while it is CONFIGURING).  A job
+	 * in the queue in a state slurm.c does not know is alive.  When the
+	 * queue could not be read the run is not seen (SSH_DOWN's row, saying
+	 * why; every marker present is still DONE): never dead.
 	 */
 	const struct slurm_view *slurm;
 };

@@ -784,8 +784,11 @@ slurm_parse(const struct wk_config *cfg, const char *text, size_t len, struct sl
 		struct slurm_job *j = &sv->jobs[i];
 
 		/*
-		 * Live by an older source but not in the queue that answered:
-		 * it ended between the two questions.  Unknown, never dead.
+		 * Live by another source but not in the queue that answered
+		 * first: submitted after squeue answered, or an accounting
+		 * record that lags.  Unknown: not live by the queue's word (so
+		 * a resume asks again, and `onbox start` adopts it by name),
+		 * and never taken for a failure.
 		 */
 		if (sv->queue_known && !j->in_queue && slurm_cls_live(slurm_classify(j->state, NULL)))
 			snprintf(j->state, sizeof(j->state), "UNKNOWN");

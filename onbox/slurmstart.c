@@ -221,7 +221,9 @@ ss_plan(struct slurmstart *s, const struct slurm_view *sv)
 		if (j != NULL && j->cls == SLURM_RUNNING && upstream_new)
 			log_warn("stage %s: job %s runs although the stage before it is not done; "
 			    "leaving it alone", s->cfg->chain[i].name, j->id);
-		if (j != NULL && (j->cls == SLURM_RUNNING || (j->cls == SLURM_WAITING && !upstream_new))) {
+		/* in the queue in a state we do not know: it may run, never submit beside it */
+		if (j != NULL && (j->cls == SLURM_RUNNING || (j->cls == SLURM_UNKNOWN && j->in_queue) ||
+		    (j->cls == SLURM_WAITING && !upstream_new))) {
 			t->what = SS_ADOPTED;
 			t->id = xstrdup(j->id);
 			snprintf(t->state, sizeof(t->state), "%s", j->state);

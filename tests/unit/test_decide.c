@@ -1,6 +1,11 @@
 /*
  * test_decide.c: one case per row of the decision table, from probes as the
- * box would send them, plus priority between rows and the exit codes.
+ * box would send them, plus priority between rows and the exit codes.  Under
+ * detach slurm, the same table over the probe and the query fragment's
+ * output (read with slurm_parse, as patrol does): liveness is the first
+ * missing stage's job, a pending job is waiting (no heartbeat due, never a
+ * stall), a job that ended without its marker is classed by its Slurm state,
+ * and an unreadable queue is never dead.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,9 +27,11 @@
 #include "diag.h"
 #include "fsutil.h"
 #include "probe.h"
+#include "slurm.h"
 #include "xmalloc.h"
 
 static struct wk_config *cfg;
+static struct wk_config *scfg;	/* run t1, detach slurm, stages a, b, c */
 static char dir[64];
 
 static int
@@ -48,6 +55,18 @@ setup(void **state)
 		return -1;
 	}
 	free(p);
+	p = fs_join(dir, "slurm.json");
+	atomic_write_str(p, "{ \"run\": \"t1\", \"workdir\": \"/w\", \"detach\": \"slurm\", \"heartbeat_s\": 60,\n"
+	    "  \"patrol\": { \"stall_ticks\": 2, \"disk_warn_pct\": 90 },\n"
+	    "  \"chain\": [ { \"stage\": \"a\", \"run\": \"x\", \"marker\": \"A_DONE\" },\n"
+	    "              { \"stage\": \"b\", \"run\": \"y\", \"marker\": \"B_DONE\" },\n"
+	    "              { \"stage\": \"c\", \"run\": \"z\", \"marker\": \"C_DONE\" } ] }\n");
+	if (config_load(p, &scfg, &d) != 0) {
+		diag_print(&d, stderr);
+		return -1;
+	}
+	free(p);
+	diag_free(&d);
 	return 0;
 }
 
@@ -58,6 +77,7 @@ teardown(void **state)
 
 	(void)state;
 	config_free(cfg);
+	config_free(scfg);
 	return r == 0 ? 0 : -1;
 }
 
@@ -113,6 +133,7 @@ run_case(const struct pb *b, long prev, int still, enum verdict want, const char
 		in.local_bytes = 1000;
 	}
 	decide(&in, o);
+	assert_null(o->job);	/* tmux: no job */
 	if (o->v != want)
 		fail_msg("got %s (%s), want %s", verdict_name(o->v), o->details, verdict_name(want));
 	if (detail != NULL && strstr(o->details, detail) == NULL)
@@ -249,6 +270,383 @@ test_table_shape(void **state)
 	assert_int_equal(verdict_exit(V_STALLED), 1);
 }
 
+/* ---- detach slurm ---- */
+
+/* Nothing of ours lives on the login node: under Slurm, onbox runs inside the job. */
+#define S_DEAD		"|tmux -1\n|onbox 0 0\n|stage 0 0\n"
+/* A pid in state.json that happens to live on the login node. */
+#define S_PIDLIVE	"|tmux -1\n|onbox 7 1\n|stage 8 1\n"
+
+/* Heartbeats of stage a (box time 1795000600, interval 60 s). */
+#define S_HB(t, extra)	"{\"time_unix\": " #t ", \"stage\": \"a\", \"attempt\": 3, " \
+	"\"progress\": {\"cur\": 40, \"max\": 100}" extra "}"
+#define S_HB_FRESH	S_HB(1795000590, "")
+#define S_HB_OLD	S_HB(1795000000, "")
+#define S_DEGRADED	", \"health\": {\"degraded\": [{\"kind\": \"loss\", \"text\": \"loss spiked to 9.1\"}]}"
+
+/* The query fragment's sections (core/slurm.h), each with its lines. */
+#define S_Q(l)		"=squeue text 0\n" l
+#define S_A(l)		"=sacct db 0\n" l
+#define S_C(l)		"=scontrol 0\n" l
+#define S_QDOWN		"=squeue text 1\n" \
+	"slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n" \
+	"=sacct comp 1\nsacct: error: Problem talking to the database: Connection refused\n" \
+	"=scontrol 1\nslurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
+#define S_QDOWN_WHY	"slurm: the queue could not be read: squeue: exit 1: " \
+	"slurm_load_jobs error: Unable to contact slurm controller (connect failure)"
+/* squeue --json of Slurm 23.x with the controller down: exit 0, no jobs, the error. */
+#define S_QJSON_DOWN	"=squeue json 0\n{\"jobs\": [], \"errors\": [{\"description\": " \
+	"\"Unable to contact slurm controller (connect failure)\", \"source\": \"slurm_load_jobs\", " \
+	"\"error\": \"Unable to contact slurm controller (connect failure)\", \"error_number\": 1007}]}\n" \
+	S_A("") S_C("")
+
+/* One job of a that ended without its marker, known from sacct only. */
+#define S_ENDED(state, ec)	S_Q("") S_A("12|wk-t1-a|" state "|" ec "\n") S_C("")
+
+#define S_FAILED_A	"@failed A_DONE\n|{\"class\": \"unknown\", \"attempt\": 1, \"evidence\": \"exit 1\"}\n"
+#define S_FAILED_B	"@failed B_DONE\n|{\"class\": \"cuda_oom\", \"attempt\": 2, \"evidence\": \"CUDA out of memory\"}\n"
+
+/* One tick under Slurm and what it must decide. */
+struct sc {
+	const char	*name;
+	const char	*alive;		/* @alive lines; NULL: S_DEAD */
+	const char	*markers;
+	const char	*extra;		/* @failed / @log sections */
+	const char	*state;		/* state.json, NULL: none */
+	const char	*slurm;		/* the fragment's output */
+	long		 prev;		/* last tick's progress; 0: unknown (no case's progress is 0) */
+	int		 still;
+	enum verdict	 want;
+	const char	*detail;	/* in the details */
+	const char	*detail2;	/* in the details too */
+	const char	*absent;	/* not in the details */
+	const char	*stage;		/* out->stage; NULL: none */
+	const char	*job;		/* out->job's id; NULL: none */
+	enum triage_class cls;		/* out->cls when CRASHED */
+};
+
+/* What one decision said, copied out before the probe and the view it points into are freed. */
+struct got {
+	enum verdict	 v;
+	enum decide_action action;
+	enum triage_class cls;
+	int		 alive;
+	char		 details[1024];
+	char		 stage[32];	/* "" none */
+	char		 job[32];	/* "" none */
+};
+
+static void
+sc_decide(const struct sc *c, struct got *g)
+{
+	struct pb b;
+	struct probe p;
+	struct slurm_view sv;
+	struct decide_in in;
+	struct decide_out o;
+	char *why = NULL;
+
+	memset(&b, 0, sizeof(b));
+	b.alive = c->alive != NULL ? c->alive : S_DEAD;
+	b.markers = c->markers;
+	b.extra = c->extra;
+	b.state = c->state;
+	b.disk = 50;
+	b.inodes = 10;
+	build(&b, &p);
+	if (slurm_parse(scfg, c->slurm, strlen(c->slurm), &sv, &why) != 0)
+		fail_msg("%s: the slurm text does not parse: %s", c->name, why);
+	memset(&in, 0, sizeof(in));
+	in.cfg = scfg;
+	in.seen = 1;
+	in.p = &p;
+	in.prev_progress = c->prev != 0 ? c->prev : -1;
+	in.still_ticks = c->still;
+	in.local_files = -1;
+	in.local_bytes = -1;
+	in.slurm = &sv;
+	decide(&in, &o);
+	memset(g, 0, sizeof(*g));
+	g->v = o.v;
+	g->action = o.action;
+	g->cls = o.cls;
+	g->alive = o.alive;
+	snprintf(g->details, sizeof(g->details), "%s", o.details);
+	snprintf(g->stage, sizeof(g->stage), "%s", o.stage != NULL ? o.stage : "");
+	snprintf(g->job, sizeof(g->job), "%s", o.job != NULL ? o.job->id : "");
+	slurm_view_free(&sv);
+	probe_free(&p);
+}
+
+static void
+sc_check(const struct sc *c)
+{
+	struct got g;
+
+	sc_decide(c, &g);
+	if (g.v != c->want)
+		fail_msg("%s: got %s (%s), want %s", c->name, verdict_name(g.v), g.details,
+		    verdict_name(c->want));
+	if (g.action != decide_table[c->want].action)
+		fail_msg("%s: action %d, want %d", c->name, (int)g.action, (int)decide_table[c->want].action);
+	if (c->detail != NULL && strstr(g.details, c->detail) == NULL)
+		fail_msg("%s: details \"%s\" lack \"%s\"", c->name, g.details, c->detail);
+	if (c->detail2 != NULL && strstr(g.details, c->detail2) == NULL)
+		fail_msg("%s: details \"%s\" lack \"%s\"", c->name, g.details, c->detail2);
+	if (c->absent != NULL && strstr(g.details, c->absent) != NULL)
+		fail_msg("%s: details \"%s\" say \"%s\"", c->name, g.details, c->absent);
+	if (strcmp(g.stage, c->stage != NULL ? c->stage : "") != 0)
+		fail_msg("%s: stage \"%s\", want \"%s\"", c->name, g.stage, c->stage != NULL ? c->stage : "");
+	if (strcmp(g.job, c->job != NULL ? c->job : "") != 0)
+		fail_msg("%s: job \"%s\", want \"%s\"", c->name, g.job, c->job != NULL ? c->job : "");
+	if (c->want == V_CRASHED && g.cls != c->cls)
+		fail_msg("%s: class %s, want %s", c->name, triage_info(g.cls)->name, triage_info(c->cls)->name);
+}
+
+static const struct sc slurm_cases[] = {
+	/* A pending job is waiting: alive, no heartbeat due, never a stall. */
+	{ .name = "pending for resources, old heartbeat, onbox not running",
+	  .state = S_HB_OLD, .slurm = S_Q("12|wk-t1-a|PENDING|Resources\n") S_A("12|wk-t1-a|PENDING|0:0\n") S_C(""),
+	  .want = V_OK, .detail = "a job 12 PENDING: waiting for resources", .absent = "attempt",
+	  .stage = "a", .job = "12" },
+	{ .name = "pending while a pid on the login node looks like onbox",
+	  .alive = S_PIDLIVE, .state = S_HB_OLD, .slurm = S_Q("12|wk-t1-a|PENDING|Resources\n") S_A("") S_C(""),
+	  .want = V_OK, .detail = "a job 12 PENDING: waiting for resources", .stage = "a", .job = "12" },
+	{ .name = "pending with the same progress for 6 ticks: no stall",
+	  .state = S_HB_OLD, .slurm = S_Q("12|wk-t1-a|PENDING|Resources\n") S_A("") S_C(""), .prev = 40, .still = 5,
+	  .want = V_OK, .detail = "a job 12 PENDING: waiting for resources ~40/100 (+0 since last tick)",
+	  .stage = "a", .job = "12" },
+	{ .name = "running with the same progress for 2 ticks: a stall",
+	  .state = S_HB_FRESH, .slurm = S_Q("12|wk-t1-a|RUNNING|None\n") S_A("") S_C(""), .prev = 40, .still = 1,
+	  .want = V_STALLED, .detail = "no progress for 2 ticks ~40/100", .stage = "a", .job = "12" },
+	{ .name = "pending with an old degraded heartbeat: not degraded",
+	  .state = S_HB(1795000000, S_DEGRADED), .slurm = S_Q("12|wk-t1-a|PENDING|Priority\n") S_A("") S_C(""),
+	  .want = V_OK, .detail = "a job 12 PENDING: waiting behind higher-priority jobs", .stage = "a", .job = "12" },
+	{ .name = "running with a fresh degraded heartbeat",
+	  .state = S_HB(1795000590, S_DEGRADED), .slurm = S_Q("12|wk-t1-a|RUNNING|None\n") S_A("") S_C(""),
+	  .want = V_DEGRADED, .detail = "loss spiked to 9.1 ~40/100", .stage = "a", .job = "12" },
+
+	/* A running job expects onbox's heartbeat: at most 2 intervals old. */
+	{ .name = "running, fresh heartbeat",
+	  .state = S_HB_FRESH, .slurm = S_Q("12|wk-t1-a|RUNNING|None\n") S_A("12|wk-t1-a|RUNNING|0:0\n") S_C(""),
+	  .prev = 30, .want = V_OK, .detail = "a job 12 RUNNING attempt 3 ~40/100 (+10 since last tick)",
+	  .stage = "a", .job = "12" },
+	{ .name = "running, heartbeat exactly 2 intervals old",
+	  .state = S_HB(1795000480, ""), .slurm = S_Q("12|wk-t1-a|RUNNING|None\n") S_A("") S_C(""),
+	  .want = V_OK, .detail = "a job 12 RUNNING attempt 3", .stage = "a", .job = "12" },
+	{ .name = "running, heartbeat 1 s over 2 intervals",
+	  .state = S_HB(1795000479, ""), .slurm = S_Q("12|wk-t1-a|RUNNING|None\n") S_A("") S_C(""),
+	  .want = V_MONITOR_STALE, .detail = "onbox's heartbeat is 121s old (interval 60s)", .stage = "a", .job = "12" },
+	{ .name = "running, heartbeat 600 s old",
+	  .state = S_HB_OLD, .slurm = S_Q("12|wk-t1-a|RUNNING|None\n") S_A("") S_C(""),
+	  .want = V_MONITOR_STALE, .detail = "onbox's heartbeat is 600s old (interval 60s)", .stage = "a", .job = "12" },
+	{ .name = "b's job runs, the heartbeat is still a's: no attempt of a's said",
+	  .markers = "|A_DONE\n", .state = S_HB_FRESH,
+	  .slurm = S_Q("13|wk-t1-b|RUNNING|None\n14|wk-t1-c|PENDING|Dependency\n") S_A("12|wk-t1-a|COMPLETED|0:0\n") S_C(""),
+	  .want = V_OK, .detail = "b job 13 RUNNING ~40/100", .absent = "attempt", .stage = "b", .job = "13" },
+
+	/* Failures: the FAILED marker first, then the job's own state. */
+	{ .name = "b failed, its job FAILED, c stranded",
+	  .markers = "|A_DONE\n|B_DONE.FAILED\n", .extra = S_FAILED_B, .state = S_HB_OLD,
+	  .slurm = S_Q("14|wk-t1-c|PENDING|DependencyNeverSatisfied\n")
+	  S_A("12|wk-t1-a|COMPLETED|0:0\n13|wk-t1-b|FAILED|1:0\n14|wk-t1-c|PENDING|0:0\n") S_C(""),
+	  .want = V_CRASHED, .detail = "b (cuda_oom) attempt 2",
+	  .detail2 = " · c job 14 stranded (DependencyNeverSatisfied)", .stage = "b", .job = "13",
+	  .cls = TRIAGE_CUDA_OOM },
+	{ .name = "a failed, a newer job of a pending: resubmitted, not crashed",
+	  .markers = "|A_DONE.FAILED\n", .extra = S_FAILED_A, .state = S_HB_OLD,
+	  .slurm = S_Q("15|wk-t1-a|PENDING|BeginTime\n") S_A("12|wk-t1-a|FAILED|1:0\n15|wk-t1-a|PENDING|0:0\n") S_C(""),
+	  .want = V_OK, .detail = "a job 15 PENDING: waiting for its start time", .stage = "a", .job = "15" },
+	{ .name = "a failed, a newer job of a running",
+	  .markers = "|A_DONE.FAILED\n", .extra = S_FAILED_A, .state = S_HB_FRESH,
+	  .slurm = S_Q("15|wk-t1-a|RUNNING|None\n") S_A("12|wk-t1-a|FAILED|1:0\n") S_C(""),
+	  .want = V_OK, .detail = "a job 15 RUNNING", .stage = "a", .job = "15" },
+	{ .name = "a failed, its only job FAILED",
+	  .markers = "|A_DONE.FAILED\n", .extra = S_FAILED_A, .state = S_HB_OLD,
+	  .slurm = S_ENDED("FAILED", "1:0"),
+	  .want = V_CRASHED, .detail = "a (unknown) attempt 1", .stage = "a", .job = "12", .cls = TRIAGE_UNKNOWN },
+	{ .name = "no marker, job NODE_FAIL", .state = S_HB_OLD, .slurm = S_ENDED("NODE_FAIL", "0:0"),
+	  .want = V_CRASHED, .detail = "a (node_lost): job 12 NODE_FAIL exit 0:0: ", .stage = "a", .job = "12",
+	  .cls = TRIAGE_NODE_LOST },
+	{ .name = "no marker, job BOOT_FAIL", .state = S_HB_OLD, .slurm = S_ENDED("BOOT_FAIL", "0:0"),
+	  .want = V_CRASHED, .detail = "a (node_lost): job 12 BOOT_FAIL", .stage = "a", .job = "12",
+	  .cls = TRIAGE_NODE_LOST },
+	{ .name = "no marker, job TIMEOUT", .state = S_HB_OLD, .slurm = S_ENDED("TIMEOUT", "0:15"),
+	  .want = V_CRASHED, .detail = "a (timeout): job 12 TIMEOUT exit 0:15", .stage = "a", .job = "12",
+	  .cls = TRIAGE_TIMEOUT },
+	{ .name = "no marker, job DEADLINE", .state = S_HB_OLD, .slurm = S_ENDED("DEADLINE", "0:0"),
+	  .want = V_CRASHED, .detail = "a (timeout): job 12 DEADLINE", .stage = "a", .job = "12",
+	  .cls = TRIAGE_TIMEOUT },
+	{ .name = "no marker, job OUT_OF_MEMORY", .state = S_HB_OLD, .slurm = S_ENDED("OUT_OF_MEMORY", "0:125"),
+	  .want = V_CRASHED, .detail = "a (cgroup_oom): job 12 OUT_OF_MEMORY exit 0:125", .stage = "a",
+	  .job = "12", .cls = TRIAGE_CGROUP_OOM },
+	{ .name = "no marker, job PREEMPTED", .state = S_HB_OLD, .slurm = S_ENDED("PREEMPTED", "0:0"),
+	  .want = V_CRASHED, .detail = "a (preempted): job 12 PREEMPTED", .stage = "a", .job = "12",
+	  .cls = TRIAGE_PREEMPTED },
+	{ .name = "no marker, job FAILED", .state = S_HB_OLD, .slurm = S_ENDED("FAILED", "1:0"),
+	  .want = V_CRASHED, .detail = "a (unknown): job 12 FAILED exit 1:0", .stage = "a", .job = "12",
+	  .cls = TRIAGE_UNKNOWN },
+	{ .name = "b's job lost its node, c stranded", .markers = "|A_DONE\n", .state = S_HB_OLD,
+	  .slurm = S_Q("14|wk-t1-c|PENDING|DependencyNeverSatisfied\n")
+	  S_A("12|wk-t1-a|COMPLETED|0:0\n13|wk-t1-b|NODE_FAIL|0:0\n") S_C(""),
+	  .want = V_CRASHED, .detail = "b (node_lost): job 13 NODE_FAIL",
+	  .detail2 = " · c job 14 stranded (DependencyNeverSatisfied)", .stage = "b", .job = "13",
+	  .cls = TRIAGE_NODE_LOST },
+	{ .name = "a crash signature in the output tail outranks the job's state",
+	  .state = S_HB_OLD, .extra = "@log output a.1.log\n|torch.OutOfMemoryError: CUDA out of memory\n",
+	  .slurm = S_ENDED("FAILED", "1:0"),
+	  .want = V_CRASHED, .detail = "a (cuda_oom), nothing running", .stage = "a", .job = "12",
+	  .cls = TRIAGE_CUDA_OOM },
+
+	/* Nothing queued or running and no failure: resume. */
+	{ .name = "job CANCELLED by a person", .state = S_HB_OLD, .slurm = S_ENDED("CANCELLED by 1000", "0:15"),
+	  .want = V_NEEDS_RESUME, .detail = "a: nothing is queued or running and A_DONE is missing",
+	  .detail2 = "(its last job 12: CANCELLED)", .stage = "a", .job = "12" },
+	{ .name = "no job at all", .state = S_HB_OLD, .slurm = S_Q("") S_A("") S_C(""),
+	  .want = V_NEEDS_RESUME, .detail = "a: nothing is queued or running and A_DONE is missing ~40/100",
+	  .absent = "its last job", .stage = "a" },
+	/*
+	 * sacct says RUNNING, the queue (asked first) did not list it: UNKNOWN,
+	 * and not live (slurm.h: a job the queue did not list is not live).  A
+	 * runaway accounting record is dead indeed; a job submitted between the
+	 * two questions is adopted by onbox start's own query, never doubled.
+	 */
+	{ .name = "sacct says running, the queue does not list it", .state = S_HB_OLD,
+	  .slurm = S_Q("") S_A("12|wk-t1-a|RUNNING|0:0\n") S_C(""),
+	  .want = V_NEEDS_RESUME, .detail = "(its last job 12: UNKNOWN)", .stage = "a", .job = "12" },
+	{ .name = "job COMPLETED, no marker", .state = S_HB_OLD, .slurm = S_ENDED("COMPLETED", "0:0"),
+	  .want = V_NEEDS_RESUME, .detail = "(its last job 12: COMPLETED)", .stage = "a", .job = "12" },
+	{ .name = "b's own job stranded although A_DONE is there", .markers = "|A_DONE\n", .state = S_HB_OLD,
+	  .slurm = S_Q("13|wk-t1-b|PENDING|DependencyNeverSatisfied\n") S_A("12|wk-t1-a|FAILED|1:0\n") S_C(""),
+	  .want = V_NEEDS_RESUME, .detail = "b: nothing is queued or running and B_DONE is missing (its last job 13: PENDING)",
+	  .stage = "b", .job = "13" },
+	{ .name = "queue read, sacct and scontrol down, nothing in the queue", .state = S_HB_OLD,
+	  .slurm = S_Q("") "=sacct comp 1\nsacct: error: no job completion file\n=scontrol 1\nerror\n",
+	  .want = V_NEEDS_RESUME, .detail = "a: nothing is queued or running", .stage = "a" },
+	{ .name = "queue read, sacct and scontrol down, a pending job", .state = S_HB_OLD,
+	  .slurm = S_Q("12|wk-t1-a|PENDING|Resources\n") "=sacct comp 1\nsacct: error\n=scontrol 1\nerror\n",
+	  .want = V_OK, .detail = "a job 12 PENDING: waiting for resources", .stage = "a", .job = "12" },
+
+	/* The queue unread: not seen, whatever the markers say. */
+	{ .name = "queue unreadable", .state = S_HB_OLD, .slurm = S_QDOWN,
+	  .want = V_SSH_DOWN, .detail = S_QDOWN_WHY },
+	{ .name = "queue unreadable while a's job was pending", .state = S_HB_OLD,
+	  .slurm = "=squeue text 1\nslurm_load_jobs error: Socket timed out on send/recv operation\n"
+	  S_A("12|wk-t1-a|PENDING|0:0\n") S_C("JobId=12 JobName=wk-t1-a JobState=PENDING Reason=Resources\n"),
+	  .want = V_SSH_DOWN, .detail = "squeue: exit 1: slurm_load_jobs error: Socket timed out" },
+	{ .name = "queue unreadable while b's FAILED marker is there",
+	  .markers = "|A_DONE\n|B_DONE.FAILED\n", .extra = S_FAILED_B, .state = S_HB_OLD, .slurm = S_QDOWN,
+	  .want = V_SSH_DOWN, .detail = S_QDOWN_WHY },
+	{ .name = "squeue --json with errors (exit 0)", .state = S_HB_OLD, .slurm = S_QJSON_DOWN,
+	  .want = V_SSH_DOWN,
+	  .detail = "slurm: the queue could not be read: squeue --json: exit 0: slurm_load_jobs: "
+	  "Unable to contact slurm controller (connect failure)" },
+
+	/* Every marker: DONE, whatever the queue holds. */
+	{ .name = "every marker, queue read", .markers = "|A_DONE\n|B_DONE\n|C_DONE\n", .state = S_HB_OLD,
+	  .slurm = S_Q("") S_A("12|wk-t1-a|COMPLETED|0:0\n13|wk-t1-b|COMPLETED|0:0\n14|wk-t1-c|COMPLETED|0:0\n") S_C(""),
+	  .want = V_DONE, .detail = "every marker present" },
+};
+
+static void
+test_slurm_rows(void **state)
+{
+	static const struct sc unread = {
+		.name = "queue unreadable, b failed", .markers = "|A_DONE\n|B_DONE.FAILED\n", .extra = S_FAILED_B,
+		.state = S_HB_OLD, .slurm = S_QDOWN,
+	};
+	struct got g;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(slurm_cases) / sizeof(slurm_cases[0]); i++)
+		sc_check(&slurm_cases[i]);
+	/* The unread queue is the unseen box's exit code, and never an action. */
+	sc_decide(&unread, &g);
+	assert_int_equal(g.v, V_SSH_DOWN);
+	assert_int_equal(verdict_exit(g.v), 2);
+	assert_int_equal(g.action, ACT_NONE);
+	assert_false(g.alive);
+	/* A pending job is alive. */
+	sc_decide(&slurm_cases[0], &g);
+	assert_true(g.alive);
+	assert_int_equal(verdict_exit(g.v), 0);
+}
+
+/*
+ * DONE needs no queue: the markers alone say it (with the queue read, the
+ * jobs are not looked at), so a controller that is down or gone after the
+ * run finished must not keep the run unseen for ever.
+ */
+static void
+test_slurm_done_needs_no_queue(void **state)
+{
+	static const struct sc c = {
+		.name = "every marker, queue unreadable", .markers = "|A_DONE\n|B_DONE\n|C_DONE\n",
+		.state = S_HB_OLD, .slurm = S_QDOWN, .want = V_DONE, .detail = "every marker present",
+	};
+
+	(void)state;
+	sc_check(&c);
+}
+
+/*
+ * A job the queue lists in a state the table does not know (slurm.h: "never
+ * read as dead") is no reason to resume: the controller still holds it, and
+ * a resubmission would run the stage twice once it is released.
+ */
+static void
+test_slurm_unknown_not_dead(void **state)
+{
+	static const struct sc c = {
+		.name = "SPECIAL_EXIT in the queue", .state = S_HB_OLD,
+		.slurm = S_Q("12|wk-t1-a|SPECIAL_EXIT|None\n") S_A("11|wk-t1-a|FAILED|1:0\n") S_C(""),
+	};
+	struct got g;
+
+	(void)state;
+	sc_decide(&c, &g);
+	if (g.v == V_NEEDS_RESUME || g.v == V_CRASHED || g.action != ACT_NONE)
+		fail_msg("%s: got %s (%s): a job in the queue read as dead", c.name, verdict_name(g.v),
+		    g.details);
+	if (strstr(g.details, "job 12 SPECIAL_EXIT") == NULL)
+		fail_msg("%s: details \"%s\" do not name the job and its state", c.name, g.details);
+}
+
+/*
+ * CONFIGURING: the job has its nodes and waits for them to boot (minutes on
+ * a cloud cluster); onbox has not started, so no heartbeat is due yet.
+ */
+static void
+test_slurm_configuring(void **state)
+{
+	static const struct sc c = {
+		.name = "configuring, old heartbeat", .state = S_HB_OLD,
+		.slurm = S_Q("12|wk-t1-a|CONFIGURING|None\n") S_A("") S_C(""),
+		.want = V_OK, .detail = "a job 12 CONFIGURING", .stage = "a", .job = "12",
+	};
+
+	(void)state;
+	sc_check(&c);
+}
+
+/*
+ * A running job and no heartbeat at all (a first stage's first seconds, or
+ * an onbox that never started in the job): MONITOR_STALE, said as such, not
+ * as a heartbeat "-1s old".
+ */
+static void
+test_slurm_no_heartbeat(void **state)
+{
+	static const struct sc c = {
+		.name = "running, no state.json", .slurm = S_Q("12|wk-t1-a|RUNNING|None\n") S_A("") S_C(""),
+		.want = V_MONITOR_STALE, .absent = "-1s", .stage = "a", .job = "12",
+	};
+
+	(void)state;
+	sc_check(&c);
+}
+
 int
 main(void)
 {
@@ -256,6 +654,11 @@ main(void)
 		cmocka_unit_test(test_unseen),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_table_shape),
+		cmocka_unit_test(test_slurm_rows),
+		cmocka_unit_test(test_slurm_done_needs_no_queue),
+		cmocka_unit_test(test_slurm_unknown_not_dead),
+		cmocka_unit_test(test_slurm_configuring),
+		cmocka_unit_test(test_slurm_no_heartbeat),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,7 +2,8 @@
  * test_probe.c: the probe script run for real (sh -s, locally) against a
  * prepared workdir whose path is hostile, and the parser's strictness: every
  * strict prefix of a good output is rejected, forged sections in a log tail
- * stay data.
+ * stay data.  Under detach slurm the probe carries the Slurm query's output
+ * in @slurm (run for real against stand-ins for squeue, sacct, scontrol).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,7 +31,9 @@
 #include "fsutil.h"
 #include "jsonfile.h"
 #include "probe.h"
+#include "slurm.h"
 #include "spawn.h"
+#include "sshq.h"
 #include "xmalloc.h"
 
 #define EV1 "{\"id\":\"a\",\"event\":\"stage_started\"}\n"
@@ -63,6 +66,7 @@ struct fx {
 	char	 dir[64];
 	char	*work;
 	struct wk_config *cfg;
+	char	*old_path;	/* PATH before a test put stand-ins first, NULL: untouched */
 };
 
 static int
@@ -125,6 +129,9 @@ teardown(void **state)
 	struct fx *f = *state;
 	int r = unit_rmrf(f->dir);
 
+	if (f->old_path != NULL)
+		setenv("PATH", f->old_path, 1);
+	free(f->old_path);
 	config_free(f->cfg);
 	free(f->work);
 	free(f);
@@ -182,6 +189,7 @@ test_probe_real(void **state)
 	assert_non_null(lg);
 	assert_non_null(strstr(lg->tail, "Training completed"));
 	assert_null(probe_log(&p, "eval"));	/* no log configured */
+	assert_null(p.slurm);	/* detach nohup: no @slurm */
 	assert_string_equal(p.results, "metric,value\nacc,0.812\n");
 	assert_true(p.disk_used_pct >= 0 && p.disk_used_pct <= 100);
 	assert_true(p.inode_used_pct >= -1 && p.inode_used_pct <= 100);
@@ -284,6 +292,10 @@ test_probe_garbled(void **state)
 		"@probe 1 1795000000\n|data\n@end\n",
 		"@probe 1 1795000000\n@alive\n@markers\n@state\n|{not json\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
 		"@probe 1 1795000000\n@alive\n\n@markers\n@state\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
+		/* @slurm takes no name, and comes once */
+		"@probe 1 1795000000\n@alive\n@markers\n@state\n@slurm x\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
+		"@probe 1 1795000000\n@alive\n@markers\n@state\n@slurm\n|=squeue text 0\n@slurm\n|=squeue text 0\n"
+		"@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
 	};
 	static const char good[] = "@probe 1 1795000000\n@alive\n|tmux 0\n|onbox 12 1\n|stage 0 0\n"
 	    "@markers\n@state\n@results\n@df\n|Filesystem 1024-blocks Used Available Capacity Mounted on\n"
@@ -316,7 +328,259 @@ test_probe_garbled(void **state)
 	assert_int_equal(p.transfer_files, -1);
 	assert_string_equal(p.gpu, "97, 70000, 81920\n");
 	assert_null(p.state);
+	assert_null(p.slurm);	/* no @slurm section */
 	probe_free(&p);
+}
+
+/* ---- detach slurm: the @slurm section ---- */
+
+/*
+ * The run t1 (stages a, b, c) in f's hostile workdir with detach `detach`.
+ * Caller frees.
+ */
+static struct wk_config *
+load_t1(struct fx *f, const char *detach)
+{
+	struct diag d = DIAG_INIT;
+	struct wk_config *cfg = NULL;
+	struct buf b = BUF_INIT;
+	char *p = xstrfmt("%s/t1-%s.json", f->dir, detach);
+	cJSON *s = cJSON_CreateString(f->work);
+	char *json = cJSON_PrintUnformatted(s);
+
+	buf_printf(&b, "{ \"run\": \"t1\", \"workdir\": %s, \"detach\": \"%s\",\n"
+	    "  \"chain\": [ { \"stage\": \"a\", \"run\": \"x\", \"marker\": \"A_DONE\" },\n"
+	    "              { \"stage\": \"b\", \"run\": \"y\", \"marker\": \"B_DONE\" },\n"
+	    "              { \"stage\": \"c\", \"run\": \"z\", \"marker\": \"C_DONE\" } ] }\n", json, detach);
+	free(json);
+	cJSON_Delete(s);
+	unit_put(p, b.data);
+	buf_free(&b);
+	if (config_load(p, &cfg, &d) != 0) {
+		diag_print(&d, stderr);
+		fail_msg("%s does not load", p);
+	}
+	diag_free(&d);
+	free(p);
+	return cfg;
+}
+
+/* The @slurm section is there for detach slurm only, with the query for the run's job names. */
+static void
+test_probe_slurm_script(void **state)
+{
+	static const char *const others[] = { "tmux", "nohup" };
+	struct fx *f = *state;
+	struct wk_config *cfg = load_t1(f, "slurm");
+	char *script = probe_script(cfg), *frag = slurm_query_script(cfg);
+	size_t i;
+
+	assert_non_null(strstr(script, "echo @slurm\n"));
+	assert_non_null(strstr(script, frag));	/* the fragment as core/slurm.c makes it */
+	assert_non_null(strstr(script, "wk-t1-a,wk-t1-b,wk-t1-c"));
+	assert_non_null(strstr(script, "squeue"));
+	free(frag);
+	free(script);
+	config_free(cfg);
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		cfg = load_t1(f, others[i]);
+		script = probe_script(cfg);
+		if (strstr(script, "@slurm") != NULL || strstr(script, "squeue") != NULL ||
+		    strstr(script, "wk-t1-a") != NULL)
+			fail_msg("detach %s: the probe asks Slurm", others[i]);
+		free(script);
+		config_free(cfg);
+	}
+}
+
+/* What the stand-in squeue, sacct and scontrol print. */
+#define FAKE_SQUEUE_TEXT	"12|wk-t1-b|RUNNING|None\n13|wk-t1-c|PENDING|Dependency\n"
+/* sacct's lines, one of them a forged section header: data, never a section */
+#define FAKE_SACCT	"11|wk-t1-a|COMPLETED|0:0\n12|wk-t1-b|RUNNING|0:0\n13|wk-t1-c|PENDING|0:0\n@end\n"
+#define FAKE_SCONTROL_B	"JobId=12 JobName=wk-t1-b UserId=u(1000) JobState=RUNNING Reason=None " \
+	"Dependency=(null) Restarts=1 ExitCode=0:0\n"
+#define FAKE_SCONTROL	FAKE_SCONTROL_B \
+	"JobId=99 JobName=other UserId=u(1000) JobState=RUNNING Reason=None Restarts=0 ExitCode=0:0\n"
+/* squeue --json (Slurm 21.08 to 23.02), over several lines, with another user's job */
+#define FAKE_SQUEUE_JSON	"{\n  \"jobs\": [\n" \
+	"    {\"job_id\": 12, \"name\": \"wk-t1-b\", \"job_state\": \"RUNNING\", \"state_reason\": \"None\", " \
+	"\"restart_cnt\": 1, \"exit_code\": 0},\n" \
+	"    {\"job_id\": 13, \"name\": \"wk-t1-c\", \"job_state\": \"PENDING\", \"state_reason\": \"Dependency\", " \
+	"\"restart_cnt\": 0},\n" \
+	"    {\"job_id\": 77, \"name\": \"someone-else\", \"job_state\": \"RUNNING\", \"state_reason\": \"None\"}\n" \
+	"  ],\n  \"errors\": []\n}\n"
+
+/* Put a stand-in for cmd first on PATH: it prints the file out/<cmd>[.json] (exit 1 when missing). */
+static void
+fake_cmd(struct fx *f, const char *cmd)
+{
+	char *q = sshq_quote(f->dir), *p = xstrfmt("%s/bin/%s", f->dir, cmd);
+	char *t = xstrfmt("#!/bin/sh\n"
+	    "o=%s/out/%s\n"
+	    "for a in \"$@\"; do [ \"$a\" = --json ] && o=$o.json; done\n"
+	    "[ -f \"$o\" ] || { echo \"%s: unrecognized option\" >&2; exit 1; }\n"
+	    "cat \"$o\"\n", q, cmd, cmd);
+
+	unit_put(p, t);
+	assert_int_equal(chmod(p, 0755), 0);
+	free(t);
+	free(p);
+	free(q);
+}
+
+static void
+fake_out(struct fx *f, const char *name, const char *text)
+{
+	char *p = xstrfmt("%s/out/%s", f->dir, name);
+
+	unit_put(p, text);
+	free(p);
+}
+
+/* The jobs the stand-ins describe, as slurm_parse() must read them from the probe. */
+static void
+fake_jobs_are(const struct wk_config *cfg, const struct probe *p)
+{
+	struct slurm_view sv;
+	char *why = NULL;
+
+	assert_non_null(p->slurm);
+	assert_int_equal(p->slurm_len, strlen(p->slurm));
+	if (slurm_parse(cfg, p->slurm, p->slurm_len, &sv, &why) != 0)
+		fail_msg("slurm_parse: %s\n%s", why, p->slurm);
+	assert_true(sv.queue_known);
+	assert_true(sv.final_known);
+	assert_null(sv.why);
+	assert_int_equal(sv.njobs, 3);
+	assert_string_equal(sv.jobs[0].id, "13");
+	assert_string_equal(sv.jobs[0].stage, "c");
+	assert_string_equal(sv.jobs[0].state, "PENDING");
+	assert_string_equal(sv.jobs[0].reason, "Dependency");
+	assert_int_equal(sv.jobs[0].cls, SLURM_WAITING);
+	assert_string_equal(sv.jobs[1].id, "12");
+	assert_string_equal(sv.jobs[1].stage, "b");
+	assert_int_equal(sv.jobs[1].cls, SLURM_RUNNING);
+	assert_int_equal(sv.jobs[1].restarts, 1);
+	assert_true(sv.jobs[1].in_queue);
+	assert_string_equal(sv.jobs[2].id, "11");
+	assert_string_equal(sv.jobs[2].state, "COMPLETED");
+	assert_int_equal(sv.jobs[2].exit_code, 0);
+	assert_false(sv.jobs[2].in_queue);
+	slurm_view_free(&sv);
+}
+
+/*
+ * The probe for real (sh -s, the hostile workdir) with stand-ins for
+ * squeue, sacct and scontrol first on PATH: the query runs inside the probe,
+ * its output comes back in @slurm without the '|' prefixes, and
+ * slurm_parse() reads it.  First an squeue without --json (the text form),
+ * then one with it.
+ */
+static void
+test_probe_slurm_real(void **state)
+{
+	static const char text_want[] = "=squeue text 0\n" FAKE_SQUEUE_TEXT "=sacct db 0\n" FAKE_SACCT
+	    "=scontrol 0\n" FAKE_SCONTROL_B;
+	static const char *const cmds[] = { "squeue", "sacct", "scontrol" };
+	struct fx *f = *state;
+	struct wk_config *cfg = load_t1(f, "slurm");
+	const char *path_env = getenv("PATH");
+	struct probe p;
+	char *script = probe_script(cfg), *out, *why = NULL, *pw;
+	size_t len, i, k;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fake_cmd(f, cmds[i]);
+	fake_out(f, "squeue", FAKE_SQUEUE_TEXT);
+	fake_out(f, "sacct", FAKE_SACCT);
+	fake_out(f, "scontrol", FAKE_SCONTROL);
+	f->old_path = xstrdup(path_env != NULL ? path_env : "/usr/bin:/bin");
+	pw = xstrfmt("%s/bin:%s", f->dir, f->old_path);
+	setenv("PATH", pw, 1);
+	free(pw);
+
+	out = unit_sh(script, f->dir, &len);
+	if (probe_parse(out, len, &p, &why) != 0)
+		fail_msg("parse failed: %s\n%s", why, out);
+	assert_string_equal(p.slurm, text_want);
+	fake_jobs_are(cfg, &p);
+	assert_true(probe_has_marker(&p, "TRAIN_DONE"));	/* the rest of the probe is there */
+	assert_non_null(p.state);
+	probe_free(&p);
+	for (k = 0; k < len; k++) {
+		assert_int_not_equal(probe_parse(out, k, &p, &why), 0);
+		free(why);
+	}
+	free(out);
+
+	fake_out(f, "squeue.json", FAKE_SQUEUE_JSON);
+	out = unit_sh(script, f->dir, &len);
+	if (probe_parse(out, len, &p, &why) != 0)
+		fail_msg("parse failed: %s\n%s", why, out);
+	if (strncmp(p.slurm, "=squeue json 0\n" FAKE_SQUEUE_JSON "=sacct db 0\n",
+	    strlen("=squeue json 0\n" FAKE_SQUEUE_JSON "=sacct db 0\n")) != 0)
+		fail_msg("@slurm does not start with squeue's JSON:\n%s", p.slurm);
+	fake_jobs_are(cfg, &p);
+	probe_free(&p);
+	free(out);
+
+	/* Nothing in the hostile path ran. */
+	pw = fs_join(f->dir, "PWNED");
+	assert_false(fs_exists(pw));
+	free(pw);
+	pw = fs_join(f->dir, "PWNED2");
+	assert_false(fs_exists(pw));
+	free(pw);
+	free(script);
+	config_free(cfg);
+}
+
+/* probe_parse keeps @slurm's text without the '|' prefixes; no @slurm, no text. */
+static void
+test_probe_slurm_parse(void **state)
+{
+	static const char text[] = "@probe 1 1795000000\n@alive\n|tmux -1\n|onbox 0 0\n|stage 0 0\n"
+	    "@markers\n|A_DONE\n@state\n@slurm\n"
+	    "|=squeue json 0\n"
+	    "|{\"jobs\": [{\"job_id\": 13, \"name\": \"wk-t1-b\", \"job_state\": [\"PENDING\"], "
+	    "\"state_reason\": \"Resources\", \"restart_cnt\": {\"set\": true, \"number\": 0}}], \"errors\": []}\n"
+	    "|=sacct db 0\n"
+	    "|12|wk-t1-a|COMPLETED|0:0\n"
+	    "|=scontrol 0\n"
+	    "|\n"
+	    "@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n";
+	static const char want[] = "=squeue json 0\n"
+	    "{\"jobs\": [{\"job_id\": 13, \"name\": \"wk-t1-b\", \"job_state\": [\"PENDING\"], "
+	    "\"state_reason\": \"Resources\", \"restart_cnt\": {\"set\": true, \"number\": 0}}], \"errors\": []}\n"
+	    "=sacct db 0\n"
+	    "12|wk-t1-a|COMPLETED|0:0\n"
+	    "=scontrol 0\n"
+	    "\n";
+	struct fx *f = *state;
+	struct wk_config *cfg = load_t1(f, "slurm");
+	struct slurm_view sv;
+	struct probe p;
+	char *why = NULL;
+
+	if (probe_parse(text, strlen(text), &p, &why) != 0)
+		fail_msg("parse failed: %s", why);
+	assert_string_equal(p.slurm, want);
+	assert_int_equal(p.slurm_len, strlen(want));
+	assert_true(probe_has_marker(&p, "A_DONE"));
+	if (slurm_parse(cfg, p.slurm, p.slurm_len, &sv, &why) != 0)
+		fail_msg("slurm_parse: %s", why);
+	assert_true(sv.queue_known);
+	assert_int_equal(sv.njobs, 2);
+	assert_string_equal(sv.jobs[0].id, "13");
+	assert_string_equal(sv.jobs[0].stage, "b");
+	assert_string_equal(sv.jobs[0].reason, "Resources");
+	assert_int_equal(sv.jobs[0].cls, SLURM_WAITING);
+	assert_string_equal(sv.jobs[1].id, "12");
+	assert_int_equal(sv.jobs[1].cls, SLURM_COMPLETED);
+	assert_int_equal(sv.jobs[1].exit_code, 0);
+	slurm_view_free(&sv);
+	probe_free(&p);
+	config_free(cfg);
 }
 
 int
@@ -326,6 +590,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probe_real, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_events, setup, teardown),
 		cmocka_unit_test(test_probe_garbled),
+		cmocka_unit_test_setup_teardown(test_probe_slurm_script, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_slurm_real, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_slurm_parse, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
