@@ -81,7 +81,7 @@ for build in "$@"; do
 			fi
 			pass=$((pass + p))
 			fail=$((fail + f))
-			grep -E '^(PASS|FAIL|SKIP) ' "$out" | sed "s|^\(PASS\|FAIL\|SKIP\) |\1 $name: |"
+			grep -E '^(PASS|FAIL|SKIP) ' "$out" | sed -E "s#^(PASS|FAIL|SKIP) #\1 $name: #"
 			if [ "$f" -gt 0 ]; then
 				failed+=("$name")
 				grep -v -E '^(PASS|SKIP) ' "$out" | sed 's/^/    /' | tail -n 80
