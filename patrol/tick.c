@@ -441,6 +441,59 @@ tick_digest(struct tick *t, struct notify_sinks *sinks, const char *line)
 	cJSON_Delete(ev);
 }
 
+/* 1 while patrol's own outbox holds an event not yet delivered. */
+static int
+tick_undelivered(struct tick *t)
+{
+	char *dir = fs_join(t->st.dir, "outbox");
+	int pending = t->sinks.n > 0 && outbox_next_due_ms(dir, &t->sinks) != 0;
+
+	free(dir);
+	return pending;
+}
+
+static void
+tick_finish(struct tick *t)
+{
+	/*
+	 * The cron entry is what retries patrol's webhooks: it stays until the
+	 * DONE news is queued (this tick) and delivered (a later one).
+	 */
+	if (t->sinks.n > 0 && (strcmp(json_str(t->st.doc, "notified", ""), "DONE") != 0 ||
+	    tick_undelivered(t))) {
+		if (crontab_installed(t->cfg) == 1)
+			snprintf(t->action, sizeof(t->action), "run done: its cron entry stays until "
+			    "the DONE notification is delivered");
+		return;
+	}
+	/* Said only when a line was there to remove: a DONE tick repeats. */
+	if (crontab_installed(t->cfg) == 1 && cron_uninstall(t->cfg, 1) == 0)
+		snprintf(t->action, sizeof(t->action), "run done: its cron entry is removed");
+}
+
+/*
+ * Deliver what an earlier tick could not: without this a webhook that
+ * failed when it was pushed would wait for the next verdict change.
+ */
+static void
+tick_flush(struct tick *t)
+{
+	struct outbox_opts o;
+	struct outbox_result res;
+	char *dir;
+	int fd;
+
+	if (!tick_undelivered(t))
+		return;
+	dir = fs_join(t->st.dir, "outbox");
+	outbox_opts_from_config(t->cfg, &o);
+	if ((fd = outbox_lock(dir, 0)) >= 0) {
+		outbox_flush(dir, &t->sinks, &o, 0, 0, &res);
+		close(fd);
+	}
+	free(dir);
+}
+
 /* Verdict changes (and DONE's results) go to the webhooks through the durable outbox. */
 static void
 tick_notify(struct tick *t, const char *line)
@@ -451,6 +504,7 @@ tick_notify(struct tick *t, const char *line)
 	if (t->sinks.n == 0)
 		return;
 	tick_digest(t, &t->sinks, line);
+	tick_flush(t);
 	/*
 	 * A network blip is not news: the report says SSH_DOWN at once (it is
 	 * true), the webhooks only when the next tick cannot see the box either.
@@ -469,13 +523,6 @@ tick_notify(struct tick *t, const char *line)
 	cJSON_Delete(ev);
 }
 
-static void
-tick_finish(struct tick *t)
-{
-	/* Said only when a line was there to remove: a DONE tick repeats. */
-	if (crontab_installed(t->cfg) == 1 && cron_uninstall(t->cfg, 1) == 0)
-		snprintf(t->action, sizeof(t->action), "run done: its cron entry is removed");
-}
 
 /*
  * What the box showed, for the handbook: markers present, FAILED markers,

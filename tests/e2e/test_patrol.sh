@@ -293,6 +293,31 @@ test_verdict_changes_pushed_blips_not() {
 	assert_eq "$(vc previous)" "[None, 'OK']"
 }
 
+# A DONE webhook that failed is retried by the next ticks, and the cron
+# entry (what runs those ticks) stays until it is delivered.
+test_done_webhook_retried_until_delivered() {
+	box
+	start_receiver
+	echo 500 >"$T/recv.mode"
+	pconf "\"outbox\": {\"retry_base_ms\": 10}, \"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\", \"events\": [\"verdict_changed\"]}]," '[{"stage": "train", "run": "true"}]'
+	onbox run >/dev/null 2>&1
+	patrol --install-cron >/dev/null
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	line_ok DONE "$T/p1"
+	assert_grep 'cron entry stays until the DONE notification is delivered' "$T/p1"
+	assert_grep 'watchkeeper:t1$' "$T/crontab.txt"
+	assert_eq "$(recv_count)" 0
+	echo 200 >"$T/recv.mode"
+	sleep 0.1	# past the 10 ms retry delay
+	patrol >"$T/p2" 2>&1
+	assert_eq "$(recv_json "[json.loads(x['body'])['verdict'] for x in r if x['status'] == 200]")" "['DONE']"
+	patrol >"$T/p3" 2>&1
+	assert_grep 'cron entry is removed' "$T/p3"
+	assert_eq "$(grep -c 'watchkeeper:t1' "$T/crontab.txt")" 0
+	assert_eq "$(recv_count)" 1 "delivered once"
+}
+
 test_digest_and_history() {
 	box
 	start_receiver
@@ -491,6 +516,7 @@ t transfer_incomplete_then_resumed test_transfer_incomplete_then_resumed
 t auth_refused_and_blackhole_bounded test_auth_refused_and_blackhole_bounded
 t deploy_uploads_and_starts_once test_deploy_uploads_and_starts_once
 t verdict_changes_pushed_blips_not test_verdict_changes_pushed_blips_not
+t done_webhook_retried_until_delivered test_done_webhook_retried_until_delivered
 t digest_and_history test_digest_and_history
 t transports_agree test_transports_agree
 t logbook_records_and_only_grows test_logbook_records_and_only_grows
