@@ -3,7 +3,7 @@
 #   make              build what exists (build/)
 #   make onbox        build only the on-box agent (needs libc, libcurl, cJSON, PCRE2)
 #   make test         unit + end-to-end tests, plain and under ASan+UBSan
-#   make demo         run the sample chain through onbox locally
+#   make demo         all four layers against a throwaway sshd on 127.0.0.1 (~20 s)
 #   make bench        benchmarks (speed and memory targets)
 #   make memcheck     unit tests under valgrind
 #   make install PREFIX=/usr/local
