@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A TCP proxy on 127.0.0.1 that delays every chunk by D ms each way (tc netem
-is missing in this kernel, see NOTES.md).  Used by make bench to count a
-tick's round trips: (time through the proxy - time direct) / (2 * D).
+is missing in this kernel, see NOTES.md).  make bench's fallback (see
+bench/patrol_bench.sh) where the per-packet NFQUEUE delay of nfqdelay.py
+cannot be used: round trips = (time through the proxy - time direct) / (2 * D).
+It undercounts them: the TCP handshake and bare ACKs end at the proxy.
 usage: delayproxy.py LISTEN_PORT_FILE TARGET_PORT DELAY_MS"""
 import asyncio
 import os

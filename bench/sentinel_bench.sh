@@ -45,10 +45,15 @@ until_ok() {
 	"$@"
 }
 
+# A failure says where, and what sentinel said (-E: also inside functions).
+set -E
+trap 'echo "sentinel_bench: failed at line $LINENO (sentinel exit or wait timed out); sentinel stderr:" >&2; tail -n 20 "$T/err" >&2' ERR
+
 poll=() follow=()
-offs=($(python3 -c "import random; print(' '.join(str(random.uniform(0, 1)) for _ in range($N)))"))
+read -ra offs < <(python3 -c "import random; print(' '.join(str(random.uniform(0, 1)) for _ in range($N)))")
 for i in $(seq 1 "$N"); do
 	rm -f "$marker"
+	: >"$T/err"	# not the last run's "tick 1/": the child truncates it only once it runs
 	"$top/$BUILD/sentinel" -c "$T/wk.json" --marker TRAIN_DONE --interval 1 --max-ticks 1000 \
 		>/dev/null 2>"$T/err" &
 	SP=$!
@@ -58,8 +63,11 @@ for i in $(seq 1 "$N"); do
 	SP=
 	poll+=($(( (t1 - t0) / 1000 )))
 done
+no_waiter() { ! pgrep -f "[w]ait --workdir $T/work" >/dev/null; }
 for i in $(seq 1 "$N"); do
 	rm -f "$marker"
+	# The last run's `onbox wait` on the box is gone, so the one found next is this run's.
+	until_ok 500 no_waiter
 	"$top/$BUILD/sentinel" -c "$T/wk.json" --marker TRAIN_DONE --interval 600 --max-ticks 5 \
 		--follow >/dev/null 2>"$T/err" &
 	SP=$!
