@@ -21,17 +21,30 @@
 #include "logbook.h"
 #include "md.h"
 #include "monotime.h"
+#include "xmalloc.h"
 
-/* Create the file with its title unless it exists; 0 or WK_ERR_SYSTEM. */
+/*
+ * Create the file with its title unless it exists; 0 or WK_ERR_SYSTEM.  The
+ * title is written to a private file that is then link(2)ed into place, so
+ * the logbook appears with its title already in it: created empty and
+ * titled afterwards, another writer's first entry could land before the
+ * title and be overwritten by it.
+ */
 static int
 logbook_create(const char *path, const char *run)
 {
 	struct buf b = BUF_INIT;
+	char *tmp;
 	int fd, r = 0;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return errno == EEXIST ? 0 : WK_ERR_SYSTEM;
+	if (access(path, F_OK) == 0)
+		return 0;
+	tmp = xstrfmt("%s.%ld.new", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		free(tmp);
+		return WK_ERR_SYSTEM;
+	}
 	buf_puts(&b, "# Logbook: ");
 	md_flat(&b, run);
 	buf_puts(&b, "\n\nAppend-only: one entry per event that matters, oldest first, "
@@ -39,9 +52,13 @@ logbook_create(const char *path, const char *run)
 	if (write_full(fd, b.data, b.len) != 0 || fsync(fd) != 0)
 		r = WK_ERR_SYSTEM;
 	close(fd);
+	if (r == 0 && link(tmp, path) != 0 && errno != EEXIST)
+		r = WK_ERR_SYSTEM;
+	(void)unlink(tmp);
 	if (r == 0)
 		(void)fsync_parent(path);
 	buf_free(&b);
+	free(tmp);
 	return r;
 }
 
