@@ -261,15 +261,22 @@ static void
 runner_emit(struct runner *r, cJSON *ev, const char *human)
 {
 	cJSON *brief = cJSON_CreateObject();
+	char *od = NULL;
 
-	if (events_append(r->cfg->workdir, ev) != 0)
-		log_warn("cannot append to events.jsonl: %s", strerror(errno));
+	/*
+	 * The outbox first, then events.jsonl: killed in between, the event is
+	 * still delivered (the next onbox sends the outbox); the other order
+	 * would leave an event in the log that no webhook ever carries.
+	 */
 	if (r->sinks.n > 0) {
-		char *od = layout_path(r->cfg->workdir, "outbox");
-
+		od = layout_path(r->cfg->workdir, "outbox");
 		/* Durable first: on disk before any attempt to send it. */
 		if (outbox_enqueue(od, &r->sinks, ev, &r->outbox) < 0)
 			log_error("cannot queue a notification in %s: %s", od, strerror(errno));
+	}
+	if (events_append(r->cfg->workdir, ev) != 0)
+		log_warn("cannot append to events.jsonl: %s", strerror(errno));
+	if (od != NULL) {
 		free(od);
 		deliver_kick(&r->dl);
 	}
