@@ -390,10 +390,10 @@ facts_progress(const struct decide_in *in, struct decide_facts *f)
 	struct pattern_span g[3];
 	size_t i;
 
-	f->progress = (long)json_num(prog, "cur", -1);
-	f->eta_s = (long)json_num(cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "health"),
+	f->progress = json_long(prog, "cur", -1);
+	f->eta_s = json_long(cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "health"),
 	    "progress"), "eta_s", -1);
-	f->progress_max = (long)json_num(prog, "max", -1);
+	f->progress_max = json_long(prog, "max", -1);
 	if (in->cfg->has_progress && in->cfg->progress.max > 0)
 		f->progress_max = in->cfg->progress.max;
 	if (f->progress >= 0 || !in->cfg->has_progress)
@@ -513,8 +513,9 @@ decide(const struct decide_in *in, struct decide_out *out)
 			f.failed = probe_failed(p, in->cfg->chain[f.first_missing].marker);
 		if (in->slurm != NULL)
 			facts_slurm(in, &f);
-		if (p->state != NULL && json_num(p->state, "time_unix", 0) > 0)
-			f.heartbeat_age = (long)(p->box_time - (time_t)json_num(p->state, "time_unix", 0));
+		/* box_time >= 0 and time_unix > 0: the difference cannot overflow */
+		if (p->state != NULL && json_num(p->state, "time_unix", 0) > 0 && p->box_time >= 0)
+			f.heartbeat_age = (long)(p->box_time - json_long(p->state, "time_unix", 0));
 		facts_progress(in, &f);
 		if (!f.alive && !f.done && f.failed == NULL)
 			facts_tail_triage(in, &f, &ts);

@@ -361,7 +361,7 @@ hl_parse_step(const char *s, size_t len, long *out)
 		len--;
 	for (i = 0; i < len; i++) {
 		if (s[i] >= '0' && s[i] <= '9') {
-			if (++digits > 18)
+			if (++digits > 15)	/* every step then survives health_save() as a double */
 				return -1;
 			v = v * 10 + (s[i] - '0');
 		} else if ((s[i] != ',' && s[i] != '_') || i == 0 || i + 1 == len)

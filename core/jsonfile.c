@@ -1,6 +1,7 @@
 /*
  * jsonfile.c: JSON state files and getters (see jsonfile.h).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,16 @@ json_num(const cJSON *obj, const char *key, double def)
 long
 json_long(const cJSON *obj, const char *key, long def)
 {
-	return (long)json_num(obj, key, (double)def);
+	double v = json_num(obj, key, (double)def);
+
+	/* A double outside long's range does not convert (undefined): saturate. */
+	if (v != v)
+		return def;
+	if (v >= (double)LONG_MAX)
+		return LONG_MAX;
+	if (v <= (double)LONG_MIN)
+		return LONG_MIN;
+	return (long)v;
 }
 
 int

@@ -39,6 +39,16 @@
 #define ENQUEUE_WAIT_MS	2000
 
 /* Events that only report progress: the first to go when a queue is full. */
+
+/* A time in ms from a status file: out of int64's range (a damaged file) is "now", never UB. */
+static int64_t
+outbox_ms(const cJSON *doc, const char *key)
+{
+	double v = json_num(doc, key, 0);
+
+	return v == v && v > -9.0e18 && v < 9.0e18 ? (int64_t)v : 0;
+}
+
 static const char *const outbox_droppable[] = { "digest", "stage_started", "test" };
 
 int64_t
@@ -309,7 +319,7 @@ outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struc
 			free(p);
 			continue;
 		}
-		if (!force && (int64_t)json_num(doc, "next_try_ms", 0) > outbox_now_ms()) {
+		if (!force && outbox_ms(doc, "next_try_ms") > outbox_now_ms()) {
 			cJSON_Delete(doc);
 			free(p);
 			break;	/* in order: nothing behind the head goes first */
@@ -380,7 +390,7 @@ outbox_next_due_ms(const char *dir, const struct notify_sinks *sinks)
 		if (n > 0) {
 			p = fs_join(sinkdir, names[0]);
 			if (jsonfile_load(p, &doc) == 0) {
-				t = (int64_t)json_num(doc, "next_try_ms", 0);
+				t = outbox_ms(doc, "next_try_ms");
 				if (t <= 0)
 					t = 1;
 				if (best == 0 || t < best)

@@ -543,6 +543,15 @@ slurm_json_num(const cJSON *v, double def)
 	return def;
 }
 
+/* slurm_json_num() as a whole number in [lo, hi], else def (an out-of-range cast is undefined). */
+static long
+slurm_json_long(const cJSON *v, long def, long lo, long hi)
+{
+	double d = slurm_json_num(v, (double)def);
+
+	return d >= (double)lo && d <= (double)hi ? (long)d : def;
+}
+
 static int
 slurm_parse_squeue_json(const struct wk_config *cfg, struct slurm_view *sv, const char *t)
 {
@@ -575,9 +584,9 @@ slurm_parse_squeue_json(const struct wk_config *cfg, struct slurm_view *sv, cons
 		st = slurm_json_word(cJSON_GetObjectItem(it, "job_state"));
 		if (cJSON_IsObject(ec)) {
 			/* newer Slurm: {"status": [...], "return_code": N|{number}, "signal": {...}} */
-			code = (int)slurm_json_num(cJSON_GetObjectItem(ec, "return_code"), -1);
-			sig = (int)slurm_json_num(cJSON_GetObjectItem(cJSON_GetObjectItem(ec, "signal"),
-			    "id"), 0);
+			code = (int)slurm_json_long(cJSON_GetObjectItem(ec, "return_code"), -1, 0, 255);
+			sig = (int)slurm_json_long(cJSON_GetObjectItem(cJSON_GetObjectItem(ec, "signal"),
+			    "id"), 0, 0, 127);
 		} else if (cJSON_IsNumber(ec) && st != NULL && slurm_classify(st, NULL) != SLURM_WAITING &&
 		    slurm_classify(st, NULL) != SLURM_RUNNING) {
 			/* a wait status (exit code << 8 | signal) */
@@ -587,7 +596,7 @@ slurm_parse_squeue_json(const struct wk_config *cfg, struct slurm_view *sv, cons
 		snprintf(idbuf, sizeof(idbuf), "%.0f", id);
 		slurm_note(sv, SRC_SQUEUE, idbuf, stage, st != NULL ? st : "UNKNOWN",
 		    json_str(it, "state_reason", NULL), code, sig,
-		    (long)slurm_json_num(cJSON_GetObjectItem(it, "restart_cnt"), -1));
+		    slurm_json_long(cJSON_GetObjectItem(it, "restart_cnt"), -1, 0, 1000000000L));
 	}
 	cJSON_Delete(doc);
 	return 0;
