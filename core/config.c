@@ -520,6 +520,9 @@ config_name_ok(const char *s)
 
 	if (s == NULL || *s == '\0' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
 		return 0;
+	/* A name becomes a file name with a suffix (markers, temp files, job names): bounded. */
+	if (strlen(s) > CONFIG_NAME_MAX)
+		return 0;
 	for (p = s; *p != '\0'; p++) {
 		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 		    (*p >= '0' && *p <= '9') || strchr(extra, *p) != NULL))
@@ -554,8 +557,9 @@ cfg_check_string(const struct cfg_ctx *ctx, const struct cfg_key *k, const char 
 	if (k->choices != NULL && !cfg_choice_ok(k->choices, s))
 		cfg_error(ctx, path, "key \"%s\": \"%s\" is not one of %s", path, s, k->choices);
 	if ((k->flags & CFG_NAME) && !config_name_ok(s))
-		cfg_error(ctx, path, "key \"%s\": \"%s\" must match [A-Za-z0-9._-]+ "
-		    "and not be \".\" or \"..\"", path, s);
+		cfg_error(ctx, path, "key \"%s\": \"%.64s%s\" must match [A-Za-z0-9._-]+, be at most "
+		    "%d characters, and not be \".\" or \"..\"", path, s, strlen(s) > 64 ? "..." : "",
+		    CONFIG_NAME_MAX);
 	if (k->flags & CFG_REGEX) {
 		if (pattern_compile(s, &re, err, sizeof(err)) != 0)
 			cfg_error(ctx, path, "key \"%s\": bad regex: %s", path, err);

@@ -42,6 +42,9 @@ struct wk_wait {
 	long	 pid;		/* 0: not a pid wait */
 };
 
+/* Longest run, stage or marker name: it becomes part of file and job names. */
+#define CONFIG_NAME_MAX	128
+
 struct wk_stage {
 	char	*name;		/* [A-Za-z0-9._-]+, unique in the chain */
 	char	*run;		/* shell command, run with sh -c in workdir; NULL for a pure wait stage */

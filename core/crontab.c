@@ -192,6 +192,17 @@ crontab_line(const struct wk_config *cfg, const char *self, const char *cfgpath)
 	if ((dir = statedir_path(cfg, 0)) == NULL)
 		return NULL;
 	logp = xstrfmt("%s/cron.log", dir);
+	/*
+	 * A crontab entry is one line: a newline in a path would end it and
+	 * make the rest a line of its own (a job cron runs).  Refused.
+	 */
+	if (strpbrk(self, "\r\n") != NULL || strpbrk(cfgpath, "\r\n") != NULL ||
+	    strpbrk(logp, "\r\n") != NULL) {
+		free(dir);
+		free(logp);
+		errno = EINVAL;
+		return NULL;
+	}
 	buf_printf(&line, "%s ", sched);
 	sshq_append(&word, self);
 	buf_puts(&word, " -c ");

@@ -34,7 +34,8 @@ int crontab_write(const char *text);
 /*
  * This run's line, without the newline, for patrol at self (absolute) and
  * the config at cfgpath (absolute).  NULL when patrol.schedule is not a cron
- * schedule, or (errno set) when the run's state directory has no path.
+ * schedule or a path holds a newline (errno EINVAL: a crontab entry is one
+ * line), or (errno set) when the run's state directory has no path.
  * Caller frees.  Creates nothing.
  */
 char *crontab_line(const struct wk_config *cfg, const char *self, const char *cfgpath);

@@ -525,6 +525,53 @@ jsonc_syntax_error(const char *name, const char *text, size_t len, const char *e
 	diag_add(d, name, jsonc_line_at(text, off), "syntax error near '%s'", near);
 }
 
+/*
+ * The offset of the first byte that cannot be in a config's text: a NUL
+ * (which would cut a string short without a word) or a byte that is not
+ * part of well-formed UTF-8 (which would make every JSON written from it
+ * invalid).  len when there is none.
+ */
+static size_t
+jsonc_bad_byte(const unsigned char *t, size_t len)
+{
+	size_t i = 0, n, k;
+	unsigned c, lo, hi;
+
+	while (i < len) {
+		c = t[i];
+		if (c == 0)
+			return i;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		/* RFC 3629: lead byte, continuation count, the second byte's range */
+		lo = 0x80;
+		hi = 0xBF;
+		if (c >= 0xC2 && c <= 0xDF)
+			n = 1;
+		else if (c >= 0xE0 && c <= 0xEF) {
+			n = 2;
+			lo = c == 0xE0 ? 0xA0 : 0x80;	/* no overlong */
+			hi = c == 0xED ? 0x9F : 0xBF;	/* no surrogate */
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			n = 3;
+			lo = c == 0xF0 ? 0x90 : 0x80;
+			hi = c == 0xF4 ? 0x8F : 0xBF;	/* nothing above U+10FFFF */
+		} else
+			return i;
+		if (i + n >= len)
+			return i;
+		if (t[i + 1] < lo || t[i + 1] > hi)
+			return i;
+		for (k = 2; k <= n; k++)
+			if (t[i + k] < 0x80 || t[i + k] > 0xBF)
+				return i;
+		i += n + 1;
+	}
+	return len;
+}
+
 int
 jsonc_parse(const char *name, const char *text, size_t len, cJSON **root,
     struct jsonc_index *idx, struct diag *d)
@@ -541,6 +588,17 @@ jsonc_parse(const char *name, const char *text, size_t len, cJSON **root,
 		diag_add(d, name, 0, "larger than %d bytes", JSONC_MAX_SIZE);
 		rc = WK_ERR_TOOLONG;
 		goto out;
+	}
+	{
+		size_t bad = jsonc_bad_byte((const unsigned char *)text, len);
+
+		if (bad < len) {
+			diag_add(d, name, jsonc_line_at(text, bad), text[bad] == '\0' ?
+			    "a NUL byte (byte %zu): a config is text" :
+			    "byte %zu is not UTF-8: a config is UTF-8 text", bad + 1);
+			rc = WK_ERR_PARSE;
+			goto out;
+		}
 	}
 	s = xstrndup(text, len);
 	if ((rc = jsonc_strip(s, len, &line)) != 0) {

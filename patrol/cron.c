@@ -44,7 +44,8 @@ cron_install(const struct wk_config *cfg, const char *self, const char *cfgpath)
 		goto out;
 	}
 	if ((line = crontab_line(cfg, self, cfgpath)) == NULL) {
-		log_error("cannot build the crontab line: %s", strerror(errno));
+		log_error("cannot build the crontab line: %s%s", strerror(errno), errno == EINVAL ?
+		    " (patrol.schedule is not a cron schedule, or a path holds a newline)" : "");
 		rc = WK_EX_SOFTWARE;
 		goto out;
 	}

@@ -36,6 +36,7 @@
 #include "layout.h"
 #include "log.h"
 #include "logbook.h"
+#include "md.h"
 #include "monotime.h"
 #include "notify.h"
 #include "outbox.h"
@@ -742,8 +743,18 @@ patrol_tick(struct wk_config *cfg, int json)
 	t.conn = NULL;
 
 	timefmt_utc(time(NULL), when, sizeof(when));
-	line = xstrfmt("%s %s %s %s%s%s", when, cfg->run, verdict_name(t.out.v), t.out.details,
-	    t.action[0] != '\0' ? " · " : "", t.action);
+	{
+		/* One line, whatever the details quote (a host name with a newline): flattened. */
+		struct buf lb = BUF_INIT;
+
+		buf_printf(&lb, "%s %s %s ", when, cfg->run, verdict_name(t.out.v));
+		md_flat(&lb, t.out.details);
+		if (t.action[0] != '\0') {
+			buf_puts(&lb, " · ");
+			md_flat(&lb, t.action);
+		}
+		line = buf_detach(&lb);
+	}
 	tick_print(&t, when, line, json);
 	fflush(stdout);
 	pstate_report(&t.st, line);

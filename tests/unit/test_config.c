@@ -447,7 +447,7 @@ test_bad_markers(void **state)
 	expect(f, f->path, 4, "key \"chain[0].marker\": \"A.FAILED\" must not end in \".FAILED\" "
 	    "(reserved for failure markers)");
 	expect(f, f->path, 5, "key \"chain[1].marker\": \"bad/marker\" must match "
-	    "[A-Za-z0-9._-]+ and not be \".\" or \"..\"");
+	    "[A-Za-z0-9._-]+, be at most 128 characters, and not be \".\" or \"..\"");
 	expect(f, f->path, 7, "key \"chain[3].marker\": duplicate marker \"SAME\" (also chain[2])");
 	/* A derived marker collides with an explicit one: reported at the stage. */
 	expect(f, f->path, 9, "key \"chain[5].marker\": duplicate marker \"F_DONE\" "
@@ -797,8 +797,8 @@ test_profile_missing(void **state)
 
 	assert_int_equal(load(f, "{ 'run': 'r1', 'profile': '../x', 'workdir': '/w',\n"
 	    "'chain': [ { 'stage': 's', 'run': 'x' } ] }"), WK_ERR_PARSE);
-	expect(f, f->path, 1, "key \"profile\": \"../x\" must match [A-Za-z0-9._-]+ and not be "
-	    "\".\" or \"..\"");
+	expect(f, f->path, 1, "key \"profile\": \"../x\" must match [A-Za-z0-9._-]+, be at most "
+	    "128 characters, and not be \".\" or \"..\"");
 	assert_int_equal(f->d.n, 1);
 }
 

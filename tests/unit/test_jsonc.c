@@ -221,6 +221,49 @@ test_duplicate_key(void **state)
 	diag_free(&d);
 }
 
+/* Not text: a NUL (it would cut a string short) or bytes that are not UTF-8. */
+static void
+test_not_text(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t len;		/* 0: strlen */
+		const char *msg;
+	} cases[] = {
+		{ "{\n \"run\": \"echo b\0; touch x\"\n}\n", 28,
+		  "t.json:2: a NUL byte (byte 18): a config is text" },
+		{ "{\n\n \"a\": \"\xff\"\n}\n", 0, "t.json:3: byte 11 is not UTF-8: a config is UTF-8 text" },
+		{ "{ \"a\": \"\xc0\xaf\" }", 0, "t.json:1: byte 9 is not UTF-8: a config is UTF-8 text" },
+		{ "{ \"a\": \"\xed\xa0\x80\" }", 0, "t.json:1: byte 9 is not UTF-8: a config is UTF-8 text" },
+		{ "{ \"a\": \"\xf4\x90\x80\x80\" }", 0, "t.json:1: byte 9 is not UTF-8: a config is UTF-8 text" },
+		{ "{ \"a\": \"\xe2\x82\" }", 0, "t.json:1: byte 9 is not UTF-8: a config is UTF-8 text" },
+		{ "{ \"a\": 1 } \xe2", 0, "t.json:1: byte 12 is not UTF-8: a config is UTF-8 text" },
+	};
+	struct jsonc_index idx;
+	struct diag d = DIAG_INIT;
+	cJSON *root;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(jsonc_parse("t.json", cases[i].text, cases[i].len > 0 ? cases[i].len :
+		    strlen(cases[i].text), &root, &idx, &d),
+		    WK_ERR_PARSE);
+		assert_null(root);
+		assert_int_equal(d.n, 1);
+		assert_string_equal(d.msgs[0], cases[i].msg);
+		diag_free(&d);
+	}
+	/* Well-formed UTF-8 of every length is text. */
+	assert_int_equal(parse("{ \"a\": \"caf\xc3\xa9 \xe8\xae\xad\xe7\xbb\x83 \xf0\x9f\x9a\x80\" }", &root,
+	    &idx, &d), 0);
+	assert_string_equal(cJSON_GetObjectItem(root, "a")->valuestring,
+	    "caf\xc3\xa9 \xe8\xae\xad\xe7\xbb\x83 \xf0\x9f\x9a\x80");
+	cJSON_Delete(root);
+	jsonc_index_free(&idx);
+	assert_int_equal(d.n, 0);
+}
+
 static void
 test_syntax_errors(void **state)
 {
@@ -324,6 +367,7 @@ main(void)
 		cmocka_unit_test(test_index_escaped_keys),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_not_text),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_load_missing_file),
 		cmocka_unit_test(test_paths),
