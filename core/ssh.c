@@ -1091,7 +1091,8 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 	struct ssh_error scratch;
 	struct sshcli_conn *cli = NULL;
 	struct ssh_conn *c;
-	int ret = -1;
+	struct deadline full;
+	int ret = -1, full_ms;
 
 	if (err == NULL)
 		err = &scratch;
@@ -1125,10 +1126,24 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 	}
 	if (ssh_tcp_connect(c, t, err) != 0)
 		goto out;
+	/*
+	 * The handshake and the authentication are part of connecting: a
+	 * server that accepts and then never speaks must not hold us for the
+	 * whole connection's time, only for connect_timeout_s.
+	 */
+	full = c->deadline;
+	full_ms = c->deadline_ms;
+	if (t->connect_timeout_s > 0 &&
+	    (uint64_t)t->connect_timeout_s * 1000 < deadline_left_ms(&c->deadline)) {
+		c->deadline_ms = t->connect_timeout_s * 1000;
+		deadline_set(&c->deadline, (uint64_t)c->deadline_ms);
+	}
 	if (ssh_handshake(c, t, err) != 0)
 		goto out;
 	if (ssh_auth(c, t, err) != 0)
 		goto out;
+	c->deadline = full;
+	c->deadline_ms = full_ms;
 	log_debug("%s: connected as %s", c->label, c->user);
 	*out = c;
 	c = NULL;	/* transferred */

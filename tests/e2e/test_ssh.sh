@@ -330,6 +330,30 @@ time.sleep(120)' "$port" "$T/bh.ready" &
 	assert_lt "$ELAPSED" $((1500 + SLACK_MS)) "blackholed connect, deadline only"
 }
 
+# A server that accepts and never sends its banner: the handshake is part of
+# connecting, bounded by the connect timeout, not by the whole deadline.
+test_connect_mute_server() {
+	local port lpid
+	port=$(sshd_free_port)
+	python3 -c '
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+open(sys.argv[2], "w").write("ready")
+held = []
+while True:
+    c, _ = s.accept(); held.append(c)' "$port" "$T/mute.ready" &
+	lpid=$!
+	echo "$lpid" >>"$T/.pids"
+	sshd_at_exit "kill $lpid"
+	wait_for 10 test -s "$T/mute.ready"
+	sshtool_raw --host 127.0.0.1 --port "$port" --user root --known-hosts /dev/null \
+		--timeout-ms 30000 --connect-timeout-s 2 true
+	expect_fail handshake
+	assert_grep 'no SSH handshake within the connection.s time limit of 2000 ms' "$T/r.json"
+	assert_lt "$ELAPSED" $((2000 + SLACK_MS)) "mute server"
+}
+
 test_deadline_during_command() {
 	sshd_start
 	st --timeout-ms 2000 'echo started; sleep 30'
@@ -719,6 +743,7 @@ t auth_rsa_advice test_auth_rsa_advice
 t auth_agent test_auth_agent
 t connect_refused_fast test_connect_refused_fast
 t connect_blackholed test_connect_blackholed
+t connect_mute_server test_connect_mute_server
 t deadline_during_command test_deadline_during_command
 if [ $HAVE_IPTABLES = 1 ]; then
 	t connection_cut_mid_command test_connection_cut_mid_command
