@@ -7,6 +7,14 @@
  * once) finds the lock taken and exits 75 without touching anything.  After
  * starting, `start` waits (bounded) until the new onbox holds the lock, so
  * "started" is only printed for something that is really running.
+ *
+ * The pid it prints is one an agent may signal, so it is never a guess: with
+ * nohup and job it is our own child (spawn_argv forks and execs the onbox
+ * itself, setsid in between: no wrapper process), with tmux the onbox_pid
+ * the new onbox wrote to state.json, taken only once it differs from the one
+ * there before the start (a killed onbox's) and names a live process.
+ * Without that, "pid unknown yet": a 0 would make `kill 0` signal the
+ * caller's whole process group.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +49,8 @@ struct start_ctx {
 	char	*cfgpath;	/* the config, absolute */
 	char	*lockp;
 	pid_t	 child;		/* nohup: the detached onbox; tmux: 0 */
+	long	 oldpid;	/* state.json's onbox_pid before starting */
+	long	 pid;		/* the started onbox, 0 unknown */
 };
 
 /*
@@ -217,21 +227,33 @@ start_state(const struct wk_config *cfg, long *pid, char *status, size_t len)
 	free(p);
 }
 
-/* Wait until the new onbox holds the lock, or has already finished. */
+/* 1 when pid names a live process (a zombie too: it is ours to reap or tmux's). */
+static int
+start_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/*
+ * Wait until the new onbox holds the lock, or has already finished; sets
+ * s->pid.  With tmux the onbox is not our child: after the lock, wait on
+ * (same bound) for state.json to name it; if it never does, the lock is still
+ * proof enough to say "started", with the pid unknown.
+ */
 static int
 start_confirm(struct start_ctx *s, int (*has_session)(const char *))
 {
 	struct deadline d;
 	char status[32];
 	long pid;
-	int wst;
+	int wst, locked = 0;
 
 	deadline_set(&d, START_WAIT_MS);
 	while (!deadline_expired(&d)) {
-		if (lock_is_held(s->lockp) == 1)
-			return 0;
+		if (!locked && lock_is_held(s->lockp) == 1)
+			locked = 1;
+		/* Our child first: one that already exited (75) is not the lock's holder. */
 		if (s->child > 0 && waitpid(s->child, &wst, WNOHANG) == s->child) {
-			start_state(s->cfg, &pid, status, sizeof(status));
 			if (WIFEXITED(wst) && WEXITSTATUS(wst) == 0)
 				return 1;
 			log_error("onbox exited at once (%s%d); see %s/.watchkeeper/onbox.out",
@@ -239,8 +261,21 @@ start_confirm(struct start_ctx *s, int (*has_session)(const char *))
 			    WIFEXITED(wst) ? WEXITSTATUS(wst) : WTERMSIG(wst), s->cfg->workdir);
 			return WIFEXITED(wst) ? WEXITSTATUS(wst) : WK_EX_SOFTWARE;
 		}
+		if (locked && s->child > 0) {
+			s->pid = s->child;
+			return 0;
+		}
+		if (locked) {
+			start_state(s->cfg, &pid, status, sizeof(status));
+			if (pid != s->oldpid && start_alive(pid)) {
+				s->pid = pid;
+				return 0;
+			}
+		}
 		if (has_session != NULL && !has_session(s->cfg->session)) {
 			start_state(s->cfg, &pid, status, sizeof(status));
+			if (locked)
+				return 0;	/* it ran and is already gone: started, pid unknown */
 			if (strcmp(status, "done") == 0)
 				return 1;
 			log_error("onbox ended at once (status %s); see %s/.watchkeeper/onbox.log",
@@ -249,6 +284,8 @@ start_confirm(struct start_ctx *s, int (*has_session)(const char *))
 		}
 		usleep(20000);
 	}
+	if (locked)
+		return 0;
 	log_error("onbox did not take the run's lock within %d s; see %s/.watchkeeper/onbox.log",
 	    START_WAIT_MS / 1000, s->cfg->workdir);
 	return WK_EX_SOFTWARE;
@@ -306,9 +343,12 @@ cmd_start_exec(struct onbox_ctx *ctx)
 	s.lockp = layout_path(s.cfg->workdir, "onbox.lock");
 	if ((held = lock_is_held(s.lockp)) != 0) {
 		start_state(s.cfg, &pid, status, sizeof(status));
-		if (held == 1)
+		if (held == 1 && start_alive(pid))
 			log_error("run %s is already running (onbox pid %ld); not starting another",
 			    s.cfg->run, pid);
+		else if (held == 1)	/* it holds the lock but has not written state.json yet */
+			log_error("run %s is already running (onbox pid unknown yet); not starting "
+			    "another", s.cfg->run);
 		else
 			log_error("cannot check %s: %s", s.lockp, strerror(errno));
 		rc = held == 1 ? WK_EX_TEMPFAIL : WK_EX_IOERR;
@@ -321,6 +361,7 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		rc = WK_EX_SOFTWARE;
 		goto out;
 	}
+	start_state(s.cfg, &s.oldpid, status, sizeof(status));
 	if ((rc = start_table[i].start(&s)) != 0)
 		goto out;
 	rc = start_confirm(&s, i == 0 ? tmux_has : NULL);
@@ -331,9 +372,12 @@ cmd_start_exec(struct onbox_ctx *ctx)
 	}
 	if (rc != 0)
 		goto out;
-	start_state(s.cfg, &pid, status, sizeof(status));
-	printf("started run %s with %s (onbox pid %ld) in %s\n", s.cfg->run, s.cfg->detach, pid,
-	    s.cfg->workdir);
+	if (s.pid > 0)
+		printf("started run %s with %s (onbox pid %ld) in %s\n", s.cfg->run, s.cfg->detach,
+		    s.pid, s.cfg->workdir);
+	else
+		printf("started run %s with %s (onbox pid unknown yet) in %s\n", s.cfg->run,
+		    s.cfg->detach, s.cfg->workdir);
 	printf("  watch:  ");
 	printf(start_table[i].watch, i == 0 ? s.cfg->session : s.cfg->workdir);
 	printf("\n  status: %s -c %s status\n", s.self, s.cfgpath);

@@ -72,7 +72,8 @@ deliver_start(struct deliver *d)
 		if (fd < 0)
 			_exit(WK_EX_IOERR);
 		outbox_flush(d->dir, d->sinks, &d->opts, force, 0, &res);
-		_exit(0);
+		/* Tell the runner whether an attempt failed: it paces the next round (deliver_ended). */
+		_exit(res.failed > 0 ? WK_EX_FAIL : 0);
 	}
 	if (pid < 0) {
 		log_warn("cannot start a notification delivery: %s", strerror(errno));
@@ -106,28 +107,59 @@ deliver_poll_add(struct deliver *d, struct pollfd *pfd, int *n)
 	return (*n)++;
 }
 
-/* The child ended: reap it and decide when the next round is. */
+/*
+ * The child (already waited for) ended with status: forget it, and after a
+ * round in which an attempt failed (or that died) hold the next round back by
+ * retry_base_ms.  The retry times the round saved in the outbox are the
+ * normal pace, but when they could not be saved (ENOSPC: a full disk) the
+ * heads still look due at once, and the rounds would follow each other as
+ * fast as they fail: hundreds of attempts a second against a receiver that
+ * is down.  This hold lives in memory, so a full disk cannot lose it.
+ */
 static void
-deliver_reaped(struct deliver *d, int status)
+deliver_ended(struct deliver *d, int status)
 {
-	int64_t due;
-
 	if (d->pidfd >= 0)
 		close(d->pidfd);
 	d->pidfd = -1;
 	d->pid = 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == WK_EX_TEMPFAIL)
+		return;		/* another deliverer had the lock: no attempt was made */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		deadline_clear(&d->notbefore);
+	else
+		deadline_set(&d->notbefore, (uint64_t)d->opts.retry_base_ms);
+}
+
+/* Milliseconds until the hold set by deliver_ended passes; 0 when there is none. */
+static uint64_t
+deliver_hold_ms(const struct deliver *d)
+{
+	return deadline_isset(&d->notbefore) ? deadline_left_ms(&d->notbefore) : 0;
+}
+
+/* The child ended: reap it and decide when the next round is. */
+static void
+deliver_reaped(struct deliver *d, int status)
+{
+	uint64_t hold;
+	int64_t due, wait;
+
+	deliver_ended(d, status);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == WK_EX_TEMPFAIL) {
 		deadline_set(&d->next, DELIVER_BUSY_RETRY_MS);
 		return;
 	}
-	if (d->more) {
+	hold = deliver_hold_ms(d);
+	if (d->more && hold == 0) {
 		deliver_start(d);
 		return;
 	}
-	if ((due = outbox_next_due_ms(d->dir, d->sinks)) > 0) {
-		int64_t wait = due - outbox_now_ms();
-
-		deadline_set(&d->next, wait > 0 ? (uint64_t)wait : 0);
+	if (d->more)
+		deadline_set(&d->next, hold);
+	else if ((due = outbox_next_due_ms(d->dir, d->sinks)) > 0) {
+		wait = due - outbox_now_ms();
+		deadline_set(&d->next, wait > 0 && (uint64_t)wait > hold ? (uint64_t)wait : hold);
 	}
 }
 
@@ -153,6 +185,7 @@ deliver_drain(struct deliver *d, int max_ms)
 	struct deadline end;
 	int status, pending = 0;
 	int64_t due, now;
+	uint64_t wait;
 	cJSON *st, *it;
 
 	if (d->sinks->n == 0)
@@ -162,10 +195,7 @@ deliver_drain(struct deliver *d, int max_ms)
 	while (!deadline_expired(&end)) {
 		if (d->pid > 0) {
 			if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
-				if (d->pidfd >= 0)
-					close(d->pidfd);
-				d->pidfd = -1;
-				d->pid = 0;
+				deliver_ended(d, status);
 				if (WIFEXITED(status) && WEXITSTATUS(status) == WK_EX_TEMPFAIL)
 					usleep(DELIVER_BUSY_RETRY_MS * 1000);
 				continue;
@@ -176,12 +206,14 @@ deliver_drain(struct deliver *d, int max_ms)
 		if ((due = outbox_next_due_ms(d->dir, d->sinks)) == 0)
 			break;
 		now = outbox_now_ms();
+		wait = due > now ? (uint64_t)(due - now) : 0;
+		if (wait < deliver_hold_ms(d))
+			wait = deliver_hold_ms(d);	/* the last round failed: keep the pace */
 		/* Start a round only if it can finish, at its bound, within ours. */
-		if ((due > now ? (uint64_t)(due - now) : 0) + (uint64_t)d->timeout_s * 1000 >
-		    deadline_left_ms(&end))
+		if (wait + (uint64_t)d->timeout_s * 1000 > deadline_left_ms(&end))
 			break;
-		if (due > now)
-			usleep((useconds_t)(due - now) * 1000);
+		if (wait > 0)
+			usleep((useconds_t)wait * 1000);
 		deliver_start(d);
 	}
 	if (d->pid > 0)

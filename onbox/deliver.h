@@ -29,6 +29,7 @@ struct deliver {
 	int		 more;		/* events were queued while the child ran */
 	int		 force;		/* the next round ignores retry times */
 	struct deadline	 next;		/* when to start the next round */
+	struct deadline	 notbefore;	/* after a failed round: no new one before */
 };
 
 void deliver_init(struct deliver *d, const struct wk_config *cfg, const struct notify_sinks *sinks);
