@@ -124,13 +124,17 @@ attempt_rec_load(const char *workdir, const char *stage, long n, struct attempt_
 	return 0;
 }
 
-/* The wrapper's record, written whole each time (atomically). */
-static void
-wrapper_record(const char *path, const char *stage, long n, const struct proc_id *self,
+#define REC_TRIES	5	/* a briefly full disk: the end record is worth a short wait */
+#define REC_RETRY_MS	200
+
+/* The wrapper's record, written whole each time (atomically).  0 or -1 (errno set). */
+static int
+wrapper_record_once(const char *path, const char *stage, long n, const struct proc_id *self,
     const struct proc_id *child, int status, int exec_errno, int exited)
 {
 	cJSON *doc = cJSON_CreateObject();
 	char when[TIMEFMT_LEN];
+	int r;
 
 	timefmt_utc(time(NULL), when, sizeof(when));
 	cJSON_AddStringToObject(doc, "stage", stage);
@@ -153,9 +157,29 @@ wrapper_record(const char *path, const char *stage, long n, const struct proc_id
 		else
 			cJSON_AddNumberToObject(doc, "exit_code", WEXITSTATUS(status));
 	}
-	/* Nobody to report a failure to: onbox treats a missing end as "lost". */
-	(void)jsonfile_save(path, doc);
+	r = jsonfile_save(path, doc) == 0 ? 0 : -1;
 	cJSON_Delete(doc);
+	return r;
+}
+
+/*
+ * wrapper_record_once, tried REC_TRIES times REC_RETRY_MS apart: a stage
+ * that finished fine while the disk was briefly full must not be classed
+ * "lost" for want of one small file.  Nobody to report a final failure to:
+ * onbox treats a missing end as "lost".
+ */
+static void
+wrapper_record(const char *path, const char *stage, long n, const struct proc_id *self,
+    const struct proc_id *child, int status, int exec_errno, int exited)
+{
+	int i;
+
+	for (i = 0; i < REC_TRIES; i++) {
+		if (i > 0)
+			usleep(REC_RETRY_MS * 1000);
+		if (wrapper_record_once(path, stage, n, self, child, status, exec_errno, exited) == 0)
+			return;
+	}
 }
 
 /* In the wrapper process: never returns. */

@@ -75,6 +75,7 @@
 #define NOPIDFD_POLL_MS	200	/* liveness re-check when the kernel has no pidfd */
 #define REQUEUE_SETTLE_MS 2000	/* a wrapper whose stage Slurm killed lets go of its lock at once */
 #define SLURM_STOP_GRACE_MS 2000 /* Slurm signals a job's processes in one sweep: ours comes within it */
+#define PEND_MAX	256	/* events held in memory while the outbox cannot take them */
 
 /* What an attempt under Slurm records besides POLICY_KEY_JOB_ID. */
 #define ATT_KEY_RESTARTS "slurm_restart_count"	/* number: SLURM_RESTART_COUNT at its start */
@@ -94,6 +95,12 @@ struct source {
 	int		 wd;		/* inotify watch on its directory, -1 none */
 	struct logscan	 ls;
 	struct linering	 tail;
+};
+
+/* An event the outbox could not take yet, and the first sink it is not queued for. */
+struct pending_ev {
+	cJSON		*ev;
+	size_t		 sink;
 };
 
 struct runner {
@@ -133,6 +140,16 @@ struct runner {
 	struct notify_sinks sinks;
 	struct outbox_opts outbox;
 	struct deliver	 dl;
+
+	/*
+	 * Events outbox_enqueue could not queue (a full disk): a ring, oldest
+	 * first, queued again at every heartbeat and before exit, in the order
+	 * they were raised (runner_pend_flush).  A new event waits behind them.
+	 */
+	struct pending_ev pend[PEND_MAX];
+	size_t		 pend_head;
+	size_t		 npend;
+	int		 pend_failing;	/* this streak of failures is logged */
 	struct jobrun	*job;		/* detach "job": run stages are cluster jobs (jobrun.c); else NULL */
 
 	/* This onbox as a Slurm job sees itself (runner_slurm_env); job 0: not under Slurm. */
@@ -182,6 +199,7 @@ runner_last_line(const struct runner *r)
 static void runner_health_alerts(struct runner *r);
 static void runner_scan_save(struct runner *r);
 static void source_from(struct source *s, const cJSON *start);
+static int runner_pend_flush(struct runner *r);
 
 static void
 runner_heartbeat(struct runner *r)
@@ -192,6 +210,7 @@ runner_heartbeat(struct runner *r)
 	time_t now = time(NULL);
 	size_t i;
 
+	(void)runner_pend_flush(r);
 	timefmt_utc(now, when, sizeof(when));
 	cJSON_AddStringToObject(doc, "run", r->cfg->run);
 	cJSON_AddStringToObject(doc, "time", when);
@@ -256,29 +275,149 @@ runner_heartbeat(struct runner *r)
 
 /* ---- events ---- */
 
+/*
+ * Queue p's event in dir for each sink from p->sink on, one sink at a time,
+ * so a retry never queues it twice for a sink that already has it.  0, or
+ * -1 (errno set) with p->sink at the sink that failed.
+ */
+static int
+runner_enqueue(struct runner *r, const char *dir, struct pending_ev *p)
+{
+	struct notify_sinks one;
+
+	for (; p->sink < r->sinks.n; p->sink++) {
+		one = r->sinks;
+		one.v = &r->sinks.v[p->sink];
+		one.n = 1;
+		if (outbox_enqueue(dir, &one, p->ev, &r->outbox) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The outbox cannot take an event: said once per streak of failures, not per retry. */
+static void
+runner_pend_error(struct runner *r, const char *dir)
+{
+	int e = errno;
+
+	if (r->pend_failing)
+		return;
+	r->pend_failing = 1;
+	log_error("cannot queue a notification in %s: %s; held in memory (up to %d) and queued "
+	    "again at every heartbeat", dir, strerror(e), PEND_MAX);
+}
+
+/* Hold p (its event consumed) for a later runner_pend_flush; the oldest goes when full. */
+static void
+runner_pend_push(struct runner *r, struct pending_ev *p)
+{
+	struct pending_ev *old;
+
+	if (r->npend == PEND_MAX) {
+		old = &r->pend[r->pend_head];
+		log_error("%d notifications wait for space in the outbox: dropping the oldest, "
+		    "%s, never delivered", PEND_MAX, json_str(old->ev, "id", "?"));
+		cJSON_Delete(old->ev);
+		r->pend_head = (r->pend_head + 1) % PEND_MAX;
+		r->npend--;
+	}
+	r->pend[(r->pend_head + r->npend) % PEND_MAX] = *p;	/* transferred */
+	r->npend++;
+	p->ev = NULL;
+}
+
+/*
+ * Queue the held events, oldest first, stopping at the first that still
+ * cannot be queued.  0 when none is left held, else -1.
+ */
+static int
+runner_pend_flush(struct runner *r)
+{
+	struct pending_ev *p;
+	char *od;
+	size_t queued = 0;
+	int rc = 0;
+
+	if (r->npend == 0)
+		return 0;
+	od = layout_path(r->cfg->workdir, "outbox");
+	while (r->npend > 0) {
+		p = &r->pend[r->pend_head];
+		if (runner_enqueue(r, od, p) != 0) {
+			runner_pend_error(r, od);
+			rc = -1;
+			break;
+		}
+		cJSON_Delete(p->ev);
+		p->ev = NULL;
+		r->pend_head = (r->pend_head + 1) % PEND_MAX;
+		r->npend--;
+		queued++;
+	}
+	if (queued > 0) {
+		deliver_kick(&r->dl);
+		if (rc == 0) {
+			log_info("the outbox %s takes notifications again: queued %zu held in memory",
+			    od, queued);
+			r->pend_failing = 0;
+		}
+	}
+	free(od);
+	return rc;
+}
+
+/* The events still held at exit: lost to the webhooks, said loudly. */
+static void
+runner_pend_free(struct runner *r)
+{
+	if (r->npend > 0)
+		log_error("%zu notification(s) could never be queued in the outbox of %s: not "
+		    "delivered (events.jsonl has them where it could be written)", r->npend,
+		    r->cfg->workdir);
+	while (r->npend > 0) {
+		cJSON_Delete(r->pend[r->pend_head].ev);
+		r->pend_head = (r->pend_head + 1) % PEND_MAX;
+		r->npend--;
+	}
+}
+
 /* Append ev to events.jsonl, remember it for the heartbeat, print it. ev is consumed. */
 static void
 runner_emit(struct runner *r, cJSON *ev, const char *human)
 {
 	cJSON *brief = cJSON_CreateObject();
-	char *od = NULL;
+	struct pending_ev p;
+	char *od;
 
 	/*
 	 * The outbox first, then events.jsonl: killed in between, the event is
 	 * still delivered (the next onbox sends the outbox); the other order
-	 * would leave an event in the log that no webhook ever carries.
+	 * would leave an event in the log that no webhook ever carries.  What
+	 * the outbox cannot take (a full disk) is held in memory, behind the
+	 * events already held, and queued again later (runner_pend_flush).
 	 */
 	if (r->sinks.n > 0) {
 		od = layout_path(r->cfg->workdir, "outbox");
+		p.ev = cJSON_Duplicate(ev, 1);
+		p.sink = 0;
 		/* Durable first: on disk before any attempt to send it. */
-		if (outbox_enqueue(od, &r->sinks, ev, &r->outbox) < 0)
-			log_error("cannot queue a notification in %s: %s", od, strerror(errno));
-	}
-	if (events_append(r->cfg->workdir, ev) != 0)
-		log_warn("cannot append to events.jsonl: %s", strerror(errno));
-	if (od != NULL) {
+		if (runner_pend_flush(r) != 0)
+			runner_pend_push(r, &p);
+		else if (runner_enqueue(r, od, &p) != 0) {
+			runner_pend_error(r, od);
+			runner_pend_push(r, &p);
+		} else
+			cJSON_Delete(p.ev);
 		free(od);
 		deliver_kick(&r->dl);
+	}
+	if (events_append(r->cfg->workdir, ev) != 0) {
+		int e = errno;
+		char *ep = layout_path(r->cfg->workdir, EVENTS_FILE);
+
+		log_warn("cannot append to %s: %s", ep, strerror(e));
+		free(ep);
 	}
 	cJSON_AddStringToObject(brief, "event", json_str(ev, "event", ""));
 	if (json_str(ev, "stage", NULL) != NULL) {
@@ -645,6 +784,23 @@ hist_mark_log_start(cJSON *a, const char *path)
 	logscan_free(&ls);
 }
 
+/* hist_save of the current stage; on failure says which file and why.  0 or -1 (errno kept). */
+static int
+runner_hist_save(struct runner *r, const cJSON *hist)
+{
+	char *path;
+	int e;
+
+	if (hist_save(r->cfg->workdir, r->st->name, hist) == 0)
+		return 0;
+	e = errno;
+	path = layout_stage_file(r->cfg->workdir, r->st->name);
+	log_error("cannot write the history of stage %s, %s: %s", r->st->name, path, strerror(e));
+	free(path);
+	errno = e;
+	return -1;
+}
+
 static char *
 stage_log_path(const struct wk_config *cfg, const char *rel)
 {
@@ -787,22 +943,74 @@ runner_ckpt_step(const struct runner *r)
 	return step;
 }
 
-/* Write the marker (success) or the FAILED marker, update history, emit the event. */
+/* The policy's decision overridden to stop, by rule (the caller writes pol->reason). */
+static void
+policy_force_stop(struct policy_out *pol, const char *rule)
+{
+	pol->action = POLICY_STOP;
+	pol->rule = POLICY_NEVER_RETRY;
+	pol->rule_name = rule;
+}
+
+/*
+ * Write the marker (success) or the FAILED marker, update history, emit the
+ * event.  A success whose marker cannot be written is a failure (class
+ * disk_full on ENOSPC/EDQUOT, else unknown; never restarted: the disk is the
+ * problem): nothing says DONE without its marker.  A failure whose history
+ * cannot be written is neither restarted (no attempt is launched on a
+ * history not on disk) nor announced: the history still shows the attempt
+ * running, so the next onbox judges it again and announces that, and an
+ * event now would be a second, different one under the same id.  Its FAILED
+ * marker is still written (when it can be).  0 done, -1 failed.
+ */
 static int
-runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o)
+runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *given)
 {
 	const struct wk_stage *st = r->st;
-	const struct triage_class_info *ci = triage_info(o->cls);
+	const struct triage_class_info *ci;
+	struct outcome oc = *given;
+	const struct outcome *o = &oc;
 	cJSON *m = cJSON_CreateObject(), *ev, *pj = NULL;
 	char when[TIMEFMT_LEN], dur[32], ex[64], *mpath = NULL, *logrel, human[1024];
+	char *mwhy = NULL;
 	time_t now = time(NULL), started = (time_t)json_num(a, "started_unix", (double)now);
-	int ok = o->cls == TRIAGE_NONE, r_ = 0, restart = 0;
+	int ok, r_ = 0, restart = 0, e, hist_ok;
 	struct policy_out pol;
 
+	memset(&pol, 0, sizeof(pol));
 	timefmt_utc(now, when, sizeof(when));
 	timefmt_duration((long)(now - started), dur, sizeof(dur));
 	describe_exit(o, ex, sizeof(ex));
 	logrel = layout_attempt_log_rel(st->name, r->attempt);
+
+	cJSON_AddStringToObject(m, "run", r->cfg->run);
+	cJSON_AddStringToObject(m, "stage", st->name);
+	cJSON_AddStringToObject(m, "marker", st->marker);
+	cJSON_AddNumberToObject(m, "attempt", (double)r->attempt);
+	cJSON_AddStringToObject(m, "started", json_str(a, "started", ""));
+	cJSON_AddStringToObject(m, "ended", when);
+	cJSON_AddNumberToObject(m, "duration_s", (double)(now - started));
+	add_exit(m, o);
+	cJSON_AddStringToObject(m, "output", logrel);
+	if (st->log != NULL)
+		cJSON_AddStringToObject(m, "log", st->log);
+
+	/* The marker first: DONE is only ever said with it on disk. */
+	if (oc.cls == TRIAGE_NONE) {
+		mpath = layout_marker(r->cfg->workdir, st->marker);
+		if (jsonfile_save(mpath, m) != 0) {
+			e = errno;
+			mwhy = xstrfmt("cannot write marker %s: %s", mpath, strerror(e));
+			log_error("stage %s attempt %ld: %s: the attempt is failed", st->name,
+			    r->attempt, mwhy);
+			oc.cls = e == ENOSPC || e == EDQUOT ? TRIAGE_DISK_FULL : TRIAGE_UNKNOWN;
+			oc.evidence = mwhy;
+		}
+		free(mpath);
+		mpath = NULL;
+	}
+	ok = oc.cls == TRIAGE_NONE;
+	ci = triage_info(oc.cls);
 
 	/* The history first: the policy decides on it. */
 	json_set_str(a, "result", ok ? "done" : "failed");
@@ -820,23 +1028,26 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o
 	(void)policy_mark_progress(hist, a, r->prog_have ? r->prog_cur : -1, runner_ckpt_step(r));
 	if (!ok) {
 		restart = runner_policy(r, hist, &pol);
-		pj = policy_out_json(&pol);
-		json_set(a, "policy", cJSON_Duplicate(pj, 1));
+		if (restart && mwhy != NULL) {
+			restart = 0;
+			policy_force_stop(&pol, "marker_write");
+			snprintf(pol.reason, sizeof(pol.reason), "%s; a new attempt would fail the same "
+			    "way: free space (or fix the path), then onbox start", mwhy);
+		}
+		json_set(a, "policy", policy_out_json(&pol));
 	}
-	if (hist_save(r->cfg->workdir, st->name, hist) != 0)
-		log_warn("cannot write the history of stage %s: %s", st->name, strerror(errno));
+	hist_ok = runner_hist_save(r, hist) == 0;
+	if (!hist_ok && restart) {
+		restart = 0;
+		policy_force_stop(&pol, "history_write");
+		snprintf(pol.reason, sizeof(pol.reason), "the policy would restart it, but its "
+		    "history cannot be written: nothing is launched; the next onbox judges this "
+		    "attempt again");
+		json_set(a, "policy", policy_out_json(&pol));
+	}
+	if (!ok)
+		pj = policy_out_json(&pol);
 
-	cJSON_AddStringToObject(m, "run", r->cfg->run);
-	cJSON_AddStringToObject(m, "stage", st->name);
-	cJSON_AddStringToObject(m, "marker", st->marker);
-	cJSON_AddNumberToObject(m, "attempt", (double)r->attempt);
-	cJSON_AddStringToObject(m, "started", json_str(a, "started", ""));
-	cJSON_AddStringToObject(m, "ended", when);
-	cJSON_AddNumberToObject(m, "duration_s", (double)(now - started));
-	add_exit(m, o);
-	cJSON_AddStringToObject(m, "output", logrel);
-	if (st->log != NULL)
-		cJSON_AddStringToObject(m, "log", st->log);
 	if (!ok) {
 		cJSON_AddStringToObject(m, "class", ci->name);
 		cJSON_AddStringToObject(m, "title", ci->title);
@@ -853,14 +1064,14 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o
 	 * A failure the policy restarts leaves no FAILED marker: a sentinel or
 	 * a person would read it as the end.  The event and the history say it.
 	 */
-	if (ok || !restart) {
-		mpath = ok ? layout_marker(r->cfg->workdir, st->marker) :
-		    layout_failed(r->cfg->workdir, st->marker);
-		if (jsonfile_save(mpath, m) != 0) {
-			log_error("cannot write marker %s: %s", mpath, strerror(errno));
-			r_ = -1;
-		}
+	if (!ok && !restart) {
+		mpath = layout_failed(r->cfg->workdir, st->marker);
+		if (jsonfile_save(mpath, m) != 0)
+			log_error("stage %s attempt %ld FAILED, but cannot write marker %s: %s: "
+			    "nothing on disk says so", st->name, r->attempt, mpath, strerror(errno));
 	}
+	if (!ok)
+		r_ = -1;
 
 	ev = events_new(r->instance, r->cfg->run, ok ? "stage_done" : "stage_failed", st->name,
 	    r->attempt);
@@ -891,12 +1102,19 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *o
 		    o->evidence ? o->evidence : "", restart ? "restarting" : "not restarted",
 		    pol.reason);
 	}
-	runner_emit(r, ev, human);
-	json_set_bool(a, "reported", 1);
-	(void)hist_save(r->cfg->workdir, st->name, hist);
+	if (!ok && !hist_ok) {
+		log_error("%s: not announced: the history of stage %s cannot be written; the next "
+		    "onbox judges attempt %ld again", human, st->name, r->attempt);
+		cJSON_Delete(ev);
+	} else {
+		runner_emit(r, ev, human);
+		json_set_bool(a, "reported", 1);
+		(void)runner_hist_save(r, hist);
+	}
 	r->restart = restart;
 	cJSON_Delete(m);
 	cJSON_Delete(pj);
+	free(mwhy);
 	free(mpath);
 	free(logrel);
 	return r_;
@@ -986,7 +1204,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			}
 			if (w->kill_pgid > 0 || w->job != NULL) {
 				json_set_bool(a, "timed_out", 1);
-				(void)hist_save(r->cfg->workdir, r->st->name, hist);
+				(void)runner_hist_save(r, hist);
 				log_warn("stage %s ran past timeout_s=%ld: stopping it", r->st->name,
 				    r->st->timeout_s);
 				if (w->job != NULL) {
@@ -1135,7 +1353,7 @@ runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *r
 	json_set_bool(a, "reported", 1);
 	restart = runner_policy(r, hist, &pol);
 	json_set(a, "policy", policy_out_json(&pol));
-	(void)hist_save(r->cfg->workdir, r->st->name, hist);
+	(void)runner_hist_save(r, hist);	/* a restart's new attempt is saved (and checked) whole */
 	ev = events_new(r->instance, r->cfg->run, "stage_lost", r->st->name, r->attempt);
 	cJSON_AddStringToObject(ev, "class", cls);
 	cJSON_AddBoolToObject(ev, "restarting", restart);
@@ -1386,8 +1604,7 @@ runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 		step = json_long(r->saved, "prog_cur", -1);
 	(void)policy_mark_progress(hist, a, step, runner_ckpt_step(r));
 	json_set_bool(a, "reported", 1);
-	if (hist_save(r->cfg->workdir, st->name, hist) != 0)
-		log_warn("cannot write the history of stage %s: %s", st->name, strerror(errno));
+	(void)runner_hist_save(r, hist);	/* the new attempt's save, checked, carries it too */
 
 	snprintf(human, sizeof(human), "%s requeued by Slurm (job %s, restart %ld): attempt %ld starts",
 	    st->name, r->slurm.job_id, r->slurm.restarts, n + 1);
@@ -1519,7 +1736,7 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		w->own = 1;
 		proc_identify(pid, &w->id);
 	}
-	(void)hist_save(r->cfg->workdir, r->st->name, hist);
+	(void)runner_hist_save(r, hist);	/* "starting" is on disk: enough to never number it twice */
 	ev = events_new(r->instance, r->cfg->run, "stage_started", r->st->name, r->attempt);
 	cJSON_AddStringToObject(ev, "command", cmd);
 	if (strcmp(cmd, r->st->run) != 0)
@@ -1669,8 +1886,17 @@ runner_stage(struct runner *r, size_t idx)
 			hist_mark_log_start(a, p);
 			free(p);
 		}
-		if (hist_save(r->cfg->workdir, st->name, hist) != 0)
-			log_warn("cannot write the history of stage %s: %s", st->name, strerror(errno));
+		/*
+		 * Never an attempt whose history is not on disk: the next onbox
+		 * would number another one the same, and two different events
+		 * would share an id.  Nothing is launched, nothing marked failed.
+		 */
+		if (runner_hist_save(r, hist) != 0) {
+			log_error("stage %s: attempt %ld not started: its history cannot be written",
+			    st->name, r->attempt);
+			rc = WK_EX_IOERR;
+			goto out;
+		}
 		if (!st->has_wait && runner_launch(r, hist, a, &w) != 0) {
 			rc = 1;
 			goto out;
@@ -1742,7 +1968,7 @@ runner_stage(struct runner *r, size_t idx)
 
 			json_set_str(a, "result", "running");
 			json_set_num(a, "wait_announced", 1);
-			(void)hist_save(r->cfg->workdir, st->name, hist);
+			(void)runner_hist_save(r, hist);	/* else the next onbox announces it again */
 			if (st->wait.pid > 0)
 				cJSON_AddNumberToObject(ev, "wait_pid", (double)st->wait.pid);
 			else
@@ -2124,7 +2350,13 @@ runner_run(struct wk_config *cfg, const char *stage)
 		    cfg->chain[only].name, cfg->chain[i].name);
 	} else if (rc == 1)
 		r.status = "failed";
-	else {
+	else if (rc == WK_EX_IOERR) {
+		/* Not "failed": no FAILED marker says so; the next onbox takes it up. */
+		r.status = "stopped";
+		log_error("stopped: the workdir %s cannot be written (see above); once it can, "
+		    "`onbox run%s%s` continues", cfg->workdir, stage != NULL ? " --stage " : "",
+		    stage != NULL ? stage : "");
+	} else {
 		r.status = "stopped";
 		if (r.st != NULL && r.stage_pid > 0 && r.slurm.job)
 			log_info("stopped by signal %d; stage %s (pid %ld) is Slurm's to stop with job %s: "
@@ -2135,6 +2367,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 			    "`onbox run%s%s` re-attaches to it", r.got_signal, r.st->name, r.stage_pid,
 			    stage != NULL ? " --stage " : "", stage != NULL ? stage : "");
 	}
+	(void)runner_pend_flush(&r);	/* the last chance for events held in memory */
 	if (r.sinks.n > 0) {
 		int pending = deliver_drain(&r.dl, (int)(r.sinks.timeout_s + 2) * 1000);
 
@@ -2144,6 +2377,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 	}
 	runner_heartbeat(&r);
  out:
+	runner_pend_free(&r);
 	jobrun_free(r.job);
 	deliver_free(&r.dl);
 	notify_sinks_free(&r.sinks);
