@@ -44,9 +44,20 @@ cron_install(const struct wk_config *cfg, const char *self, const char *cfgpath)
 		goto out;
 	}
 	if ((line = crontab_line(cfg, self, cfgpath)) == NULL) {
-		log_error("cannot build the crontab line: %s%s", strerror(errno), errno == EINVAL ?
-		    " (patrol.schedule is not a cron schedule, or a path holds a newline)" : "");
-		rc = WK_EX_SOFTWARE;
+		if (errno == EINVAL) {
+			/*
+			 * The schedule was checked above: a path holds a newline (the
+			 * config's, patrol's or the state directory's), which would end
+			 * the crontab line.  Not the config's content: exit 1.
+			 */
+			log_error("cannot install the cron entry: a path in it (patrol %s, the config, "
+			    "or the state directory) holds a newline, which would end the crontab line; "
+			    "move it to a path without one", self);
+			rc = WK_EX_FAIL;
+		} else {
+			log_error("cannot build the crontab line: %s", strerror(errno));
+			rc = WK_EX_SOFTWARE;
+		}
 		goto out;
 	}
 	rest = crontab_without(tab, cfg->run, &had);
