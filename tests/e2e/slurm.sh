@@ -287,33 +287,8 @@ slurm_tagged() {
 	echo $out
 }
 
-# Pids below $1 in the process tree.
-_slurm_descendants() {
-	if declare -F sshd_descendants >/dev/null; then
-		sshd_descendants "$1"
-		return
-	fi
-	local root=$1 f line rest pid ppid queue out=""
-	local -A kids=()
-	for f in /proc/[0-9]*/stat; do
-		read -r line 2>/dev/null <"$f" || continue
-		pid=${line%% *}
-		rest=${line##*) }
-		ppid=${rest#* }
-		ppid=${ppid%% *}
-		kids[$ppid]+=" $pid"
-	done
-	queue=$root
-	while [ -n "$queue" ]; do
-		set -- $queue
-		pid=$1
-		shift
-		queue="$* ${kids[$pid]:-}"
-		queue=${queue# }
-		[ "$pid" = "$root" ] || out="$out $pid"
-	done
-	echo $out
-}
+# Pids below $1 in the process tree: sshd.sh's walk (every user of this file sources it first).
+_slurm_descendants() { sshd_descendants "$1"; }
 
 # Alive and not a zombie (an exited child of init may stay a zombie a while).
 slurm_pid_alive() {
