@@ -960,21 +960,13 @@ hb_logbook(struct hb *h)
 static void
 hb_slurm(struct hb *h)
 {
-	struct buf *b = &h->b, names = BUF_INIT, cmd = BUF_INIT, grep = BUF_INIT;
+	struct buf *b = &h->b, cmd = BUF_INIT, grep = BUF_INIT;
 	const cJSON *all = cJSON_GetObjectItemCaseSensitive(h->ps, "slurm");
 	char *start = remote_onbox_command(h->cfg, "start"), *boxcfg = remote_boxcfg(h->cfg), *w;
+	char *names = slurm_names(h->cfg);
 	size_t i;
 
-	for (i = 0; i < h->cfg->nchain; i++) {
-		char *n = jobctl_job_name(h->cfg, h->cfg->chain[i].name);
-
-		buf_printf(&names, "%s%s", i > 0 ? "," : "", n);
-		w = xstrfmt("|%s|", n);
-		buf_puts(&grep, " -e ");
-		sshq_append(&grep, w);
-		free(w);
-		free(n);
-	}
+	slurm_grep_names(h->cfg, &grep, "|", "|");
 	buf_puts(b, "Each stage is one Slurm job named `wk-<run>-<stage>`, joined to the stage before "
 	    "it by `--dependency=afterok`; the job runs `onbox run --stage <stage>`, so markers, "
 	    "FAILED markers, triage and notifications are the same as under tmux. Job ids change "
@@ -1007,7 +999,7 @@ hb_slurm(struct hb *h)
 	    "jobs in the queue, with why each one waits (`DependencyNeverSatisfied`: the stage "
 	    "before it failed, it will never start):\n\n");
 	buf_puts(&cmd, "squeue --name=");
-	sshq_append(&cmd, buf_str(&names));
+	sshq_append(&cmd, names);
 	buf_puts(&cmd, " -o '%i %j %T %r'\n");
 	md_block(b, "sh", cmd.data);
 	buf_reset(&cmd);
@@ -1015,7 +1007,7 @@ hb_slurm(struct hb *h)
 	    "cluster has none (`sacct` says accounting storage is disabled), from the job "
 	    "completion file:\n\n");
 	buf_puts(&cmd, "sacct -X -S now-7days --name=");
-	sshq_append(&cmd, buf_str(&names));
+	sshq_append(&cmd, names);
 	buf_puts(&cmd, " -o jobid,jobname,state,exitcode,elapsed\nsacct -c -n -P -o "
 	    "jobid,jobname,state,exitcode | grep -F");
 	buf_puts(&cmd, buf_str(&grep));
@@ -1049,7 +1041,7 @@ hb_slurm(struct hb *h)
 	buf_puts(b, "Config on the box: ");
 	md_code(b, boxcfg);
 	buf_puts(b, "\n\n");
-	buf_free(&names);
+	free(names);
 	buf_free(&cmd);
 	buf_free(&grep);
 	free(start);

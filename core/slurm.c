@@ -376,8 +376,7 @@ slurm_scancel_command(const char *const *ids, size_t n)
 
 /* ---- the query fragment ---- */
 
-/* " -e '<pre><name><post>'" for every job name of the chain: grep -F's patterns. */
-static void
+void
 slurm_grep_names(const struct wk_config *cfg, struct buf *b, const char *pre, const char *post)
 {
 	size_t i;
@@ -394,9 +393,9 @@ slurm_grep_names(const struct wk_config *cfg, struct buf *b, const char *pre, co
 }
 
 char *
-slurm_query_script(const struct wk_config *cfg)
+slurm_names(const struct wk_config *cfg)
 {
-	struct buf b = BUF_INIT, names = BUF_INIT;
+	struct buf names = BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < cfg->nchain; i++) {
@@ -405,8 +404,18 @@ slurm_query_script(const struct wk_config *cfg)
 		buf_printf(&names, "%s%s", i > 0 ? "," : "", n);
 		free(n);
 	}
+	return buf_detach(&names);
+}
+
+char *
+slurm_query_script(const struct wk_config *cfg)
+{
+	struct buf b = BUF_INIT;
+	char *names = slurm_names(cfg);
+
 	buf_puts(&b, "SN=");
-	sshq_append(&b, buf_str(&names));
+	sshq_append(&b, names);
+	free(names);
 	buf_puts(&b, "\nST=; command -v timeout >/dev/null 2>&1 && ST='timeout " SLURM_CMD_TIMEOUT "'\n"
 	    /* the queue: JSON when this squeue has it */
 	    "o=$($ST squeue -a --json --name=\"$SN\" 2>/dev/null); r=$?\n"
@@ -434,8 +443,23 @@ slurm_query_script(const struct wk_config *cfg)
 	    "if [ $r = 0 ]; then printf '%s\\n' \"$o\" | grep -F");
 	slurm_grep_names(cfg, &b, " JobName=", " ");
 	buf_puts(&b, " || :; else printf '%s\\n' \"$o\" | tail -n 3; fi\n");
-	buf_free(&names);
 	return buf_detach(&b);
+}
+
+int
+slurm_ask(const struct wk_config *cfg, struct slurm_view *sv, char **why)
+{
+	struct jobctl jc;
+	char *script = slurm_query_script(cfg), *out = NULL;
+	int rc;
+
+	memset(sv, 0, sizeof(*sv));
+	jobctl_init(&jc, cfg);
+	if ((rc = jobctl_exec(&jc, "the Slurm query", script, &out, why)) == 0)
+		rc = slurm_parse(cfg, out, strlen(out), sv, why);
+	free(script);
+	free(out);
+	return rc;
 }
 
 /* ---- parsing ---- */

@@ -51,6 +51,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "buf.h"
 #include "config.h"
 #include "diag.h"
 
@@ -120,8 +121,19 @@ char *slurm_scancel_command(const char *const *ids, size_t n);
 /* 1 when s looks like a job id: digits, optionally with _N or +N. */
 int slurm_id_ok(const char *s);
 
+/* The run's job names, comma-separated ("wk-r-a,wk-r-b"), as --name takes them; caller frees. */
+char *slurm_names(const struct wk_config *cfg);
+/* " -e '<pre><name><post>'" for every job name of cfg: grep -F's patterns, quoted. */
+void slurm_grep_names(const struct wk_config *cfg, struct buf *b, const char *pre, const char *post);
+
 /* The query fragment for cfg's job names; caller frees. */
 char *slurm_query_script(const struct wk_config *cfg);
+/*
+ * Run the fragment here (onbox on the login node), bounded like jobctl's
+ * commands, and parse it: 0 and *sv (slurm_view_free), or a negative code
+ * and *why (caller frees).  sv->queue_known still has to be checked.
+ */
+int slurm_ask(const struct wk_config *cfg, struct slurm_view *sv, char **why);
 /*
  * Parse the fragment's output.  0 and *sv (free with slurm_view_free), or
  * WK_ERR_PARSE and *why when the framing itself is broken.  A source that

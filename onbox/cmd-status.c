@@ -19,7 +19,6 @@
 #include "events.h"
 #include "fsutil.h"
 #include "jsonfile.h"
-#include "jobctl.h"
 #include "layout.h"
 #include "monotime.h"
 #include "notify.h"
@@ -102,15 +101,11 @@ stage_state(const struct wk_config *cfg, const struct wk_stage *st, const cJSON 
 static void
 status_slurm(const struct wk_config *cfg, cJSON *doc)
 {
-	struct jobctl jc;
 	struct slurm_view sv;
-	char *script = slurm_query_script(cfg), *out = NULL, *why = NULL;
+	char *why = NULL;
 	cJSON *st;
 
-	jobctl_init(&jc, cfg);
-	memset(&sv, 0, sizeof(sv));
-	if (jobctl_exec(&jc, "the Slurm query", script, &out, &why) != 0 ||
-	    slurm_parse(cfg, out, strlen(out), &sv, &why) != 0) {
+	if (slurm_ask(cfg, &sv, &why) != 0) {
 		cJSON_AddStringToObject(doc, "slurm_error", why != NULL ? why : "?");
 		goto out;
 	}
@@ -137,8 +132,6 @@ status_slurm(const struct wk_config *cfg, cJSON *doc)
 	}
  out:
 	slurm_view_free(&sv);
-	free(script);
-	free(out);
 	free(why);
 }
 

@@ -181,11 +181,10 @@ ss_marker(const struct wk_config *cfg, size_t i)
 static int
 ss_query(struct slurmstart *s, struct slurm_view *sv)
 {
-	char *script = slurm_query_script(s->cfg), *out = NULL, *why = NULL;
+	char *why = NULL;
 	int rc = 0;
 
-	if (jobctl_exec(&s->jc, "the Slurm query", script, &out, &why) != 0 ||
-	    slurm_parse(s->cfg, out, strlen(out), sv, &why) != 0) {
+	if (slurm_ask(s->cfg, sv, &why) != 0) {
 		log_error("cannot ask Slurm about run %s: %s; not submitting anything", s->cfg->run,
 		    why != NULL ? why : "?");
 		rc = WK_EX_TEMPFAIL;
@@ -196,8 +195,6 @@ ss_query(struct slurmstart *s, struct slurm_view *sv)
 		slurm_view_free(sv);
 		rc = WK_EX_TEMPFAIL;
 	}
-	free(script);
-	free(out);
 	free(why);
 	return rc;
 }
@@ -321,6 +318,7 @@ ss_carry_out(struct slurmstart *s)
 static void
 ss_report(const struct slurmstart *s, int submitted)
 {
+	char *names;
 	size_t i;
 	const char *sep = "";
 
@@ -344,10 +342,9 @@ ss_report(const struct slurmstart *s, int submitted)
 	printf("\n");
 	if (!submitted)
 		printf("  nothing submitted: every missing stage already has a job in the queue\n");
-	printf("  watch:  squeue --name=");
-	for (i = 0; i < s->cfg->nchain; i++)
-		printf("%swk-%s-%s", i > 0 ? "," : "", s->cfg->run, s->cfg->chain[i].name);
-	printf("\n  status: %s -c %s status\n", s->self, s->cfgpath);
+	names = slurm_names(s->cfg);
+	printf("  watch:  squeue --name=%s\n  status: %s -c %s status\n", names, s->self, s->cfgpath);
+	free(names);
 }
 
 int

@@ -1,6 +1,7 @@
 # A throwaway one-node Slurm cluster (munged, slurmctld, slurmd) for the
 # end-to-end tests; sourced after lib.sh (which gives $T, wait_for, fail) and
-# usually after sshd.sh.  Runs as root and touches nothing outside
+# sshd.sh (its exit mechanism, port picker and process-tree walk).  Runs as
+# root and touches nothing outside
 # "$T/slurm/": no /etc/slurm, no /etc/munge, no system munge socket.
 #
 #   slurm_available       0 when every daemon and client is installed (and
@@ -22,7 +23,7 @@
 #                         steps (slurmstepd) and job processes
 #   slurm_pid_alive PID   alive and not a zombie
 #   slurm_at_exit CMD     run CMD when the test's subshell exits, pass or fail
-#                         (sshd_at_exit when sshd.sh is sourced)
+#                         (sshd.sh's sshd_at_exit)
 #
 # Knobs, read by slurm_start: SLURM_EXTRA_CONFIG (lines appended to
 # slurm.conf; a repeated key overrides, slurmctld logs "specified more than
@@ -79,32 +80,15 @@ slurm_available() {
 
 _slurm_bin() { command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"; }
 
-# The exit mechanism: sshd.sh's when it is sourced, else the same one here.
-if ! declare -F sshd_at_exit >/dev/null; then
-	_SSHD_EXIT_CMDS=()
-	sshd_at_exit() {
-		_SSHD_EXIT_CMDS+=("$1")
-		trap _sshd_run_exit EXIT
-	}
-	_sshd_run_exit() {
-		local c
-		for c in "${_SSHD_EXIT_CMDS[@]}"; do
-			eval "$c" >/dev/null 2>&1 || true
-		done
-	}
-fi
+# The exit mechanism is sshd.sh's (sourced before this file).
 slurm_at_exit() { sshd_at_exit "$1"; }
 
-# A TCP port on 127.0.0.1 with no listener right now, other than $1.
+# A free port other than $1 (sshd.sh's picker).
 _slurm_free_port() {
 	local i p
-	for i in $(seq 1 50); do
-		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-		[ "$p" != "${1:-}" ] || continue
-		if [ -z "$(ss -ltnH "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return 0
-		fi
+	for i in 1 2 3 4 5; do
+		p=$(sshd_free_port) || return 1
+		[ "$p" = "${1:-}" ] || { echo "$p"; return 0; }
 	done
 	return 1
 }
