@@ -136,6 +136,7 @@ demo: all
 	bash examples/demo/demo.sh $(BUILD)
 
 bench: all
+	$(MAKE) --no-print-directory onbox-portable || echo "make bench: onbox-portable not (fully) built: bench says why"
 	bash bench/bench.sh $(BUILD)
 
 # The long fault suite (tests/chaos/): the short version is part of `make test`.
