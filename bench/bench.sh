@@ -322,6 +322,16 @@ if len(idle_v) == 2:
     row("onbox peak RSS while idle (KiB)", rss, "< 8192 KiB", rss < 8192)
 else:
     missing("idle", [f"onbox CPU while idle {idle}s (ms)", "onbox peak RSS while idle (KiB)"])
+idle_p = last("idle_portable").split()
+if len(idle_p) == 2:
+    cpu, rss = int(idle_p[0]), int(idle_p[1])
+    row(f"portable (static) onbox CPU while idle {idle}s (ms)", cpu, "< 20 ms", cpu < 20)
+    row("portable (static) onbox peak RSS while idle (KiB)", rss, "< 8192 KiB", rss < 8192)
+elif os.path.exists(os.path.join(d, "idle_portable.why")):
+    notes.append(open(os.path.join(d, "idle_portable.why")).read().strip())
+else:
+    missing("idle_portable", [f"portable (static) onbox CPU while idle {idle}s (ms)",
+                              "portable (static) onbox peak RSS while idle (KiB)"])
 
 hook = ms(x for x in lines("webhook") if x.strip())
 if hook:

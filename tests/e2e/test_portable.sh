@@ -134,8 +134,29 @@ SH
 	assert_eq "$(wc -l <"$T/launch.train" | tr -d ' ')" 1
 }
 
+# `onbox start` as `patrol deploy` runs it: detached with nohup (onbox re-runs
+# itself from /proc/self/exe), a bare environment, the chain to DONE in the
+# background.  This machine's architecture only: qemu-user cannot re-run a
+# foreign binary without binfmt_misc.
+test_start_detached() {
+	local pid
+	mkdir -p "$T/work"
+	conf "" "[
+	{\"stage\": \"a\", \"run\": \"echo a ok\", \"done_when\": \"^a ok\$\", \"marker\": \"A_DONE\"},
+	{\"stage\": \"b\", \"run\": \"echo b ok\", \"done_when\": \"^b ok\$\", \"marker\": \"B_DONE\"}]"
+	ponbox start >"$T/start.out" 2>&1
+	pid=$(sed -n 's/.*(onbox pid \([0-9]*\)).*/\1/p' "$T/start.out")
+	[ -n "$pid" ] || { cat "$T/start.out" >&2; fail "no onbox pid in start's output"; }
+	echo "$pid" >>"$T/.pids"
+	wait_for 30 test -f "$(W)/markers/B_DONE"
+	assert_file "$(W)/markers/A_DONE"
+	wait_for 30 eval '[ "$(json "$(W)/state.json" "d[\"status\"]")" = done ]'
+	wait_for 30 eval '! kill -0 '"$pid"' 2>/dev/null'
+}
+
 for a in x86_64 aarch64; do
 	pt "portable_${a}_static" "$a" test_static
 	pt "portable_${a}_version_empty_env" "$a" test_version_empty_env
 	pt "portable_${a}_two_stage_chain" "$a" test_two_stage_chain
 done
+pt "portable_${HOST}_start_detached" "$HOST" test_start_detached
