@@ -104,7 +104,7 @@ toolchain() {
 	local arch=$1 libc
 	if [ "$arch" = "$host" ]; then
 		cc=${CC:-cc}
-		strip=strip
+		strip="strip"
 	else
 		cc=$arch-linux-gnu-gcc
 		strip=$arch-linux-gnu-strip
@@ -263,7 +263,8 @@ for arch in "${archs[@]}"; do
 	2)
 		# What cannot be built now is not left behind from an older build.
 		rm -f "$out/onbox-$arch-linux"
-		echo "$why" >"$out/onbox-$arch-linux.skip"
+		echo "$why" >"$out/onbox-$arch-linux.skip.tmp" &&
+			mv "$out/onbox-$arch-linux.skip.tmp" "$out/onbox-$arch-linux.skip"
 		echo "onbox-portable: cannot build $arch: $why" >&2
 		[ $rc -eq 1 ] || rc=2 ;;
 	*)

@@ -62,7 +62,7 @@ pt() {
 
 # ponbox ARGS...: the portable onbox of $PARCH (through qemu when foreign) on
 # $T/wk.json, in a bare environment: PATH and HOME only.
-ponbox() { ready "$PARCH" && env -i PATH=/usr/bin:/bin HOME="$T" $PRUN "$PBIN" -c "$T/wk.json" "$@"; }
+ponbox() { ready "$PARCH" && env -i PATH=/usr/bin:/bin HOME="$T" ${PRUN:+"$PRUN"} "$PBIN" -c "$T/wk.json" "$@"; }
 
 test_static() {
 	local machine
@@ -92,7 +92,7 @@ test_static() {
 
 test_version_empty_env() {
 	ready "$PARCH"
-	env -i $PRUN "$PBIN" --version >"$T/v" 2>"$T/err"
+	env -i ${PRUN:+"$PRUN"} "$PBIN" --version >"$T/v" 2>"$T/err"
 	assert_eq "$(head -n 1 "$T/v")" "onbox $VERSION"
 }
 
