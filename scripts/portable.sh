@@ -12,6 +12,9 @@
 # - cJSON and PCRE2 come from Debian's source packages (`apt-get source cjson
 #   pcre2`, Debian's patches applied: scripts/install-deps.sh adds the deb-src
 #   entries), unpacked once into build/portable/src/; no network after that.
+#   The newest version apt knows that the mirror serves (a security update
+#   whose source is missing falls back to the release's, with a warning);
+#   build/portable/src/VERSIONS says which.
 #   Each is compiled per architecture into a static library: cJSON is one .c
 #   file; PCRE2 is compiled directly from its source list (its
 #   NON-AUTOTOOLS-BUILD), 8-bit, Unicode and JIT on as in Debian's build.
@@ -70,32 +73,54 @@ initgroups getgrouplist getlogin getlogin_r"
 cjson_dir() { find "$src" -mindepth 1 -maxdepth 1 -type d -name 'cjson-*' | sort | tail -n 1; }
 pcre2_dir() { find "$src" -mindepth 1 -maxdepth 1 -type d -name 'pcre2-*' | sort | tail -n 1; }
 
-# fetch_sources: 0 when both trees are there; else prints why and returns 1.
-fetch_sources() {
-	local tmp d
-	if [ -n "$(cjson_dir)" ] && [ -n "$(pcre2_dir)" ]; then
-		return 0
-	fi
-	if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-source >/dev/null 2>&1; then
-		why="no cJSON/PCRE2 source in $src and no apt-get/dpkg-source (dpkg-dev) to fetch it"
+# fetch_one PKG: PKG's source tree into $src, the newest version apt knows
+# that can be fetched (a security update whose source the mirror lacks falls
+# back to the release's, said aloud); else sets why and returns 1.
+fetch_one() {
+	local pkg=$1 tmp v vers newest="" got="" err=""
+	[ -n "$(find "$src" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*")" ] && return 0
+	vers=$(apt-cache showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -urV)
+	if [ -z "$vers" ]; then
+		why="apt knows no source package $pkg (no deb-src entries: scripts/install-deps.sh adds them)"
 		return 1
 	fi
 	tmp=$(mktemp -d "$src/.fetch.XXXXXX")
-	if ! (cd "$tmp" && apt-get -q source cjson pcre2) >"$tmp/log" 2>&1; then
-		why="apt-get source cjson pcre2 failed ($(grep -E '^E:' "$tmp/log" | head -n 1 || true)); scripts/install-deps.sh adds the deb-src entries"
-		rm -rf "$tmp"
-		return 1
-	fi
-	for d in "$tmp"/cjson-*/ "$tmp"/pcre2-*/; do
-		[ -d "$d" ] && mv "$d" "$src/"
+	for v in $vers; do
+		[ -n "$newest" ] || newest=$v
+		rm -rf "${tmp:?}"/*
+		if (cd "$tmp" && apt-get -q source "$pkg=$v") >"$tmp.log" 2>&1; then
+			got=$v
+			break
+		fi
+		[ -n "$err" ] || err=$(grep -E '^E:' "$tmp.log" | head -n 1 || true)
 	done
-	grep -h '^Source:\|^Version:' "$tmp"/*.dsc | paste - - >"$src/VERSIONS"
-	rm -rf "$tmp"
-	if [ -z "$(cjson_dir)" ] || [ -z "$(pcre2_dir)" ]; then
-		why="apt-get source cjson pcre2 did not unpack both trees into $src"
+	if [ -n "$got" ]; then
+		mv "$tmp/$pkg"-*/ "$src/" 2>/dev/null || true
+		echo "$pkg $got" >>"$src/VERSIONS"
+	fi
+	rm -rf "$tmp" "$tmp.log"
+	if [ -z "$got" ]; then
+		why="apt-get source $pkg failed for every version apt knows ($vers): $err"
 		return 1
 	fi
-	say "sources: $(tr '\t\n' ' ;' <"$src/VERSIONS")"
+	if [ -z "$(find "$src" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*")" ]; then
+		why="apt-get source $pkg=$got unpacked no $pkg-* tree (is dpkg-dev installed?)"
+		return 1
+	fi
+	say "source: $pkg $got"
+	[ "$got" = "$newest" ] ||
+		echo "onbox-portable: warning: $pkg $newest could not be fetched ($err); built from $got" >&2
+}
+
+# fetch_sources: 0 when both trees are there; else sets why and returns 1.
+fetch_sources() {
+	if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-source >/dev/null 2>&1; then
+		if [ -z "$(cjson_dir)" ] || [ -z "$(pcre2_dir)" ]; then
+			why="no cJSON/PCRE2 source in $src and no apt-get/dpkg-source (dpkg-dev) to fetch it"
+			return 1
+		fi
+	fi
+	fetch_one cjson && fetch_one pcre2
 }
 
 # --- the compiler for one architecture -----------------------------------------
