@@ -1165,7 +1165,7 @@ notify_secrets_read(const char *path, cJSON **out, char **why)
 		goto out;
 	}
 	if ((st.st_mode & 077) != 0) {
-		*why = xstrfmt("its mode is %04o: group or others may read it; it must be 0600 "
+		*why = xstrfmt("its mode is %04o: group or others have access; it must be 0600 "
 		    "(`patrol deploy` writes it so)", (unsigned int)(st.st_mode & 07777));
 		goto out;
 	}
@@ -1280,8 +1280,8 @@ notify_sinks_load_box(const struct wk_config *cfg, struct notify_sinks *out)
 	memset(out, 0, sizeof(*out));
 	src.path = path;
 	if ((r = notify_secrets_read(path, &file, &why)) < 0) {
-		log_error("%s: %s; refusing it: sinks that take a value from it stay held and "
-		    "their events stay in the outbox (send it again with `patrol deploy`)", path, why);
+		log_error("%s: %s; refusing it: every sink that names a url_env/token_env is "
+		    "held and its events stay in the outbox (send it again with `patrol deploy`)", path, why);
 		src.problem = why;
 	}
 	src.file = file;
