@@ -46,9 +46,11 @@ secrets_script(const char *path)
 	d = xstrndup(path, (size_t)(strrchr(path, '/') - path));
 	buf_puts(&b, "umask 077; d=");
 	sshq_append(&b, d);
-	buf_puts(&b, "; mkdir -p -- \"$d\" && t=\"$d/.secrets.wk-tmp.$$\" && "
-	    "{ cat > \"$t\" && chmod 600 -- \"$t\" && mv -f -- \"$t\" \"$d/" NOTIFY_SECRETS_FILE
-	    "\" && echo wk-secrets-done && exit 0; rm -f -- \"$t\"; exit 1; }");
+	/* mv onto a directory would move into it: refuse one where the file goes. */
+	buf_puts(&b, "; f=\"$d/" NOTIFY_SECRETS_FILE "\"; mkdir -p -- \"$d\" || exit 1; "
+	    "if [ -d \"$f\" ]; then echo \"$f is a directory\" >&2; exit 1; fi; "
+	    "t=\"$d/.secrets.wk-tmp.$$\"; cat > \"$t\" && chmod 600 -- \"$t\" && "
+	    "mv -f -- \"$t\" \"$f\" && echo wk-secrets-done && exit 0; rm -f -- \"$t\"; exit 1");
 	free(d);
 	return buf_detach(&b);
 }
