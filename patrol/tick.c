@@ -341,7 +341,7 @@ tick_resume(struct tick *t)
 	cmd = remote_onbox_command(t->cfg, "start");
 	memset(&res, 0, sizeof(res));
 	if (ssh_exec(t->conn, cmd, NULL, 0, 64 * 1024, &res, &t->err) != 0) {
-		snprintf(t->action, sizeof(t->action), "resume failed: %.1000s%s", t->err.msg,
+		snprintf(t->action, sizeof(t->action), "resume failed: %.900s%s", t->err.msg,
 		    secrets_why);
 		free(cmd);
 		return;
