@@ -268,9 +268,31 @@ test_resume_says_when_secrets_fail() {
 	assert_no_file "$T/stage.pid"
 }
 
+# onbox start never copies a variable the config names into tmux's command line.
+test_start_keeps_named_variables_off_tmux_command() {
+	export TMUX_TMPDIR="$T/tmux"
+	mkdir -p "$TMUX_TMPDIR"
+	start_receiver
+	pid_stage
+	CANARY="wkcanary$RANDOM$RANDOM$RANDOM"
+	conf "\"notify\": [{\"type\": \"generic\", \"url_env\": \"WK_TEST_HOOK\"}]," \
+		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\", \"done_when\": \"Training completed\"}]"
+	sed -i 's/"detach": "nohup"/"detach": "tmux"/' "$T/wk.json"
+	WK_TEST_HOOK="http://127.0.0.1:$RPORT/$CANARY" WK_E2E_PLAIN=carried onbox start >"$T/start.out" 2>&1
+	tmux list-panes -t =wk-t1 -F '#{pane_start_command}' >"$T/panecmd"
+	assert_grep 'WK_E2E_PLAIN=carried' "$T/panecmd"
+	! holds "$T/panecmd" || fail "the secret is in tmux's command line"
+	assert_no_grep 'WK_TEST_HOOK' "$T/panecmd"
+	wait_for 15 test -s "$T/stage.pid"
+	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	touch "$T/go"
+	wait_for 15 test -f "$(W)/markers/TRAIN_DONE"
+}
+
 t deploy_delivers_libssh2 test_deploy_delivers_libssh2
 t deploy_delivers_openssh test_deploy_delivers_openssh
 t no_secrets_and_missing_variables test_no_secrets_and_missing_variables
 t file_wins_and_bad_files_hold test_file_wins_and_bad_files_hold
 t resume_refreshes test_resume_refreshes
 t resume_says_when_secrets_fail test_resume_says_when_secrets_fail
+t start_keeps_named_variables_off_tmux_command test_start_keeps_named_variables_off_tmux_command
