@@ -243,7 +243,7 @@ hb_secrets(struct hb *h)
 		free(names[i]);
 	}
 	buf_puts(&h->b, " as the owner's environment had them at the last `patrol deploy` or "
-	    "patrol resume (a variable missing there was left out, with a warning). onbox "
+	    "patrol resume (a variable missing there keeps the value sent before). onbox "
 	    "reads it when it starts; a value in it wins over the box's own environment "
 	    "variable of the same name, and nothing else on the box (stages, tmux, command "
 	    "sinks) sees it. To change a value: set it in the owner's environment and run ");

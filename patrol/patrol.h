@@ -39,7 +39,8 @@ int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int
  * secrets.c: write the values of the url_env/token_env variables cfg names,
  * from this environment, to <workdir>/.watchkeeper/secrets on the box
  * (0600, atomically, through the channel's stdin; core/notify.h).  A
- * variable missing or empty here is warned about by name and left out.
+ * variable missing or empty here is warned about by name and not sent (the
+ * box keeps the value it was sent before for it).
  * 0 sent or nothing to send, else -1 with err set.
  */
 struct ssh_conn;

@@ -168,6 +168,13 @@ test_no_secrets_and_missing_variables() {
 	assert_grep 'WK_TEST_EMPTY is empty in this environment' "$T/d2.err"
 	assert_eq "$(json "$(SEC)" 'sorted(d.keys())')" "['WK_TEST_URL']"
 	assert_eq "$(stat -c %a "$(SEC)")" 600
+	# Missing here now (a tick from cron): the box keeps the value it was sent, a new one replaces it.
+	WK_TEST_MISSING=tok2 patrol deploy --no-start >"$T/d4.out" 2>"$T/d4.err"
+	assert_grep 'WK_TEST_URL is not set in this environment' "$T/d4.err"
+	assert_grep 'WK_TEST_URL: the box keeps the value it was sent before' "$T/d4.err"
+	assert_eq "$(json "$(SEC)" 'sorted(d.items())')" "[('WK_TEST_MISSING', 'tok2'), ('WK_TEST_URL', 'http://127.0.0.1:$RPORT/a')]"
+	WK_TEST_URL="http://127.0.0.1:$RPORT/c" WK_TEST_MISSING=tok3 patrol deploy --no-start >/dev/null 2>&1
+	assert_eq "$(json "$(SEC)" 'sorted(d.items())')" "[('WK_TEST_MISSING', 'tok3'), ('WK_TEST_URL', 'http://127.0.0.1:$RPORT/c')]"
 	# No variable named: nothing sent, nothing said; the old file stays.
 	pconf "\"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/b\"}]," '[{"stage": "train", "run": "true"}]'
 	cp "$(SEC)" "$T/sec.before"
