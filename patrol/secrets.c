@@ -68,7 +68,8 @@ static const char secrets_write_body[] =
     "mkdir -p -- \"$d\" || exit 1; "
     "if [ -d \"$f\" ]; then echo \"$f is a directory\" >&2; exit 1; fi; "
     "t=\"$d/.secrets.wk-tmp.$$\"; rm -f -- \"$t\"; set -C; "
-    "cat > \"$t\" && chmod 600 -- \"$t\" && mv -f -- \"$t\" \"$f\" && "
+    "cat > \"$t\" && { sync -- \"$t\" 2>/dev/null; chmod 600 -- \"$t\"; } && "
+    "mv -f -- \"$t\" \"$f\" && "
     "echo wk-secrets-done && exit 0; rm -f -- \"$t\"; exit 1";
 
 /* Prints the file (on the channel's stdout) when it is a regular file. */
