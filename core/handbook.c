@@ -222,6 +222,37 @@ hb_title(struct hb *h)
 	    h->now, gen != NULL ? gen : "watchkeeper");
 }
 
+/* The secrets file on the box: where, which names (never a value), how to refresh it. */
+static void
+hb_secrets(struct hb *h)
+{
+	char **names = NULL, *path;
+	size_t n = 0, i;
+
+	notify_secret_names(h->cfg, 0, &names, &n);
+	if (n == 0)
+		return;
+	path = layout_path(h->cfg->workdir, NOTIFY_SECRETS_FILE);
+	buf_puts(&h->b, "  - Secrets on the box: ");
+	md_code(&h->b, path);
+	buf_puts(&h->b, " (mode 0600) holds the values of ");
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_puts(&h->b, i + 1 == n ? " and " : ", ");
+		md_code(&h->b, names[i]);
+		free(names[i]);
+	}
+	buf_puts(&h->b, " as the owner's environment had them at the last `patrol deploy` or "
+	    "patrol resume (a variable missing there keeps the value sent before). onbox "
+	    "reads it when it starts; a value in it wins over the box's own environment "
+	    "variable of the same name, and nothing else on the box (stages, tmux, command "
+	    "sinks) sees it. To change a value: set it in the owner's environment and run ");
+	buf_printf(&h->b, "`%s -c %s deploy` again (`--no-secrets` leaves the file as it is).\n",
+	    h->patrol, h->cfgq);
+	free(names);
+	free(path);
+}
+
 static void
 hb_sinks(struct hb *h)
 {
@@ -261,6 +292,7 @@ hb_sinks(struct hb *h)
 		buf_puts(&h->b, "\n");
 		i++;
 	}
+	hb_secrets(h);
 }
 
 static void

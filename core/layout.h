@@ -17,6 +17,8 @@
  *   instance                    random id of this workdir's run, for event ids
  *   scan.json                   how far the current attempt's logs were read, and what
  *                               they showed (done line, progress, crash signatures, health)
+ *   secrets                     url_env/token_env values patrol sent (0600; notify.h);
+ *                               read by onbox only, never copied
  * All functions return new strings; the caller frees.
  */
 #ifndef WK_LAYOUT_H

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +35,10 @@
 
 #include "buf.h"
 #include "err.h"
+#include "jsonc.h"
 #include "jsonfile.h"
+#include "layout.h"
+#include "log.h"
 #include "monotime.h"
 #include "notify.h"
 #include "spawn.h"
@@ -999,12 +1003,25 @@ notify_env_name_ok(const char *s)
 }
 
 /*
- * A secret from the config (key) or the environment (envkey).  A problem
- * lands in *missing (the first one wins) and names the variable, never a
- * value: not even a value pasted into envkey by mistake.
+ * Where url_env/token_env values come from: the secrets file patrol sent
+ * (on the box only; NULL elsewhere), then the environment.  problem: the
+ * file exists but cannot be used (every sink that takes a value by name is
+ * held: its events stay in the outbox).
+ */
+struct notify_src {
+	const cJSON	*file;
+	const char	*path;
+	const char	*problem;
+};
+
+/*
+ * A secret from the config (key), the secrets file or the environment
+ * (envkey).  A problem lands in *missing (the first one wins) and names the
+ * variable, never a value: not even a value pasted into envkey by mistake.
  */
 static void
-notify_resolve(const cJSON *it, const char *key, const char *envkey, char **val, char **missing)
+notify_resolve(const struct notify_src *src, const cJSON *it, const char *key,
+    const char *envkey, char **val, char **missing)
 {
 	const char *v = json_str(it, key, NULL), *name = json_str(it, envkey, NULL), *e;
 	char *why = NULL;
@@ -1015,14 +1032,22 @@ notify_resolve(const cJSON *it, const char *key, const char *envkey, char **val,
 	}
 	if (name == NULL)
 		return;
+	e = NULL;
 	if (!notify_env_name_ok(name))
 		why = xstrfmt("\"%s\" is not an environment variable name (a value pasted there? "
 		    "put it in the environment and name the variable)", envkey);
+	else if (src->problem != NULL)
+		why = xstrfmt("%s cannot be used (%s); %s is not read until it is fixed",
+		    src->path, src->problem, name);
+	else if ((e = json_str(src->file, name, NULL)) != NULL && *e != '\0')
+		;	/* the file is what the owner sent last: it wins */
 	else if ((e = getenv(name)) == NULL)
-		why = xstrfmt("environment variable %s is not set", name);
+		why = src->path != NULL ? xstrfmt("environment variable %s is not set (nor in %s: "
+		    "`patrol deploy` sends it from the owner's environment)", name, src->path) :
+		    xstrfmt("environment variable %s is not set", name);
 	else if (*e == '\0')
 		why = xstrfmt("environment variable %s is empty", name);
-	else
+	if (why == NULL && e != NULL)
 		*val = xstrdup(e);
 	if (why != NULL && *missing == NULL)
 		*missing = why;	/* transferred */
@@ -1031,7 +1056,8 @@ notify_resolve(const cJSON *it, const char *key, const char *envkey, char **val,
 }
 
 static void
-notify_sink_init(struct notify_sinks *all, struct notify_sink *s, const cJSON *it, int index)
+notify_sink_init(struct notify_sinks *all, const struct notify_src *src, struct notify_sink *s,
+    const cJSON *it, int index)
 {
 	const cJSON *chat = cJSON_GetObjectItemCaseSensitive(it, "chat_id");
 	const cJSON *evs = cJSON_GetObjectItemCaseSensitive(it, "events"), *e;
@@ -1044,8 +1070,8 @@ notify_sink_init(struct notify_sinks *all, struct notify_sink *s, const cJSON *i
 	if (strcmp(type, "command") == 0)
 		s->command = xstrdup_or_null(json_str(it, "command", NULL));
 	else
-		notify_resolve(it, "url", "url_env", &s->url, &s->missing);
-	notify_resolve(it, "token", "token_env", &s->token, &s->missing);
+		notify_resolve(src, it, "url", "url_env", &s->url, &s->missing);
+	notify_resolve(src, it, "token", "token_env", &s->token, &s->missing);
 	if (cJSON_IsString(chat))
 		s->chat_id = xstrdup(chat->valuestring);
 	else if (cJSON_IsNumber(chat))
@@ -1073,22 +1099,199 @@ notify_sink_init(struct notify_sinks *all, struct notify_sink *s, const cJSON *i
 	notify_secret_add(all, s->token);
 }
 
-int
-notify_sinks_load(const struct wk_config *cfg, struct notify_sinks *out)
+static int
+notify_sinks_build(const struct wk_config *cfg, const struct notify_src *src,
+    struct notify_sinks *out)
 {
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg->root, "notify"), *it;
 	int n;
 
-	memset(out, 0, sizeof(*out));
 	out->connect_timeout_s = config_get_int(cfg, "outbox.connect_timeout_s");
 	out->timeout_s = config_get_int(cfg, "outbox.timeout_s");
 	if (!cJSON_IsArray(arr) || (n = cJSON_GetArraySize(arr)) == 0)
 		return 0;
 	out->v = xcalloc((size_t)n, sizeof(*out->v));
 	cJSON_ArrayForEach(it, arr) {
-		notify_sink_init(out, &out->v[out->n], it, (int)out->n);
+		notify_sink_init(out, src, &out->v[out->n], it, (int)out->n);
 		out->n++;
 	}
+	return 0;
+}
+
+int
+notify_sinks_load(const struct wk_config *cfg, struct notify_sinks *out)
+{
+	struct notify_src src = { NULL, NULL, NULL };
+
+	memset(out, 0, sizeof(*out));
+	return notify_sinks_build(cfg, &src, out);
+}
+
+/* ---- the secrets file (patrol/secrets.c writes it) ---- */
+
+int
+notify_secrets_read(const char *path, cJSON **out, char **why)
+{
+	struct stat st;
+	struct buf b = BUF_INIT;
+	const char *end = NULL;
+	const cJSON *it;
+	cJSON *doc = NULL;
+	char chunk[4096];
+	ssize_t n;
+	int fd, rc = WK_ERR_INVALID;
+
+	*out = NULL;
+	*why = NULL;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			return 1;
+		*why = errno == ELOOP ? xstrdup("it is a symbolic link") :
+		    xstrfmt("cannot open it: %s", strerror(errno));
+		return errno == ELOOP ? WK_ERR_INVALID : WK_ERR_SYSTEM;
+	}
+	if (fstat(fd, &st) != 0) {
+		*why = xstrfmt("cannot stat it: %s", strerror(errno));
+		rc = WK_ERR_SYSTEM;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*why = xstrdup("it is not a regular file");
+		goto out;
+	}
+	if (st.st_uid != geteuid()) {
+		*why = xstrfmt("it is owned by uid %ld, not by this user (uid %ld)",
+		    (long)st.st_uid, (long)geteuid());
+		goto out;
+	}
+	if ((st.st_mode & 077) != 0) {
+		*why = xstrfmt("its mode is %04o: group or others have access; it must be 0600 "
+		    "(`patrol deploy` writes it so)", (unsigned int)(st.st_mode & 07777));
+		goto out;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*why = xstrfmt("cannot read it: %s", strerror(errno));
+			rc = WK_ERR_SYSTEM;
+			goto out;
+		}
+		if (b.len + (size_t)n > NOTIFY_SECRETS_MAX) {
+			*why = xstrfmt("it is larger than %u bytes", (unsigned int)NOTIFY_SECRETS_MAX);
+			goto out;
+		}
+		buf_append(&b, chunk, (size_t)n);
+	}
+	/* Never quote the text: it holds secrets.  The line is all a person needs. */
+	if ((doc = cJSON_ParseWithLengthOpts(buf_str(&b), b.len + 1, &end, 1)) == NULL) {
+		*why = xstrfmt("line %d: not valid JSON", jsonc_line_at(buf_str(&b),
+		    end != NULL && end >= buf_str(&b) ? (size_t)(end - buf_str(&b)) : 0));
+		rc = WK_ERR_PARSE;
+		goto out;
+	}
+	if (!cJSON_IsObject(doc)) {
+		*why = xstrdup("not a JSON object of \"NAME\": \"value\" pairs");
+		rc = WK_ERR_PARSE;
+		goto out;
+	}
+	cJSON_ArrayForEach(it, doc) {
+		if (it->string == NULL || !notify_env_name_ok(it->string)) {
+			*why = xstrdup("a key is not an environment variable name");
+			rc = WK_ERR_PARSE;
+			goto out;
+		}
+		if (!cJSON_IsString(it)) {
+			*why = xstrfmt("\"%s\": the value is not a string", it->string);
+			rc = WK_ERR_PARSE;
+			goto out;
+		}
+	}
+	*out = doc;
+	doc = NULL;	/* transferred */
+	rc = 0;
+out:
+	close(fd);
+	cJSON_Delete(doc);
+	/* The text held secrets: do not leave them in freed memory longer than needed. */
+	if (b.data != NULL)
+		memset(b.data, 0, b.len);
+	buf_free(&b);
+	return rc;
+}
+
+/* What notify_resolve would look up for each sink (see notify.h). */
+static const struct notify_env_key {
+	const char	*envkey;
+	const char	*literal;
+	int		 not_command;
+} notify_env_keys[] = {
+	{ "url_env", "url", 1 },
+	{ "token_env", "token", 0 },
+};
+
+void
+notify_secret_names(const struct wk_config *cfg, int warn, char ***names, size_t *n)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg->root, "notify"), *it;
+	const struct notify_env_key *k;
+	const char *name, *lit;
+	size_t i, j;
+	int idx = 0;
+
+	*names = NULL;
+	*n = 0;
+	cJSON_ArrayForEach(it, arr) {
+		for (i = 0; i < sizeof(notify_env_keys) / sizeof(notify_env_keys[0]); i++) {
+			k = &notify_env_keys[i];
+			if (k->not_command && strcmp(json_str(it, "type", "generic"), "command") == 0)
+				continue;
+			lit = json_str(it, k->literal, NULL);
+			if ((name = json_str(it, k->envkey, NULL)) == NULL ||
+			    (lit != NULL && *lit != '\0'))
+				continue;
+			if (!notify_env_name_ok(name)) {
+				/* It may be a value pasted there: never print it. */
+				if (warn)
+					log_warn("notify[%d].%s is not an environment variable "
+					    "name; nothing is sent for it", idx, k->envkey);
+				continue;
+			}
+			for (j = 0; j < *n && strcmp((*names)[j], name) != 0; j++)
+				;
+			if (j < *n)
+				continue;
+			*names = xreallocarray(*names, *n + 1, sizeof(**names));
+			(*names)[(*n)++] = xstrdup(name);
+		}
+		idx++;
+	}
+}
+
+int
+notify_sinks_load_box(const struct wk_config *cfg, struct notify_sinks *out)
+{
+	struct notify_src src = { NULL, NULL, NULL };
+	const cJSON *it;
+	cJSON *file = NULL;
+	char *path = layout_path(cfg->workdir, NOTIFY_SECRETS_FILE), *why = NULL;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	src.path = path;
+	if ((r = notify_secrets_read(path, &file, &why)) < 0) {
+		log_error("%s: %s; refusing it: every sink that names a url_env/token_env is "
+		    "held and its events stay in the outbox (send it again with `patrol deploy`)", path, why);
+		src.problem = why;
+	}
+	src.file = file;
+	/* Every value it holds is a secret, whether a sink uses it or not. */
+	cJSON_ArrayForEach(it, file)
+		notify_secret_add_url(out, it->valuestring);
+	notify_sinks_build(cfg, &src, out);
+	cJSON_Delete(file);
+	free(why);
+	free(path);
 	return 0;
 }
 

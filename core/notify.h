@@ -9,8 +9,9 @@
  * in front of it is outbox.c.
  *
  * Secrets (webhook URLs, tokens) are resolved here, from the environment
- * (url_env, token_env) or the config, kept only in memory, and every text
- * this module returns for humans or files has been through notify_scrub().
+ * (url_env, token_env; on the box the secrets file first) or the config,
+ * kept only in memory, and every text this module returns for humans or
+ * files has been through notify_scrub().
  * Sinks are named by their id ("0-slack": index in notify[] and type), never
  * by their URL.
  */
@@ -52,6 +53,48 @@ struct notify_sinks {
  * Returns 0.
  */
 int notify_sinks_load(const struct wk_config *cfg, struct notify_sinks *out);
+
+/*
+ * The secrets file: <workdir>/.watchkeeper/secrets, a JSON object
+ * {"VAR_NAME": "value", ...} with the values of the url_env/token_env
+ * variables the config names, as the owner's environment had them when
+ * `patrol deploy` or a patrol resume last sent them (patrol/secrets.c).
+ */
+#define NOTIFY_SECRETS_FILE	"secrets"
+#define NOTIFY_SECRETS_MAX	(1024u * 1024u)
+
+/*
+ * notify_sinks_load for onbox on the box: a url_env/token_env variable's
+ * value is taken from the secrets file when it has the name (the file is
+ * what the owner sent last: it wins), else from the environment.  Nothing
+ * is put into the environment (stages, tmux and command sinks never see the
+ * file's values), and every value in the file becomes a secret to scrub.
+ * A file that cannot be used (malformed, a symlink, not ours, readable by
+ * group or others) is logged, naming the file, and every sink that takes a
+ * value by variable name is held (->missing says why): its events stay in
+ * the outbox.  Returns 0.
+ */
+int notify_sinks_load_box(const struct wk_config *cfg, struct notify_sinks *out);
+
+/*
+ * Read and check a secrets file: a regular file (not a symlink) owned by
+ * this user, no group or other permission bits, at most NOTIFY_SECRETS_MAX
+ * bytes, a JSON object whose keys are variable names and whose values are
+ * strings.  0 and *out (caller deletes); 1 when there is no such file
+ * (*out NULL); else a WK_ERR_* code and *why (caller frees), which says
+ * what is wrong (and the line of a syntax error) and never quotes the text.
+ */
+int notify_secrets_read(const char *path, cJSON **out, char **why);
+
+/*
+ * The variable names onbox would read for cfg's sinks (as the loader does:
+ * url_env unless the sink is a command or has its own "url", token_env
+ * unless it has its own "token"), each once, in config order: what patrol
+ * sends.  A url_env/token_env that is not a variable name is left out (and,
+ * with warn, warned about by position, never its text).  Caller frees each
+ * and *names.
+ */
+void notify_secret_names(const struct wk_config *cfg, int warn, char ***names, size_t *n);
 void notify_sinks_free(struct notify_sinks *s);
 
 /* 1 when sink s takes events of this type (its events filter, "test" always). */

@@ -101,7 +101,7 @@ cmd_notify_exec(struct onbox_ctx *ctx)
 		return onbox_usage(&onbox_cmd_notify);
 	if ((cfg = onbox_load_config(ctx)) == NULL)
 		return WK_EX_CONFIG;
-	notify_sinks_load(cfg, &sinks);
+	notify_sinks_load_box(cfg, &sinks);
 	if (sinks.n == 0) {
 		fprintf(stderr, "onbox: %s has no \"notify\" sinks\n", cfg->path);
 		rc = WK_EX_CONFIG;

@@ -34,6 +34,7 @@
 #include "layout.h"
 #include "log.h"
 #include "monotime.h"
+#include "notify.h"
 #include "onbox.h"
 #include "proc.h"
 #include "slurmstart.h"
@@ -58,7 +59,8 @@ struct start_ctx {
  * the caller's: `conda activate x; onbox start` would run the stages with
  * the server's python.  So the caller's environment is carried into the
  * session's command as `env NAME=value ...`, except names that look like
- * secrets (they would show in the process list) and the terminal's own.
+ * secrets and the variables the config's notify[] names (url_env,
+ * token_env): they would show in the process list.  Also the terminal's own.
  */
 static const char *const start_env_skip[] = {
 	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "WEBHOOK", "AUTH", "COOKIE",
@@ -93,19 +95,36 @@ start_env_keep(const char *entry)
 	return 1;
 }
 
+/* 1 when entry is NAME=... for one of names (the config's url_env/token_env: secrets). */
+static int
+start_env_named(const char *entry, char **names, size_t n)
+{
+	size_t len = strcspn(entry, "="), i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(names[i]) == len && strncmp(entry, names[i], len) == 0)
+			return 1;
+	return 0;
+}
+
 static void
-start_env(struct buf *cmd)
+start_env(struct buf *cmd, const struct wk_config *cfg)
 {
 	extern char **environ;
-	char **e;
+	char **e, **names;
+	size_t n, i;
 
+	notify_secret_names(cfg, 0, &names, &n);
 	buf_puts(cmd, "env ");
 	for (e = environ; *e != NULL; e++) {
-		if (!start_env_keep(*e))
+		if (!start_env_keep(*e) || start_env_named(*e, names, n))
 			continue;
 		sshq_append(cmd, *e);
 		buf_putc(cmd, ' ');
 	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 /* 1 when the tmux session exists. */
@@ -142,7 +161,7 @@ start_tmux(struct start_ctx *s)
 		return WK_EX_TEMPFAIL;
 	}
 	buf_puts(&cmd, "exec ");
-	start_env(&cmd);
+	start_env(&cmd, s->cfg);
 	sshq_append(&cmd, s->self);
 	buf_puts(&cmd, " run -c ");
 	sshq_append(&cmd, s->cfgpath);

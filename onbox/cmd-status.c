@@ -216,7 +216,7 @@ status_build(const struct wk_config *cfg)
 		struct notify_sinks sinks;
 		char *od = layout_path(cfg->workdir, "outbox");
 
-		notify_sinks_load(cfg, &sinks);
+		notify_sinks_load_box(cfg, &sinks);
 		if (sinks.n > 0)
 			cJSON_AddItemToObject(doc, "notify", outbox_status(od, &sinks));
 		notify_sinks_free(&sinks);

@@ -2292,7 +2292,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 		rc = WK_EX_IOERR;
 		goto out;
 	}
-	notify_sinks_load(cfg, &r.sinks);
+	notify_sinks_load_box(cfg, &r.sinks);
 	runner_slurm_env(&r);
 	/* detach "job": each run stage's attempt is a job in a cluster manager (jobrun.c). */
 	if (strcmp(cfg->detach, "job") == 0 &&

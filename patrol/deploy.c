@@ -148,7 +148,7 @@ deploy_onbox(struct deploy *d, const char *upload)
 }
 
 int
-patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start)
+patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int secrets)
 {
 	struct deploy d;
 	struct ssh_target t;
@@ -214,6 +214,11 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start)
 	}
 	if (deploy_onbox(&d, onbox_local) != 0)
 		goto out;
+	if (secrets && secrets_send(cfg, d.conn, &d.err) != 0) {
+		log_error("cannot send the notification secrets to the box: %s; not starting "
+		    "(`--no-secrets` skips them)", d.err.msg);
+		goto out;
+	}
 	if (!start) {
 		rc = 0;
 		goto out;

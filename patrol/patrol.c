@@ -4,8 +4,9 @@
  *   patrol [-c FILE] [--once] [--json]      one tick (the default)
  *   patrol [-c FILE] --install-cron          add this run's line to the crontab
  *   patrol [-c FILE] --uninstall-cron        remove it
- *   patrol [-c FILE] deploy [--onbox PATH] [--no-start]
- *                                            put the run on the box, start onbox
+ *   patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]
+ *                                            put the run on the box (and the
+ *                                            notify secrets), start onbox
  *
  * Exit: 0 OK/DONE, 1 any other verdict, 2 the box could not be seen
  * (SSH_DOWN, HOSTKEY_MISMATCH), 64 usage, 75 another patrol is ticking for
@@ -31,7 +32,7 @@ usage(FILE *fp)
 
 	fprintf(fp, "usage: patrol [-c FILE] [--once] [--json] [-v]\n"
 	    "       patrol [-c FILE] --install-cron | --uninstall-cron\n"
-	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start]\n\n"
+	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]\n\n"
 	    "One tick: one ssh connection, one probe, the decision table, a one-line report:\n"
 	    "  <UTC time> <run> <VERDICT> <details>\n\nverdicts, highest priority first:\n");
 	for (i = 0; i < decide_nrows; i++)
@@ -51,6 +52,7 @@ main(int argc, char **argv)
 		{ "uninstall-cron", no_argument, NULL, 'U' },
 		{ "onbox", required_argument, NULL, 'B' },
 		{ "no-start", no_argument, NULL, 'N' },
+		{ "no-secrets", no_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -60,7 +62,7 @@ main(int argc, char **argv)
 	struct wk_config *cfg = NULL;
 	const char *copt = NULL, *onbox = NULL;
 	char *path, *self, *abs;
-	int ch, json = 0, mode = 'o', verbose = 0, start = 1, rc;
+	int ch, json = 0, mode = 'o', verbose = 0, start = 1, secrets = 1, rc;
 
 	log_init("patrol", 0);
 	while ((ch = getopt_long(argc, argv, "c:jvVh", longopts, NULL)) != -1) {
@@ -83,6 +85,9 @@ main(int argc, char **argv)
 		case 'N':
 			start = 0;
 			break;
+		case 'S':
+			secrets = 0;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -101,7 +106,7 @@ main(int argc, char **argv)
 		mode = 'D';
 		optind++;
 	}
-	if (optind != argc || ((onbox != NULL || !start) && mode != 'D')) {
+	if (optind != argc || ((onbox != NULL || !start || !secrets) && mode != 'D')) {
 		usage(stderr);
 		return WK_EX_USAGE;
 	}
@@ -124,7 +129,7 @@ main(int argc, char **argv)
 	} else if (mode == 'U')
 		rc = cron_uninstall(cfg, 0);
 	else if (mode == 'D')
-		rc = patrol_deploy(cfg, onbox, start);
+		rc = patrol_deploy(cfg, onbox, start, secrets);
 	else
 		rc = patrol_tick(cfg, json);
 	config_free(cfg);

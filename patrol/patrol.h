@@ -33,7 +33,19 @@ void pstate_report(struct pstate *s, const char *line);
 int patrol_tick(struct wk_config *cfg, int json);
 
 /* deploy.c: upload the config (and onbox), then onbox start; an exit code. */
-int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start);
+int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int secrets);
+
+/*
+ * secrets.c: write the values of the url_env/token_env variables cfg names,
+ * from this environment, to <workdir>/.watchkeeper/secrets on the box
+ * (0600, atomically, through the channel's stdin; core/notify.h).  A
+ * variable missing or empty here is warned about by name and not sent (the
+ * box keeps the value it was sent before for it).
+ * 0 sent or nothing to send, else -1 with err set.
+ */
+struct ssh_conn;
+struct ssh_error;
+int secrets_send(const struct wk_config *cfg, struct ssh_conn *conn, struct ssh_error *err);
 
 /*
  * journal.c: LOGBOOK.md entries.  journal_box logs the box's events the

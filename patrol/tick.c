@@ -315,7 +315,7 @@ tick_resume(struct tick *t)
 {
 	struct ssh_result res;
 	enum verdict was = t->out.v;
-	char *cmd, when[TIMEFMT_LEN];
+	char *cmd, when[TIMEFMT_LEN], secrets_why[400] = "";
 	cJSON *arr, *rec;
 
 	if (!tick_may_resume(t))
@@ -332,10 +332,17 @@ tick_resume(struct tick *t)
 		    verdict_name(t->out.v));
 		return;
 	}
+	/* The owner's current values for the sinks; a failure does not stop the resume. */
+	if (secrets_send(t->cfg, t->conn, &t->err) != 0) {
+		snprintf(secrets_why, sizeof(secrets_why), "; the notification secrets could not "
+		    "be refreshed (%.300s)", t->err.msg);
+		log_warn("the notification secrets could not be refreshed: %s", t->err.msg);
+	}
 	cmd = remote_onbox_command(t->cfg, "start");
 	memset(&res, 0, sizeof(res));
 	if (ssh_exec(t->conn, cmd, NULL, 0, 64 * 1024, &res, &t->err) != 0) {
-		snprintf(t->action, sizeof(t->action), "resume failed: %.1000s", t->err.msg);
+		snprintf(t->action, sizeof(t->action), "resume failed: %.900s%s", t->err.msg,
+		    secrets_why);
 		free(cmd);
 		return;
 	}
@@ -351,11 +358,11 @@ tick_resume(struct tick *t)
 	cJSON_AddItemToArray(arr, rec);
 	if (res.exit_status == 0) {
 		t->out.v = V_RESUMED;
-		snprintf(t->action, sizeof(t->action), "resumed %s (was %s): onbox start",
-		    t->out.stage != NULL ? t->out.stage : "the run", verdict_name(was));
+		snprintf(t->action, sizeof(t->action), "resumed %s (was %s): onbox start%s",
+		    t->out.stage != NULL ? t->out.stage : "the run", verdict_name(was), secrets_why);
 	} else
-		snprintf(t->action, sizeof(t->action), "resume refused on the box (exit %d): %.200s",
-		    res.exit_status, res.err != NULL ? res.err : "");
+		snprintf(t->action, sizeof(t->action), "resume refused on the box (exit %d): "
+		    "%.200s%s", res.exit_status, res.err != NULL ? res.err : "", secrets_why);
 	ssh_result_free(&res);
 	free(cmd);
 }

@@ -1195,6 +1195,211 @@ test_http_round_trip(void **state)
 	free(path);
 }
 
+/* ---- the secrets file ---- */
+
+#define FILE_URL	"https://file.example.org/hooks/file-secret-value-123"
+#define EXTRA_VAL	"extra-secret-value-456"
+
+/* Write <dir>/.watchkeeper/secrets with text and mode; the path (caller frees). */
+static char *
+secrets_file(struct fx *f, const char *text, mode_t mode)
+{
+	char *d = xstrfmt("%s/.watchkeeper", f->dir), *p = xstrfmt("%s/secrets", d);
+	FILE *fp;
+
+	(void)mkdir(d, 0700);
+	(void)unlink(p);
+	fp = fopen(p, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	assert_int_equal(chmod(p, mode), 0);
+	free(d);
+	return p;
+}
+
+static void
+test_secrets_read(void **state)
+{
+	struct fx *f = *state;
+	cJSON *doc = NULL;
+	char *why = NULL, *p, *link;
+
+	p = xstrfmt("%s/none", f->dir);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), 1);
+	assert_null(doc);
+	assert_null(why);
+	free(p);
+
+	p = secrets_file(f, "{\"WK_T_SLACK\": \"" FILE_URL "\", \"X_2\": \"" EXTRA_VAL "\"}", 0600);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), 0);
+	assert_string_equal(json_str(doc, "WK_T_SLACK", ""), FILE_URL);
+	assert_string_equal(json_str(doc, "X_2", ""), EXTRA_VAL);
+	cJSON_Delete(doc);
+
+	/* Readable by the group: refused, and the message says the mode, not a value. */
+	assert_int_equal(chmod(p, 0640), 0);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), WK_ERR_INVALID);
+	assert_null(doc);
+	assert_non_null(strstr(why, "0640"));
+	assert_null(strstr(why, "file-secret"));
+	free(why);
+	assert_int_equal(chmod(p, 0604), 0);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), WK_ERR_INVALID);
+	free(why);
+	assert_int_equal(chmod(p, 0600), 0);
+
+	/* Owned by someone else (only root can make one). */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(p, 1, (gid_t)-1), 0);
+		assert_int_equal(notify_secrets_read(p, &doc, &why), WK_ERR_INVALID);
+		assert_non_null(strstr(why, "not by this user"));
+		free(why);
+		assert_int_equal(chown(p, 0, (gid_t)-1), 0);
+	}
+
+	/* A symlink to it, and a directory: never followed, never read. */
+	link = xstrfmt("%s/link", f->dir);
+	assert_int_equal(symlink(p, link), 0);
+	assert_int_equal(notify_secrets_read(link, &doc, &why), WK_ERR_INVALID);
+	assert_non_null(strstr(why, "symbolic link"));
+	free(why);
+	free(link);
+	link = xstrfmt("%s/.watchkeeper", f->dir);
+	assert_int_equal(notify_secrets_read(link, &doc, &why), WK_ERR_INVALID);
+	assert_non_null(strstr(why, "not a regular file"));
+	free(why);
+	free(link);
+	free(p);
+
+	/* Malformed: the line, never the text. */
+	p = secrets_file(f, "{\n  \"A\": \"" EXTRA_VAL "\",\n  \"B\" \"oops\"\n}\n", 0600);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), WK_ERR_PARSE);
+	assert_null(doc);
+	assert_non_null(strstr(why, "line 3"));
+	assert_null(strstr(why, EXTRA_VAL));
+	free(why);
+	free(p);
+	p = secrets_file(f, "{\"A\": 5}", 0600);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), WK_ERR_PARSE);
+	assert_non_null(strstr(why, "\"A\": the value is not a string"));
+	free(why);
+	free(p);
+	p = secrets_file(f, "{\"" EXTRA_VAL "-x\": \"v\"}", 0600);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), WK_ERR_PARSE);
+	assert_null(strstr(why, EXTRA_VAL));
+	free(why);
+	free(p);
+	p = secrets_file(f, "[\"" EXTRA_VAL "\"]", 0600);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), WK_ERR_PARSE);
+	assert_null(strstr(why, EXTRA_VAL));
+	free(why);
+	free(p);
+	p = secrets_file(f, "", 0600);
+	assert_int_equal(notify_secrets_read(p, &doc, &why), WK_ERR_PARSE);
+	assert_non_null(strstr(why, "line 1"));
+	free(why);
+	free(p);
+}
+
+static void
+test_load_box(void **state)
+{
+	struct fx *f = *state;
+	char *p;
+
+	load(f, "[ { \"type\": \"slack\", \"url_env\": \"WK_T_SLACK\" },\n"
+	    "  { \"type\": \"discord\", \"url_env\": \"WK_T_UNSET\" },\n"
+	    "  { \"type\": \"generic\", \"url\": \"" NTFY_URL "\" },\n"
+	    "  { \"type\": \"telegram\", \"token_env\": \"WK_T_TG\", \"chat_id\": 5 } ]", NULL);
+	/* No file: the environment, as everywhere else. */
+	notify_sinks_free(&f->sinks);
+	assert_int_equal(notify_sinks_load_box(f->cfg, &f->sinks), 0);
+	assert_string_equal(f->sinks.v[0].url, SLACK_URL);
+	assert_non_null(strstr(f->sinks.v[1].missing, "WK_T_UNSET is not set"));
+	assert_non_null(strstr(f->sinks.v[1].missing, "patrol deploy"));
+
+	/* The file wins over the environment; a name only it has resolves; nothing is exported. */
+	p = secrets_file(f, "{\"WK_T_SLACK\": \"" FILE_URL "\", \"WK_T_UNSET\": \"http://127.0.0.1:9/"
+	    "only-in-file\", \"OTHER\": \"" EXTRA_VAL "\"}", 0600);
+	notify_sinks_free(&f->sinks);
+	assert_int_equal(notify_sinks_load_box(f->cfg, &f->sinks), 0);
+	assert_string_equal(f->sinks.v[0].url, FILE_URL);
+	assert_null(f->sinks.v[0].missing);
+	assert_string_equal(f->sinks.v[1].url, "http://127.0.0.1:9/only-in-file");
+	assert_null(f->sinks.v[1].missing);
+	assert_string_equal(f->sinks.v[3].token, TG_TOKEN);	/* not in the file: the environment */
+	assert_null(getenv("WK_T_UNSET"));
+	assert_string_equal(getenv("WK_T_SLACK"), SLACK_URL);
+	/* Every value in it is scrubbed, used or not. */
+	assert_true(has_secret(&f->sinks, FILE_URL));
+	assert_true(has_secret(&f->sinks, EXTRA_VAL));
+	{
+		char *t = notify_scrub(&f->sinks, "a " EXTRA_VAL " b " FILE_URL);
+
+		assert_string_equal(t, "a *** b ***");
+		free(t);
+	}
+	/* The owner's side never reads it. */
+	notify_sinks_free(&f->sinks);
+	assert_int_equal(notify_sinks_load(f->cfg, &f->sinks), 0);
+	assert_string_equal(f->sinks.v[0].url, SLACK_URL);
+	assert_false(has_secret(&f->sinks, EXTRA_VAL));
+
+	/* Readable by others: refused; sinks by name are held, a URL in the config is not. */
+	assert_int_equal(chmod(p, 0644), 0);
+	notify_sinks_free(&f->sinks);
+	assert_int_equal(notify_sinks_load_box(f->cfg, &f->sinks), 0);
+	assert_null(f->sinks.v[0].url);
+	assert_non_null(strstr(f->sinks.v[0].missing, "cannot be used"));
+	assert_non_null(strstr(f->sinks.v[0].missing, p));
+	assert_null(strstr(f->sinks.v[0].missing, "file-secret"));
+	assert_non_null(f->sinks.v[1].missing);
+	assert_null(f->sinks.v[2].missing);
+	assert_non_null(f->sinks.v[3].missing);
+	free(p);
+
+	/* Malformed: the same, with the line. */
+	p = secrets_file(f, "{\"WK_T_SLACK\": \"" FILE_URL "\",\n}", 0600);
+	notify_sinks_free(&f->sinks);
+	assert_int_equal(notify_sinks_load_box(f->cfg, &f->sinks), 0);
+	assert_non_null(strstr(f->sinks.v[0].missing, "line 2"));
+	assert_null(strstr(f->sinks.v[0].missing, "file-secret"));
+	assert_null(f->sinks.v[0].url);
+	free(p);
+}
+
+static void
+test_secret_names(void **state)
+{
+	struct fx *f = *state;
+	char **names;
+	size_t n, i;
+
+	load(f, "[ { \"type\": \"slack\", \"url_env\": \"WK_A\" },\n"
+	    "  { \"type\": \"ntfy\", \"url_env\": \"WK_B\", \"token_env\": \"WK_C\" },\n"
+	    "  { \"type\": \"generic\", \"url_env\": \"WK_A\" },\n"
+	    "  { \"type\": \"generic\", \"url\": \"http://127.0.0.1:9/\", \"url_env\": \"WK_D\" },\n"
+	    "  { \"type\": \"command\", \"command\": \"true\", \"url_env\": \"WK_E\", "
+	    "\"token_env\": \"WK_F\" },\n"
+	    "  { \"type\": \"generic\", \"url_env\": \"" SLACK_URL "\" },\n"
+	    "  { \"type\": \"telegram\", \"token\": \"t\", \"token_env\": \"WK_G\", \"chat_id\": 1 } ]",
+	    NULL);
+	notify_secret_names(f->cfg, 0, &names, &n);
+	assert_int_equal(n, 4);
+	assert_string_equal(names[0], "WK_A");
+	assert_string_equal(names[1], "WK_B");
+	assert_string_equal(names[2], "WK_C");
+	assert_string_equal(names[3], "WK_F");
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	load(f, "[]", NULL);
+	notify_secret_names(f->cfg, 0, &names, &n);
+	assert_int_equal(n, 0);
+	assert_null(names);
+}
+
 int
 main(void)
 {
@@ -1213,6 +1418,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_command_delivers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_http_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_secrets_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_box, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_secret_names, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
