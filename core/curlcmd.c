@@ -44,6 +44,7 @@
 #define CURLCMD_VERSION_MAX	200
 #define CURLCMD_GRACE_MS	5000		/* past curl's own --max-time */
 #define CURLCMD_POLL_SLICE_MS	50
+#define CURLCMD_EXIT_SLICE_MS	2
 #define CURLCMD_MARKER		"watchkeeper-http-status:"
 
 /* Where distributions keep their CA bundle, most common first. */
@@ -454,8 +455,9 @@ curlcmd_exec(const char *path, const char *conf, uint64_t ms, struct curlcmd_run
 			pf[np++] = (struct pollfd){ .fd = err[0], .events = POLLIN };
 		if (in[1] >= 0)
 			pf[np++] = (struct pollfd){ .fd = in[1], .events = POLLOUT };
-		if (poll(pf, np, deadline_poll_timeout(&dl, 1, CURLCMD_POLL_SLICE_MS)) < 0 &&
-		    errno != EINTR)
+		/* Both streams at EOF: curl is exiting, look again soon. */
+		if (poll(pf, np, deadline_poll_timeout(&dl, 1, np > 0 ? CURLCMD_POLL_SLICE_MS :
+		    CURLCMD_EXIT_SLICE_MS)) < 0 && errno != EINTR)
 			break;
 		curlcmd_read(&out[0], run, 0);
 		curlcmd_read(&err[0], run, 1);
