@@ -10,6 +10,9 @@ openssh-server openssh-client tmux procps iproute2 iptables python3 valgrind"
 # libFuzzer runtime for `make fuzz` (fuzz/run.sh).  Optional: when these cannot
 # be installed the tests that need them say so and count as skipped.
 OPT_PKGS="slurm-wlm munge clang libclang-rt-14-dev"
+# The curl command and the openssl CLI: webhooks through curl and HTTPS with a
+# throwaway CA (tests/e2e/test_curlcmd.sh).
+OPT_PKGS="$OPT_PKGS curl openssl ca-certificates"
 
 missing=""
 for p in $PKGS; do
@@ -47,6 +50,6 @@ if [ -n "$optional" ]; then
 	echo "install-deps: installing (optional):$optional"
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -q --no-install-recommends $optional ||
-		echo "install-deps: could not install$optional: the Slurm and fuzz tests will be skipped" >&2
+		echo "install-deps: could not install$optional: the tests that need them will be skipped" >&2
 fi
 echo "install-deps: done"

@@ -8,8 +8,14 @@
 
 REAL_CURL=$(command -v curl || true)
 
-need_curl() {
-	[ -n "$REAL_CURL" ] || { echo "SKIP $1: no curl command on this machine"; return 1; }
+# tc NAME FUNCTION [COMMAND...]: t, or SKIP when curl or a needed command is missing.
+tc() {
+	local name=$1 fn=$2 c
+	shift 2
+	for c in curl "$@"; do
+		command -v "$c" >/dev/null || { echo "SKIP $name: no $c command on this machine"; return 0; }
+	done
+	t "$name" "$fn"
 }
 
 pending() { find "$(W)/outbox" -name '0*.json' 2>/dev/null | wc -l; }
@@ -80,7 +86,6 @@ PY
 }
 
 test_curl_delivers_each_event_once() {
-	need_curl curl_delivers_each_event_once || return 0
 	start_receiver
 	export WATCHKEEPER_HTTP=curl WK_TG_TOKEN="123456:ABCDEF-telegram-token"
 	local u="http://127.0.0.1:$RPORT"
@@ -101,7 +106,6 @@ test_curl_delivers_each_event_once() {
 }
 
 test_no_url_or_secret_on_curl_argv() {
-	need_curl no_url_or_secret_on_curl_argv || return 0
 	start_receiver
 	mkdir -p "$T/fake"
 	# A curl first on PATH that records its argv, then runs the real one.
@@ -136,8 +140,6 @@ SH
 }
 
 test_https_with_test_ca() {
-	need_curl https_with_test_ca || return 0
-	command -v openssl >/dev/null || { echo "SKIP https_with_test_ca: no openssl CLI"; return 0; }
 	make_ca
 	start_tls_receiver
 	one_stage_conf "[{\"type\": \"generic\", \"url\": \"https://127.0.0.1:$RPORT/hook\"}]" \
@@ -167,7 +169,6 @@ test_https_with_test_ca() {
 }
 
 test_none_keeps_events_until_curl_is_back() {
-	need_curl none_keeps_events_until_curl_is_back || return 0
 	start_receiver
 	one_stage_conf "[{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\"}]" \
 		'"outbox": {"retry_base_ms": 50, "retry_max_s": 1},'
@@ -200,7 +201,6 @@ test_none_keeps_events_until_curl_is_back() {
 # The same receiver answers judged with the same words and the same
 # retry/permanent outcome by libcurl and by the curl command.
 test_same_judgement_as_libcurl() {
-	need_curl same_judgement_as_libcurl || return 0
 	start_receiver
 	local mode via
 	one_stage_conf "[{\"type\": \"feishu\", \"url\": \"http://127.0.0.1:$RPORT/feishu\"}]" \
@@ -224,7 +224,6 @@ test_same_judgement_as_libcurl() {
 }
 
 test_500_then_200_retried_like_libcurl() {
-	need_curl 500_then_200_retried_like_libcurl || return 0
 	local via
 	for via in libcurl curl; do
 		rm -rf "$T/work" "$T/recv.jsonl"
@@ -247,9 +246,9 @@ test_500_then_200_retried_like_libcurl() {
 	assert_grep 'HTTP 500: the receiver is failing; will retry' "$T/st.curl"
 }
 
-t curl_delivers_each_event_once test_curl_delivers_each_event_once
-t no_url_or_secret_on_curl_argv test_no_url_or_secret_on_curl_argv
-t https_with_test_ca test_https_with_test_ca
-t none_keeps_events_until_curl_is_back test_none_keeps_events_until_curl_is_back
-t same_judgement_as_libcurl test_same_judgement_as_libcurl
-t 500_then_200_retried_like_libcurl test_500_then_200_retried_like_libcurl
+tc curl_delivers_each_event_once test_curl_delivers_each_event_once
+tc no_url_or_secret_on_curl_argv test_no_url_or_secret_on_curl_argv
+tc https_with_test_ca test_https_with_test_ca openssl
+tc none_keeps_events_until_curl_is_back test_none_keeps_events_until_curl_is_back
+tc same_judgement_as_libcurl test_same_judgement_as_libcurl
+tc 500_then_200_retried_like_libcurl test_500_then_200_retried_like_libcurl
