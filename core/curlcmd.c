@@ -609,6 +609,13 @@ curlcmd_send(const struct notify_sinks *all, const struct notify_sink *s,
 		r = WK_ERR_SYSTEM;
 		goto out;
 	}
+	if (WEXITSTATUS(run.status) == 126 || WEXITSTATUS(run.status) == 127) {
+		/* Not a CURLcode: the shell's or the loader's "cannot run" (a missing libcurl.so). */
+		buf_printf(&msg, "no way to reach HTTP(S) on this box (the curl command %s does not run "
+		    "(exit %d)): the event stays in the outbox", path, WEXITSTATUS(run.status));
+		r = WK_ERR_SYSTEM;
+		goto out;
+	}
 	status = curlcmd_status(&run, &answer);
 	words = curlcmd_error_words(&run.err);
 	/* curl's exit code is the CURLcode libcurl returned. */

@@ -198,6 +198,32 @@ test_none_keeps_events_until_curl_is_back() {
 	diff "$T/want" "$T/got"
 }
 
+# A curl that cannot run (its libcurl.so missing: the loader exits 127) is no way either.
+test_curl_that_does_not_run_is_none() {
+	start_receiver
+	mkdir -p "$T/fake"
+	printf '#!/bin/sh\necho "curl: error while loading shared libraries: libcurl.so.4" >&2\nexit 127\n' >"$T/fake/curl"
+	chmod +x "$T/fake/curl"
+	one_stage_conf "[{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\"}]" \
+		'"outbox": {"retry_base_ms": 50, "retry_max_s": 1},'
+	export PATH="$T/fake:$PATH" WATCHKEEPER_HTTP=curl
+	onbox --version >"$T/version.out"
+	assert_grep "^http: none \(the curl command $T/fake/curl does not run \(\`curl --version\` exited 127\)" "$T/version.out"
+	rc=0; onbox notify --test >"$T/test.out" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_grep "0-generic +FAILED: no way to reach HTTP\(S\) on this box \(the curl command $T/fake/curl does not run \(exit 127\)\): the event stays in the outbox" "$T/test.out"
+	onbox run >"$T/out" 2>&1
+	assert_eq "$(pending)" 3
+	onbox status --json >"$T/status.json"
+	assert_eq "$(json "$T/status.json" 'd["http"]["via"]')" none
+	assert_eq "$(recv_count)" 0
+	# The box's real curl back first on PATH: delivered, once each.
+	rm "$T/fake/curl"
+	onbox notify --flush >"$T/flush.out"
+	assert_eq "$(pending)" 0
+	assert_each_event_once /hook
+}
+
 # The same receiver answers judged with the same words and the same
 # retry/permanent outcome by libcurl and by the curl command.
 test_same_judgement_as_libcurl() {
@@ -250,5 +276,6 @@ tc curl_delivers_each_event_once test_curl_delivers_each_event_once
 tc no_url_or_secret_on_curl_argv test_no_url_or_secret_on_curl_argv
 tc https_with_test_ca test_https_with_test_ca openssl
 tc none_keeps_events_until_curl_is_back test_none_keeps_events_until_curl_is_back
+tc curl_that_does_not_run_is_none test_curl_that_does_not_run_is_none
 tc same_judgement_as_libcurl test_same_judgement_as_libcurl
 tc 500_then_200_retried_like_libcurl test_500_then_200_retried_like_libcurl
