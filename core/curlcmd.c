@@ -441,7 +441,7 @@ curlcmd_exec(const char *path, const char *conf, uint64_t ms, struct curlcmd_run
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
 	deadline_set(&dl, ms);
-	while (!run->exited && !run->killed) {
+	while (!run->exited && !deadline_expired(&dl)) {
 		struct pollfd pf[3];
 		nfds_t np = 0;
 
@@ -472,25 +472,16 @@ curlcmd_exec(const char *path, const char *conf, uint64_t ms, struct curlcmd_run
 				in[1] = -1;
 			}
 		}
-		/* Wait for both streams' EOF too, so the status marker is never lost. */
-		if (out[0] >= 0 || err[0] >= 0) {
-			if (deadline_expired(&dl))
-				goto over;
+		/* Reap only after both streams' EOF: the status marker is the last thing written. */
+		if (out[0] >= 0 || err[0] >= 0)
 			continue;
-		}
 		if ((w = waitpid(pid, &run->status, WNOHANG)) == pid)
 			run->exited = 1;
 		else if (w < 0 && errno == ECHILD)
 			run->lost = run->exited = 1;	/* someone else reaped it */
-		else if (deadline_expired(&dl))
-			goto over;
-		continue;
- over:
-		kill(pid, SIGKILL);
-		spawn_wait(pid, &run->status);
-		run->killed = 1;
 	}
-	if (!run->exited && !run->killed) {
+	if (!run->exited) {
+		/* Past curl's own --max-time and the grace: killed, by its pid. */
 		kill(pid, SIGKILL);
 		spawn_wait(pid, &run->status);
 		run->killed = 1;

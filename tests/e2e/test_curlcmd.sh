@@ -224,6 +224,29 @@ test_curl_that_does_not_run_is_none() {
 	assert_each_event_once /hook
 }
 
+# A curl that hangs past its own --max-time is killed, by pid; the event is kept.
+test_hanging_curl_is_killed() {
+	start_receiver
+	mkdir -p "$T/fake"
+	cat >"$T/fake/curl" <<SH
+#!/bin/sh
+case "\$1" in --version) echo "curl 9.9.9 (fake)"; exit 0 ;; esac
+echo \$\$ >>"$T/fake.pids"
+cat >/dev/null
+exec sleep 120
+SH
+	chmod +x "$T/fake/curl"
+	one_stage_conf "[{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\"}]" \
+		'"outbox": {"timeout_s": 1, "connect_timeout_s": 1},'
+	export PATH="$T/fake:$PATH" WATCHKEEPER_HTTP=curl
+	rc=0; onbox notify --test >"$T/test.out" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_grep '0-generic +FAILED: no answer within 1 s \(timeout\); will retry' "$T/test.out"
+	p=$(cat "$T/fake.pids")
+	! kill -0 "$p" 2>/dev/null || { kill -9 "$p"; fail "the hanging curl ($p) is still running"; }
+	assert_eq "$(recv_count)" 0
+}
+
 # The same receiver answers judged with the same words and the same
 # retry/permanent outcome by libcurl and by the curl command.
 test_same_judgement_as_libcurl() {
@@ -277,5 +300,6 @@ tc no_url_or_secret_on_curl_argv test_no_url_or_secret_on_curl_argv
 tc https_with_test_ca test_https_with_test_ca openssl
 tc none_keeps_events_until_curl_is_back test_none_keeps_events_until_curl_is_back
 tc curl_that_does_not_run_is_none test_curl_that_does_not_run_is_none
+tc hanging_curl_is_killed test_hanging_curl_is_killed
 tc same_judgement_as_libcurl test_same_judgement_as_libcurl
 tc 500_then_200_retried_like_libcurl test_500_then_200_retried_like_libcurl
