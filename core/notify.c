@@ -13,8 +13,8 @@
  * moved must be fixed in the config, not chased).  Where libcurl cannot be
  * loaded (the static portable onbox, a box without libcurl.so.4) the same
  * request goes through the box's curl command (curlcmd.c), judged by the same
- * tables.  A command sink runs through
- * spawn.c in its own process group, so a timeout kills everything it started.
+ * tables.  A command sink runs through spawn.c in its own process group, so a
+ * timeout kills everything it started.
  *
  * Secrets live only in struct notify_sinks.  Every text that leaves this file
  * for a person, a log, a file or a receiver goes through notify_scrub(), which
