@@ -1,26 +1,24 @@
 /*
  * curlapi.c: find libcurl at run time (see curlapi.h for why).
+ *
+ * The portable onbox (WK_PORTABLE=1) is static: dlopen there would need the
+ * very glibc it was built to avoid, so libcurl is never tried and HTTP(S)
+ * goes through the box's curl command (curlcmd.c).
  */
+#ifndef WK_PORTABLE
+#define WK_PORTABLE 0
+#endif
+
 #include <stddef.h>
+#include <stdlib.h>
+#if !WK_PORTABLE
+#include <dlfcn.h>
+#endif
 
 #include "curlapi.h"
+#include "curlcmd.h"
 
-#ifdef WK_PORTABLE
-/*
- * The portable onbox (make onbox-portable) is linked statically: a static
- * glibc cannot load a shared library built against the box's own glibc (no
- * ld.so of its own, a different libc underneath), so it never tries.  HTTP(S)
- * then goes through the box's curl command (core/notify.c).
- */
-const struct curl_api *
-curl_api_get(const char **why)
-{
-	if (why != NULL)
-		*why = "this onbox is static and cannot load libcurl";
-	return NULL;
-}
-#else
-#include <dlfcn.h>
+#if !WK_PORTABLE
 
 static const char *const curl_sonames[] = { "libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4" };
 
@@ -37,7 +35,25 @@ static const struct {
 	{ "curl_easy_strerror", offsetof(struct curl_api, easy_strerror) },
 	{ "curl_slist_append", offsetof(struct curl_api, slist_append) },
 	{ "curl_slist_free_all", offsetof(struct curl_api, slist_free_all) },
+	{ "curl_version", offsetof(struct curl_api, version) },
 };
+#endif
+
+/* Why WATCHKEEPER_HTTP rules libcurl out, or NULL. */
+static const char *
+curl_api_knob(void)
+{
+	switch (curlcmd_knob()) {
+	case CURLCMD_CURL:
+		return CURLCMD_KNOB "=curl";
+	case CURLCMD_NONE:
+		return CURLCMD_KNOB "=none";
+	case CURLCMD_BAD:
+		return CURLCMD_KNOB " is not libcurl, curl, none or auto";
+	default:
+		return NULL;
+	}
+}
 
 const struct curl_api *
 curl_api_get(const char **why)
@@ -48,6 +64,13 @@ curl_api_get(const char **why)
 	void *h = NULL, *fn;
 	size_t i;
 
+	if (state == 0 && (fail = curl_api_knob()) != NULL)
+		state = -1;
+	if (state == 0 && WK_PORTABLE) {
+		fail = "this onbox is a static build and does not load libcurl";
+		state = -1;
+	}
+#if !WK_PORTABLE
 	if (state == 0) {
 		for (i = 0; i < sizeof(curl_sonames) / sizeof(curl_sonames[0]) && h == NULL; i++)
 			h = dlopen(curl_sonames[i], RTLD_NOW | RTLD_LOCAL);
@@ -68,8 +91,12 @@ curl_api_get(const char **why)
 				fail = "curl_global_init failed";
 		}
 	}
+#else
+	(void)h;
+	(void)fn;
+	(void)i;
+#endif
 	if (state != 1 && why != NULL)
 		*why = fail;
 	return state == 1 ? &api : NULL;
 }
-#endif

@@ -23,11 +23,15 @@ struct curl_api {
 	const char	*(*easy_strerror)(CURLcode);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
 	void		(*slist_free_all)(struct curl_slist *);
+	char		*(*version)(void);
 };
 
 /*
  * The loaded and globally initialised API, or NULL with *why (static text)
- * saying what is missing.  Loaded once per process.
+ * saying what is missing.  Loaded once per process.  Never loaded when
+ * WATCHKEEPER_HTTP asks for the curl command or nothing (curlcmd.h), nor in
+ * a build with WK_PORTABLE=1 (static: it cannot dlopen); callers then go to
+ * the curl command (curlcmd_send).
  */
 const struct curl_api *curl_api_get(const char **why);
 

@@ -8,10 +8,13 @@
  * (HTTP statuses, libcurl errors, a command's exit status).  The functions
  * around them only walk the tables.
  *
- * HTTP goes through libcurl's easy interface only, bounded by the outbox's
+ * HTTP goes through libcurl's easy interface, bounded by the outbox's
  * connect and total timeouts, never following a redirect (a webhook that
- * moved must be fixed in the config, not chased).  A command sink runs through
- * spawn.c in its own process group, so a timeout kills everything it started.
+ * moved must be fixed in the config, not chased).  Where libcurl cannot be
+ * loaded (the static portable onbox, a box without libcurl.so.4) the same
+ * request goes through the box's curl command (curlcmd.c), judged by the same
+ * tables.  A command sink runs through spawn.c in its own process group, so a
+ * timeout kills everything it started.
  *
  * Secrets live only in struct notify_sinks.  Every text that leaves this file
  * for a person, a log, a file or a receiver goes through notify_scrub(), which
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include "curlapi.h"
+#include "curlcmd.h"
 
 #include "buf.h"
 #include "err.h"
@@ -1515,9 +1519,10 @@ notify_judge(const struct notify_sinks *all, const struct notify_sink *s, int cu
 		    strncmp(curl_error, "Failed to connect", 17) == 0) && all != NULL)
 			secs = all->connect_timeout_s;
 		buf_printf(&b, c->fmt, secs);
-		if (c->code == -1)
-			buf_printf(&b, " (%s)", curl_api_get(NULL) != NULL ?
-			    curl_api_get(NULL)->easy_strerror((CURLcode)curl_code) : "libcurl error");
+		if (c->code == -1 && curl_api_get(NULL) != NULL)
+			buf_printf(&b, " (%s)", curl_api_get(NULL)->easy_strerror((CURLcode)curl_code));
+		else if (c->code == -1)
+			buf_printf(&b, " (curl error %d)", curl_code);
 		if (c->detail && curl_error != NULL && *curl_error != '\0') {
 			words = notify_flat(curl_error);
 			detail = notify_cut(words, NOTIFY_DETAIL_MAX);
@@ -1583,13 +1588,15 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 	CURL *c = NULL;
 	CURLcode rc;
 	const struct curl_api *api;
-	const char *nocurl = NULL;
+	const char *nocurl = NULL, *ca;
 	long status = 0;
 	size_t i;
 	int r, saved;
 
-	if ((api = curl_api_get(&nocurl)) == NULL || (c = api->easy_init()) == NULL) {
-		*why = xstrdup(nocurl != NULL ? nocurl : "cannot start libcurl; will retry");
+	if ((api = curl_api_get(&nocurl)) == NULL)
+		return curlcmd_send(all, s, rq, nocurl, why, permanent);
+	if ((c = api->easy_init()) == NULL) {
+		*why = xstrdup("cannot start libcurl; will retry");
 		*permanent = 0;
 		errno = EAGAIN;
 		r = WK_ERR_SYSTEM;
@@ -1614,6 +1621,9 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 	api->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	api->easy_setopt(c, CURLOPT_WRITEFUNCTION, notify_curl_write);
 	api->easy_setopt(c, CURLOPT_WRITEDATA, &ans);
+	/* The same CA bundle the curl command is given; a failure stays a failure. */
+	if ((ca = curlcmd_cafile()) != NULL)
+		api->easy_setopt(c, CURLOPT_CAINFO, ca);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	api->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #else

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "curlcmd.h"
 #include "err.h"
 #include "events.h"
 #include "jsonfile.h"
@@ -27,9 +28,14 @@ static int
 notify_test(const struct wk_config *cfg, const struct notify_sinks *sinks)
 {
 	char instance[17] = "0000000000000000", *why;
+	struct curlcmd_how how;
 	size_t i;
 	int failed = 0, permanent;
 	cJSON *ev;
+
+	curlcmd_how_get(&how);
+	printf("http: %s\n", how.detail);
+	curlcmd_how_free(&how);
 
 	(void)events_instance(cfg->workdir, instance);
 	ev = events_new(instance, cfg->run, "test", NULL, 0);

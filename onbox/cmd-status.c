@@ -16,6 +16,7 @@
 #include "attempt.h"
 #include "ckpt.h"
 #include "config.h"
+#include "curlcmd.h"
 #include "events.h"
 #include "fsutil.h"
 #include "jsonfile.h"
@@ -213,6 +214,15 @@ status_build(const struct wk_config *cfg)
 		free(why);
 	}
 	{
+		struct curlcmd_how how;
+		cJSON *http = cJSON_AddObjectToObject(doc, "http");
+
+		curlcmd_how_get(&how);
+		cJSON_AddStringToObject(http, "via", how.via);
+		cJSON_AddStringToObject(http, "detail", how.detail);
+		curlcmd_how_free(&how);
+	}
+	{
 		struct notify_sinks sinks;
 		char *od = layout_path(cfg->workdir, "outbox");
 
@@ -297,6 +307,8 @@ status_print(const cJSON *doc)
 				printf("      last: %s\n", l->valuestring);
 		}
 	}
+	if (cJSON_GetObjectItem(doc, "http") != NULL)
+		printf("http: %s\n", json_str(cJSON_GetObjectItem(doc, "http"), "detail", "?"));
 	cJSON_ArrayForEach(ev, cJSON_GetObjectItem(doc, "notify")) {
 		long pending = json_long(ev, "pending", 0);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "curlcmd.h"
 #include "diag.h"
 #include "log.h"
 #include "onbox.h"
@@ -45,7 +46,10 @@ onbox_help(FILE *fp)
 	    "  -V, --version      print the version\n"
 	    "  -h, --help         this text; `onbox --help-config` lists every config key\n"
 	    "\nexit: 0 every marker present, 1 a stage failed, 64 usage, 75 another onbox\n"
-	    "holds the run, 78 config error.\n");
+	    "holds the run, 78 config error.\n"
+	    "\nwebhooks go through libcurl, else the box's curl command, else nowhere (events\n"
+	    "stay in the outbox); `onbox --version` says which.  Testing/override knob:\n"
+	    "  WATCHKEEPER_HTTP=libcurl|curl|none  use only that way (default: auto)\n");
 }
 
 int
@@ -98,9 +102,14 @@ main(int argc, char **argv)
 		case 'v':
 			ctx.verbose++;
 			break;
-		case 'V':
-			printf("onbox %s\n", WK_VERSION);
+		case 'V': {
+			struct curlcmd_how how;
+
+			curlcmd_how_get(&how);
+			printf("onbox %s\nhttp: %s\n", WK_VERSION, how.detail);
+			curlcmd_how_free(&how);
 			return 0;
+		}
 		case 'h':
 			onbox_help(stdout);
 			return 0;

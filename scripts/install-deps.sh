@@ -56,6 +56,9 @@ write_src() {
 	echo "install-deps: adding $1 (deb-src, for make onbox-portable)"
 	$SUDO mv "$tmp" "$1"
 }
+# The curl command and the openssl CLI: webhooks through curl and HTTPS with a
+# throwaway CA (tests/e2e/test_curlcmd.sh).
+OPT_PKGS="$OPT_PKGS curl openssl ca-certificates"
 
 missing=""
 for p in $PKGS; do
@@ -109,5 +112,6 @@ if [ -n "$optional" ]; then
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -q --no-install-recommends $optional ||
 		echo "install-deps: could not install$optional: the Slurm, fuzz and portable-onbox tests will be skipped" >&2
+		echo "install-deps: could not install$optional: the tests that need them will be skipped" >&2
 fi
 echo "install-deps: done"

@@ -9,10 +9,12 @@ so a test can change it while the receiver runs:
   hang:N                hold the request N seconds before answering 200
   json:STATUS:BODY      answer STATUS with BODY as application/json
 The bound port is written to --port-file.  The test stops it by its pid.
+With --tls-cert and --tls-key it speaks HTTPS (TLS 1.2+) instead.
 """
 import argparse
 import json
 import os
+import ssl
 import sys
 import threading
 import time
@@ -27,6 +29,8 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     ap.add_argument("--mode-file", required=True)
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     args = ap.parse_args()
 
     def mode():
@@ -78,6 +82,14 @@ def main():
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer.allow_reuse_address = True
     srv = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        # Handshake in the handler's thread: a client that rejects the
+        # certificate must not stall or kill the accept loop.
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True,
+                                     do_handshake_on_connect=False)
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write(str(srv.server_address[1]))
