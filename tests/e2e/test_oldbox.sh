@@ -239,12 +239,19 @@ test_old_deploy_no_flags_runs_to_done() {
 	assert_eq "$(stat -c %i:%Y "$(bw bin/onbox)")" "$ino" "re-deploy replaced an unchanged onbox"
 }
 
-# Every process's command line, looked at while the chain runs: hits go to $T/cmdline.hits.
+# Every process's command line, looked at while the chain runs: each hit goes
+# to $T/cmdline.hits as "pid root: command line" with the secret masked.  The
+# secret is read from $T/secret.pat: it is on no command line of ours.
 scan_cmdlines() {
-	local i
+	local i f c tok
+	tok=$(cat "$T/secret.pat")
 	for i in $(seq 1 3000); do
 		[ -e "$T/scan.stop" ] && break
-		grep -lFf "$T/secret.pat" /proc/[0-9]*/cmdline >>"$T/cmdline.hits" 2>/dev/null || true
+		for f in $(grep -lFf "$T/secret.pat" /proc/[0-9]*/cmdline 2>/dev/null); do
+			c=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+			f=${f%/cmdline}
+			echo "${f#/proc/} $(readlink "$f/root"): ${c//$tok/<SECRET>}" >>"$T/cmdline.hits"
+		done
 		sleep 0.05
 	done
 }
@@ -276,12 +283,12 @@ test_old_webhook_from_owner_env_secret_contained() {
 	go
 	wait_for 60 has_marker B_DONE
 	# The box's onbox delivers chain_done itself (patrol has not ticked yet).
-	recv_done() { [ -f "$T/recv.jsonl" ] && [ "$(recv_json "len([x for x in r if x['path'] == '/hook/$tok' and json.loads(x['body']).get('event') == 'chain_done'])")" -ge 1 ]; }
+	recv_done() { [ -f "$T/recv.jsonl" ] && [ "$(recv_json "len([x for x in r if x['path'] == '/hook/' + open('$T/secret.pat').read().strip() and json.loads(x['body']).get('event') == 'chain_done'])")" -ge 1 ]; }
 	wait_for 60 recv_done
 	recv_json "[x['headers'].get('User-Agent', x['headers'].get('user-agent')) for x in r]"
 	touch "$T/scan.stop"
 	wait "$scanner" || true
-	assert_eq "$(sort -u "$T/cmdline.hits")" "" "the secret on a command line"
+	assert_eq "$(sort -u "$T/cmdline.hits")" "" "the secret on a command line (pid root: cmdline)"
 	# No file but the secrets file holds it: the box's writes (its upper layer) and ours.
 	leaks=$(grep -rlF -f "$T/secret.pat" "$T/oldbox/upper" "$T" \
 		--exclude=recv.jsonl --exclude=recv.out --exclude=secret.pat --exclude=cmdline.hits \
