@@ -27,10 +27,11 @@ PATROL="$TOP/$BUILD/patrol"
 SSHTOOL=${SSHTOOL:-$TOP/$BUILD/sshtool}
 ARCH=$(uname -m)
 [ "$ARCH" = arm64 ] && ARCH=aarch64
-# The portable onbox patrol finds next to itself (C1); an ASan build tree
-# uses the plain tree's through WATCHKEEPER_ONBOX_DIR.
-PORTABLE="$TOP/$BUILD/portable/onbox-$ARCH-linux"
-if [ ! -e "$PORTABLE" ] && [ -e "$TOP/build/portable/onbox-$ARCH-linux" ]; then
+# The portable onbox patrol finds (C1): $WATCHKEEPER_ONBOX_DIR's, else the one
+# next to patrol; an ASan build tree uses the plain tree's through
+# WATCHKEEPER_ONBOX_DIR.
+PORTABLE="${WATCHKEEPER_ONBOX_DIR:-$TOP/$BUILD/portable}/onbox-$ARCH-linux"
+if [ -z "${WATCHKEEPER_ONBOX_DIR:-}" ] && [ ! -e "$PORTABLE" ] && [ -e "$TOP/build/portable/onbox-$ARCH-linux" ]; then
 	PORTABLE="$TOP/build/portable/onbox-$ARCH-linux"
 	export WATCHKEEPER_ONBOX_DIR="$TOP/build/portable"
 fi
