@@ -276,6 +276,8 @@ test_old_webhook_from_owner_env_secret_contained() {
 	rc=0; WK_OLD_HOOK=$url patrol deploy >"$T/d" 2>&1 || rc=$?
 	cat "$T/d"
 	assert_eq "$rc" 0 "patrol deploy"
+	# Webhooks from the box go through the box's own curl command (curl 7.74 in Debian 11).
+	assert_grep 'http: curl command /usr/bin/curl 7\.74' "$T/d"
 	wait_for 30 test -s "$OLDBOX_FS$WD/launches"
 	# The secrets file: mode 0600, the login user's, JSON with the value.
 	assert_eq "$(stat -c %a "$(bw secrets)")" 600
@@ -295,6 +297,10 @@ test_old_webhook_from_owner_env_secret_contained() {
 		--exclude=recv.jsonl --exclude=recv.out --exclude=secret.pat --exclude=cmdline.hits \
 		--exclude-dir=fs --exclude-dir=proc 2>/dev/null | grep -vxF "$T/oldbox/upper$WD/.watchkeeper/secrets" | sort -u || true)
 	assert_eq "$leaks" "" "files holding the secret"
+	# Nor any file written on this machine since the test began, outside $T.
+	leaks=$(find /tmp /var/tmp /root -xdev -type f -newer "$T/secret.pat" -size -8M ! -path "$T/*" -print0 2>/dev/null |
+		xargs -0 -r grep -lFf "$T/secret.pat" 2>/dev/null || true)
+	assert_eq "$leaks" "" "files outside \$T holding the secret"
 	# Not in the box's tmux environment either.
 	oldbox_sh 'for s in /tmp/tmux-$(id -u)/*; do tmux -S "$s" show-environment -g; tmux -S "$s" show-environment; done 2>/dev/null' >"$T/tmuxenv" || true
 	! grep -qFf "$T/secret.pat" "$T/tmuxenv" || fail "the secret is in the box's tmux environment"
