@@ -224,6 +224,8 @@ test_old_deploy_no_flags_runs_to_done() {
 	assert_grep '^onbox ' "$T/v"
 	cmp "$PORTABLE" "$(bw bin/onbox)"
 	wait_for 30 test -s "$OLDBOX_FS$WD/launches"
+	# detach tmux and the box has tmux: the stage runs in the login user's tmux server.
+	oldbox_sh 'tmux ls' >"$T/tmuxls" 2>&1 || fail "no tmux session on the box while stage a runs: $(cat "$T/tmuxls")"
 	go
 	wait_for 60 has_marker B_DONE
 	has_marker A_DONE
@@ -231,8 +233,8 @@ test_old_deploy_no_flags_runs_to_done() {
 	tick
 	assert_eq "$rc" 0 "patrol --once: $(cat "$T/tick")"
 	assert_grep ' t1 DONE' "$T/tick"
-	# Stages ran as the login user, under tmux (the box has it).
-	assert_eq "$(stat -c %U "$(bw markers/B_DONE)")" "$(stat -c %U "$OLDBOX_FS/home/box")"
+	# Stages ran as the login user.
+	assert_eq "$(stat -c %u "$(bw markers/B_DONE)")" "$(stat -c %u "$OLDBOX_FS/home/box")"
 	# A re-deploy re-sends nothing unchanged: the onbox on the box is the same file.
 	ino=$(stat -c %i:%Y "$(bw bin/onbox)")
 	rc=0; patrol deploy >"$T/d2" 2>&1 || rc=$?
@@ -281,7 +283,7 @@ test_old_webhook_from_owner_env_secret_contained() {
 	wait_for 30 test -s "$OLDBOX_FS$WD/launches"
 	# The secrets file: mode 0600, the login user's, JSON with the value.
 	assert_eq "$(stat -c %a "$(bw secrets)")" 600
-	assert_eq "$(stat -c %U "$(bw secrets)")" "$(stat -c %U "$OLDBOX_FS/home/box")"
+	assert_eq "$(stat -c %u "$(bw secrets)")" "$(stat -c %u "$OLDBOX_FS/home/box")"
 	assert_eq "$(json "$(bw secrets)" 'd["WK_OLD_HOOK"]')" "$url"
 	go
 	wait_for 60 has_marker B_DONE
