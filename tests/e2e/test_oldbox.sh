@@ -136,6 +136,50 @@ test_oldbox_stop_cleans_up() {
 	assert_no_file "$(oldbox_root)/tmp/nohup.pid"
 }
 
+# The cache: one build at a time, built aside and renamed when complete, a
+# failed or killed build leaves nothing that counts as the root.  A fake
+# debootstrap (first on PATH) stands in for the real one.
+test_oldbox_cache_lock_and_rename() {
+	local c="$T/cache" p1 p2 r1 r2
+	mkdir -p "$T/fakebin"
+	cat >"$T/fakebin/debootstrap" <<SH
+#!/bin/sh
+# args: --variant=minbase --include=LIST SUITE DIR MIRROR
+echo "\$*" >>"$T/debootstrap.calls"
+[ -e "$T/debootstrap.fail" ] && { echo "E: Couldn't download packages: fake" >&2; exit 1; }
+n=0; while [ ! -e "$T/debootstrap.go" ] && [ \$n -lt 1000 ]; do sleep 0.01; n=\$((n+1)); done
+mkdir -p "\$4/usr/bin" && echo built >"\$4/usr/bin/marker"
+SH
+	chmod +x "$T/fakebin/debootstrap"
+	# A failed build: no root, the reason, nothing left behind.
+	touch "$T/debootstrap.fail"
+	rc=0; (PATH="$T/fakebin:$PATH" OLDBOX_CACHE=$c; oldbox_root) >"$T/r0" 2>"$T/e0" || rc=$?
+	assert_eq "$rc" 1 "oldbox_root after a failed debootstrap"
+	assert_grep "fake" "$T/e0"
+	assert_no_file "$c/bullseye"
+	assert_eq "$(ls -A "$c" | grep -c '^\.build\.' || true)" 0 "temporary builds left"
+	rm "$T/debootstrap.fail" "$T/debootstrap.calls"
+	# A killed build's leftover is cleared by the next one.
+	mkdir -p "$c/.build.killed/usr"
+	# Two at once: one debootstrap, both get the root once it is complete.
+	(PATH="$T/fakebin:$PATH" OLDBOX_CACHE=$c; oldbox_root) >"$T/r1" 2>&1 &
+	p1=$!
+	(PATH="$T/fakebin:$PATH" OLDBOX_CACHE=$c; oldbox_root) >"$T/r2" 2>&1 &
+	p2=$!
+	wait_for 10 test -s "$T/debootstrap.calls"
+	assert_no_file "$c/bullseye"
+	touch "$T/debootstrap.go"
+	r1=0; wait $p1 || r1=$?
+	r2=0; wait $p2 || r2=$?
+	assert_eq "$r1:$r2" 0:0 "both oldbox_root"
+	assert_eq "$(wc -l <"$T/debootstrap.calls" | tr -d ' ')" 1 "debootstrap runs"
+	assert_grep '^--variant=minbase --include=openssh-server,python3,tmux,curl,ca-certificates bullseye .* http://deb.debian.org/debian$' "$T/debootstrap.calls"
+	assert_eq "$(tail -n 1 "$T/r1")" "$c/bullseye"
+	assert_eq "$(tail -n 1 "$T/r2")" "$c/bullseye"
+	assert_eq "$(cat "$c/bullseye/usr/bin/marker")" built
+	assert_eq "$(ls -A "$c" | grep -c '^\.build\.' || true)" 0 "temporary builds left"
+}
+
 # The bug step 8 exists for: today's dynamic onbox does not run on this box.
 test_oldbox_dynamic_onbox_fails_there() {
 	oldbox_start
@@ -381,6 +425,7 @@ tc oldbox_is_old test_oldbox_is_old
 tc oldbox_workdir_with_space_and_box_path test_oldbox_workdir_with_space_and_box_path
 tc oldbox_no_tmux test_oldbox_no_tmux
 tc oldbox_stop_cleans_up test_oldbox_stop_cleans_up
+tc oldbox_cache_lock_and_rename test_oldbox_cache_lock_and_rename
 tc oldbox_dynamic_onbox_fails_there test_oldbox_dynamic_onbox_fails_there
 tc old_deploy_no_flags_runs_to_done test_old_deploy_no_flags_runs_to_done need_deploy
 tc old_webhook_from_owner_env_secret_contained test_old_webhook_from_owner_env_secret_contained need_secrets
