@@ -112,6 +112,14 @@ no tmux
 	assert_file "$(oldbox_root)/usr/bin/tmux"
 }
 
+# gone PID: not running (no such process, or a zombie).
+gone() {
+	local line
+	read -r line 2>/dev/null <"/proc/$1/stat" || return 0
+	line=${line##*) }
+	[ "${line%% *}" = Z ]
+}
+
 # Everything the box started is stopped by pid and every mount is gone.
 test_oldbox_stop_cleans_up() {
 	local fs pid p left
@@ -124,8 +132,9 @@ test_oldbox_stop_cleans_up() {
 	kill -0 "$p" || fail "the box's nohup'd sleep is not running"
 	[ -n "$(oldbox_pids)" ] || fail "oldbox_pids finds nothing"
 	oldbox_stop
-	! kill -0 "$pid" 2>/dev/null || fail "the box's sshd $pid still runs"
-	! kill -0 "$p" 2>/dev/null || fail "the box's nohup'd sleep $p still runs"
+	# Killed: gone, or a zombie until its new parent reaps it.
+	wait_for 5 gone "$pid" || fail "the box's sshd $pid still runs"
+	wait_for 5 gone "$p" || fail "the box's nohup'd sleep $p still runs"
 	left=$(awk -v p="$T/" 'index($2, p) == 1 { print $2 }' /proc/self/mounts)
 	assert_eq "$left" "" "mounts left under $T"
 	for p in /proc/[0-9]*; do
@@ -391,7 +400,7 @@ test_old_stop_for_good() {
 	rc=0; patrol stop >"$T/s" 2>&1 || rc=$?
 	cat "$T/s"
 	assert_eq "$rc" 0 "patrol stop"
-	wait_for 40 sh -c "! kill -0 $pid 2>/dev/null"
+	wait_for 40 gone "$pid"
 	# No process of the run is left on the box but nothing: no sleep 600.
 	for p in $(oldbox_pids); do
 		! grep -qaF 'sleep' "/proc/$p/cmdline" 2>/dev/null || fail "stage process $p left: $(tr '\0' ' ' <"/proc/$p/cmdline")"
