@@ -10,6 +10,8 @@ openssh-server openssh-client tmux procps iproute2 iptables python3 valgrind"
 # libFuzzer runtime for `make fuzz` (fuzz/run.sh).  Optional: when these cannot
 # be installed the tests that need them say so and count as skipped.
 OPT_PKGS="slurm-wlm munge clang libclang-rt-14-dev"
+# debootstrap: the Debian 11 box of tests/e2e/oldbox.sh.
+OPT_PKGS="$OPT_PKGS debootstrap"
 # The portable onbox (make onbox-portable, scripts/portable.sh): the other
 # architecture's cross compiler and static libc, qemu to run its tests, and
 # dpkg-dev for `apt-get source cjson pcre2` (Debian's source packages: the
@@ -110,8 +112,14 @@ fi
 if [ -n "$optional" ]; then
 	echo "install-deps: installing (optional):$optional"
 	# shellcheck disable=SC2086
-	$SUDO apt-get install -y -q --no-install-recommends $optional ||
-		echo "install-deps: could not install$optional: the Slurm, fuzz and portable-onbox tests will be skipped" >&2
-		echo "install-deps: could not install$optional: the tests that need them will be skipped" >&2
+	# All at once; when that fails, one by one, so one package the mirror lacks
+	# does not take the others with it.
+	if ! $SUDO apt-get install -y -q --no-install-recommends $optional; then
+		for p in $optional; do
+			# shellcheck disable=SC2086
+			$SUDO apt-get install -y -q --no-install-recommends "$p" ||
+				echo "install-deps: could not install $p: the tests that need it will be skipped" >&2
+		done
+	fi
 fi
 echo "install-deps: done"
