@@ -754,6 +754,8 @@ sc_match_line(struct sc_ctx *c, struct sc_file *f, char **condp)
 			c->skipped[c->nskipped].file = xstrdup_or_null(f->path);
 			c->skipped[c->nskipped].line = f->line;
 			c->skipped[c->nskipped].criterion = xstrdup(attrib);
+			/* ssh evaluates no criterion after one that failed (exec is not run). */
+			c->skipped[c->nskipped].live = result == 1 && !f->nevermatch;
 			c->nskipped++;
 			result = 0;
 			cp = NULL;

@@ -47,6 +47,7 @@ struct sshconf_host {
 		char	*file;
 		int	 line;
 		char	*criterion;	/* "exec", "canonical" ... */
+		int	 live;		/* the criteria before it matched: the block may apply */
 	}	*skipped;
 	size_t	 nskipped;
 };

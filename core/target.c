@@ -106,9 +106,13 @@ target_why_certificate(const struct target_in *in, char *why, size_t len)
 static int
 target_why_match(const struct target_in *in, char *why, size_t len)
 {
-	const struct sshconf_skip *k = in->h->skipped;
+	const struct sshconf_skip *k = NULL;
+	size_t i;
 
-	if (in->h->nskipped == 0)
+	for (i = 0; i < in->h->nskipped && k == NULL; i++)
+		if (in->h->skipped[i].live)
+			k = &in->h->skipped[i];
+	if (k == NULL)
 		return 0;
 	snprintf(why, len, "Match %s at %s:%d (ssh evaluates it; watchkeeper cannot)",
 	    k->criterion, k->file != NULL ? k->file : "?", k->line);

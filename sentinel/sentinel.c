@@ -468,8 +468,6 @@ sentinel_json(const struct sentinel *s)
 		cJSON_AddItemToObject(o, "last_lines", sentinel_lines(s, s->failed_doc));
 	}
 	cJSON_AddStringToObject(o, "last_seen", s->seen);
-	if (s->transport != NULL)
-		cJSON_AddStringToObject(o, "transport", s->transport);
 	if (s->decided_attempt > 0)
 		cJSON_AddNumberToObject(o, "attempt", (double)s->decided_attempt);
 	if (cJSON_GetArraySize(s->relaunched) > 0)
@@ -658,10 +656,13 @@ main(int argc, char **argv)
 		goto done;
 	}
 	s.have_target = 1;
-	s.transport = target_transport_text(&s.target);
 	/* Said once: the system ssh stands in for libssh2 (or would, but is missing). */
-	if (s.target.transport_auto && s.target.transport_why != NULL)
-		fprintf(stderr, "sentinel: transport %s\n", s.transport);
+	if (s.target.transport_auto && s.target.transport_why != NULL) {
+		char *tr = target_transport_text(&s.target);
+
+		fprintf(stderr, "sentinel: transport %s\n", tr);
+		free(tr);
+	}
 	rc = sentinel_loop(&s);
  done:
 	fflush(stderr);
@@ -684,7 +685,6 @@ main(int argc, char **argv)
 	free(s.names);
 	free(s.statedir);
 	free(s.message);
-	free(s.transport);
 	if (s.cfg != NULL)
 		config_free(s.cfg);
 	diag_free(&d);

@@ -44,7 +44,6 @@ struct sentinel {
 	int			 sigfd;		/* SIGUSR1 (supersede), SIGTERM, SIGINT, SIGHUP */
 	struct ssh_target	 target;
 	int			 have_target;
-	char			*transport;	/* target_transport_text, for --json */
 	pid_t			 child;		/* the tick's connection; 0 none */
 	uint64_t		 start_ms;
 	long			 tick;

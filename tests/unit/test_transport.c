@@ -351,6 +351,14 @@ test_auto_config(void **state)
 	text = xstrfmt("Host box\n%sMatch canonical\n\tPort 2222\n", lines);
 	decide("\"host\": \"box\"", text, "openssh", "openssh: Match canonical at");
 	free(text);
+	/* A criterion that fails before the exec: ssh runs nothing and skips the block too. */
+	text = xstrfmt("Host box\n%sMatch originalhost other exec true\n\tPort 2222\n", lines);
+	warnings = decide("\"host\": \"box\"", text, "libssh2", NULL);
+	assert_int_equal(warnings, 1);
+	free(text);
+	text = xstrfmt("Host box\n%sMatch originalhost box exec true\n\tPort 2222\n", lines);
+	decide("\"host\": \"box\"", text, "openssh", "openssh: Match exec at");
+	free(text);
 
 	text = xstrfmt("Host box\n\tHostKeyAlias gpu-7\n%s", lines);
 	decide("\"host\": \"box\"", text, "openssh", "openssh: HostKeyAlias gpu-7");
