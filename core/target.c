@@ -62,7 +62,7 @@ expand_home(const char *p)
 
 /* How long the ssh-agent may take to list its keys. */
 #define TARGET_AGENT_MS		1000
-/* A ProxyCommand quoted in a reason is cut here. */
+/* A ProxyCommand's program name quoted in a reason is cut here. */
 #define TARGET_WHY_CMD		60
 
 /* What the decision looks at: the resolved host and the identities libssh2 would offer. */
@@ -82,15 +82,20 @@ target_why_proxy_jump(const struct target_in *in, char *why, size_t len)
 	return 1;
 }
 
+/* Only the program's name: the rest of a ProxyCommand may carry a token. */
 static int
 target_why_proxy_command(const struct target_in *in, char *why, size_t len)
 {
 	const char *cmd = in->h->proxy_command;
+	size_t n;
 
 	if (cmd == NULL)
 		return 0;
-	snprintf(why, len, "ProxyCommand %.*s%s", TARGET_WHY_CMD, cmd,
-	    strlen(cmd) > TARGET_WHY_CMD ? "..." : "");
+	cmd += strspn(cmd, " \t");
+	if (strncmp(cmd, "exec ", 5) == 0)
+		cmd += 5 + strspn(cmd + 5, " \t");
+	n = strcspn(cmd, " \t");
+	snprintf(why, len, "ProxyCommand %.*s", (int)(n < TARGET_WHY_CMD ? n : TARGET_WHY_CMD), cmd);
 	return 1;
 }
 

@@ -176,7 +176,7 @@ test_ed25519_stays_libssh2() {
 	assert_eq "$rc" 0
 	line_ok OK "$T/p2"
 	assert_eq "$(transport_lines)" 1
-	assert_grep "^[0-9TZ:-]+ t1 transport openssh: ProxyCommand ssh -F " "$(REPORT)"
+	assert_grep '^[0-9TZ:-]+ t1 transport openssh: ProxyCommand ssh$' "$(REPORT)"
 	touch "$T/go"
 	wait "$LAST_PID"
 }
