@@ -261,24 +261,20 @@ target_choose(const struct wk_box *b, const struct sshconf_host *h, struct ssh_t
 	size_t i;
 	int explicit_cli = b->transport != NULL && strcmp(b->transport, "openssh") == 0;
 	int explicit_lib = b->transport != NULL && strcmp(b->transport, "libssh2") == 0;
+	int r = 0;
 
 	t->transport_auto = !explicit_cli && !explicit_lib;
-	if (explicit_cli) {
-		t->openssh = 1;
-		sshconf_warn_skipped(h, d);	/* as before "auto" existed */
-		return 0;
-	}
-	for (i = 0; i < nitems(target_cli_reasons); i++) {
+	t->openssh = explicit_cli;
+	for (i = 0; i < nitems(target_cli_reasons) && !explicit_cli; i++) {
 		why[0] = '\0';
-		if (explicit_lib && !target_cli_reasons[i].fatal)
-			continue;
-		if (!target_cli_reasons[i].fn(&in, why, sizeof(why)))
+		if ((explicit_lib && !target_cli_reasons[i].fatal) ||
+		    !target_cli_reasons[i].fn(&in, why, sizeof(why)))
 			continue;
 		if (t->transport_auto) {
 			t->transport_why = xstrdup(why);
 			if (target_have_ssh()) {
 				t->openssh = 1;
-				return 0;
+				goto out;
 			}
 			t->cli_missing = 1;
 		}
@@ -294,10 +290,13 @@ target_choose(const struct wk_box *b, const struct sshconf_host *h, struct ssh_t
 			    "cannot do, and the system ssh client that \"transport\": \"auto\" "
 			    "uses for it is not installed (no ssh on PATH): install the OpenSSH client",
 			    b->host, target_cli_reasons[i].what);
-		return -1;
+		r = -1;
+		goto out;
 	}
-	sshconf_warn_skipped(h, d);	/* libssh2 skips those blocks */
-	return 0;
+	/* libssh2 skips those blocks, and an explicit openssh said so too before "auto". */
+	sshconf_warn_skipped(h, d);
+out:
+	return r;
 }
 
 int
