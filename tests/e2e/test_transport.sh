@@ -181,6 +181,29 @@ test_ed25519_stays_libssh2() {
 	wait "$LAST_PID"
 }
 
+# No key file, an ssh-agent holding only an RSA key: the system ssh, which signs rsa-sha2 with it.
+test_agent_only_rsa() {
+	SSHD_CLIENT_KEY_TYPE=rsa box
+	sed -i -e '/IdentityFile/d' -e '/IdentitiesOnly/d' "$SSH_CFG"
+	mkdir -p "$T/home"
+	export HOME="$T/home"	# no ~/.ssh/id_* of this machine's user in the way
+	eval "$(ssh-agent -s -a "$T/agent.sock")" >/dev/null
+	echo "$SSH_AGENT_PID" >>"$T/.pids"
+	sshd_at_exit "kill $SSH_AGENT_PID"
+	ssh-add -q "$SSHD_CLIENT_KEY" 2>/dev/null
+	pconf '' '[{"stage": "train", "run": "true"}]'
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok NEEDS_RESUME "$T/p1"
+	assert_grep '^[0-9TZ:-]+ t1 transport openssh: ssh-agent holds only RSA keys \(libssh2 1.10 cannot sign rsa-sha2\)$' "$(REPORT)"
+	# The explicit libssh2 offers the same agent key and is refused, as it says.
+	sed -i 's/"box": {/"box": {"transport": "libssh2", /' "$T/wk.json"
+	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
+	assert_eq "$rc" 2
+	line_ok SSH_DOWN "$T/p2"
+	assert_grep 'ssh-agent ssh-rsa key' "$T/p2"
+}
+
 # No system ssh on PATH: auto stays on libssh2 and the errors say what is missing.
 test_no_system_ssh() {
 	SSHD_CLIENT_KEY_TYPE=rsa box
@@ -210,4 +233,5 @@ t rsa_verdicts_agree test_rsa_verdicts_agree
 t explicit_libssh2_rsa test_explicit_libssh2_rsa
 t proxyjump_auto test_proxyjump_auto
 t ed25519_stays_libssh2 test_ed25519_stays_libssh2
+t agent_only_rsa test_agent_only_rsa
 t no_system_ssh test_no_system_ssh
