@@ -502,12 +502,15 @@ test_agent(void **state)
 	o.fd_err = SPAWN_INHERIT;
 	pid = spawn_argv(argv, &o);
 	assert_true(pid > 0);
-	for (i = 0; i < 500 && stat(sock, &st) != 0; i++)
+	/* Bound, then listening: wait until it answers (bounded), not just for the socket file. */
+	for (i = 0; i < 500 && sshkey_agent_types(sock, 1000, &usable, &unusable, first,
+	    sizeof(first)) != 0; i++)
 		usleep(10000);
-	if (stat(sock, &st) != 0) {
+	if (stat(sock, &st) != 0 ||
+	    sshkey_agent_types(sock, 1000, &usable, &unusable, first, sizeof(first)) != 0) {
 		kill(pid, SIGTERM);
 		spawn_wait(pid, &status);
-		fail_msg("ssh-agent -D -a %s: no socket (status %d)", sock, status);
+		fail_msg("ssh-agent -D -a %s: no answer (status %d)", sock, status);
 	}
 	setenv("SSH_AUTH_SOCK", sock, 1);
 
