@@ -160,8 +160,9 @@ static const struct cfg_key cfg_box_keys[] = {
 	  .field = FIELD(struct wk_box, connect_timeout_s), .min = 1, .max = 600, .def = "15",
 	  .help = "bound on connect + authentication" },
 	{ .name = "transport", .type = CFG_STR, .field = FIELD(struct wk_box, transport),
-	  .def = "libssh2", .choices = "libssh2|openssh",
-	  .help = "openssh runs the system ssh (ProxyJump, certificates, RSA keys)" },
+	  .def = "auto", .choices = "auto|libssh2|openssh",
+	  .help = "auto: libssh2, or the system ssh when the host needs it (RSA key, ProxyJump, "
+	  "ProxyCommand, certificate, Match exec, HostKeyAlias); libssh2 or openssh: always that" },
 	{ .name = "config", .type = CFG_STR, .field = FIELD(struct wk_box, config),
 	  .help = "this config's path on the box" },
 };

@@ -66,7 +66,7 @@ struct wk_box {
 	char	*identity;
 	char	*known_hosts;
 	long	 connect_timeout_s;
-	char	*transport;	/* "libssh2" | "openssh" */
+	char	*transport;	/* "auto" | "libssh2" | "openssh" */
 	char	*config;	/* the config's path on the box */
 };
 

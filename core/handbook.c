@@ -295,6 +295,25 @@ hb_sinks(struct hb *h)
 	hb_secrets(h);
 }
 
+/* The ssh transport in use and why (target_transport_text), as patrol last decided it. */
+static void
+hb_transport(struct hb *h)
+{
+	const struct wk_box *x = &h->cfg->box;
+	const char *text = h->c->transport != NULL ? h->c->transport :
+	    json_str(h->ps, "transport", NULL);
+
+	if (x->host == NULL)
+		return;
+	buf_puts(&h->b, "\n- SSH transport: ");
+	if (text != NULL) {
+		md_code(&h->b, text);
+		buf_printf(&h->b, " (`box.transport` %s)", x->transport != NULL ? x->transport : "auto");
+	} else
+		buf_printf(&h->b, "`box.transport` %s, decided when patrol connects",
+		    x->transport != NULL ? x->transport : "auto");
+}
+
 static void
 hb_contract(struct hb *h)
 {
@@ -329,9 +348,9 @@ hb_contract(struct hb *h)
 			buf_puts(b, ", known_hosts ");
 			md_code(b, x->known_hosts);
 		}
-		buf_printf(b, "; transport %s, connect timeout %ld s",
-		    x->transport != NULL ? x->transport : "libssh2", x->connect_timeout_s);
+		buf_printf(b, "; connect timeout %ld s", x->connect_timeout_s);
 	}
+	hb_transport(h);
 	buf_puts(b, "\n- Workdir on the box: ");
 	md_code(b, cfg->workdir);
 	buf_puts(b, "\n- Detach primitive: ");

@@ -35,6 +35,7 @@ struct handbook_ctx {
 	const cJSON	*pstate;	/* patrol.json (see pstate keys below), or NULL: never ticked */
 	int		 cron;		/* 1 this run's crontab line is installed, 0 not, -1 unknown */
 	const char	*generator;	/* who writes it, for the note ("patrol"); NULL: log_prog() */
+	const char	*transport;	/* target_transport_text; NULL: pstate's "transport" */
 };
 
 /*
@@ -49,6 +50,7 @@ struct handbook_ctx {
  *   resumes   [{time, was, class?, exit_status}]
  *   wandb     "https://wandb.ai/..."   when seen (step 5)
  *   checkpoint {"path":..., "step":..., "age_s":...} (step 5)
+ *   transport "openssh: ProxyJump bastion"  the ssh transport and why (target_transport_text)
  */
 
 /* The markdown; caller frees.  Never fails (missing state reads "unknown"). */

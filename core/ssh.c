@@ -55,6 +55,7 @@
 #include "monotime.h"
 #include "ssh.h"
 #include "sshcli.h"
+#include "sshkey.h"
 #include "sshq.h"
 #include "xmalloc.h"
 
@@ -66,7 +67,6 @@
 #define SSH_CHUNK		32768
 #define SSH_SFTP_WRITE_MAX	(1024 * 1024)	/* bytes handed to one libssh2_sftp_write */
 #define SSH_KNOWN_HOSTS_MAX	(16 * 1024 * 1024)
-#define SSH_KEYHEAD_MAX		2048	/* enough of a key file to see its type */
 /* libssh2 said EAGAIN without saying which way it is blocked: look again soon. */
 #define SSH_IDLE_POLL_MS	10
 /* A polite goodbye may take this long on a healthy connection. */
@@ -170,28 +170,6 @@ ssh_base64(struct buf *b, const unsigned char *p, size_t n, int pad)
 		else if (pad)
 			buf_putc(b, '=');
 	}
-}
-
-/* Decode base64 from s (stops at '=' or '-', skips white space) into out; bytes written. */
-static size_t
-ssh_unbase64(const char *s, unsigned char *out, size_t max)
-{
-	const char *q;
-	unsigned long v = 0;
-	size_t n = 0;
-	int bits = 0;
-
-	for (; *s != '\0' && *s != '=' && *s != '-' && n < max; s++) {
-		if ((q = strchr(ssh_b64, *s)) == NULL || *s == '\0')
-			continue;
-		v = (v << 6) | (unsigned long)(q - ssh_b64);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (unsigned char)(v >> bits);
-		}
-	}
-	return n;
 }
 
 /* ---- socket I/O under libssh2, and waiting ---- */
@@ -784,42 +762,13 @@ out:
 
 /* ---- authentication ---- */
 
-/* Is this key file an RSA key?  Its .pub says so, else its PEM header or OpenSSH blob. */
+/* Is this key file an RSA key (sshkey.c tells)? */
 static int
-ssh_keyfile_is_rsa(const char *priv, const char *pub)
+ssh_keyfile_is_rsa(const char *priv)
 {
-	char head[SSH_KEYHEAD_MAX + 1], *p;
-	unsigned char raw[SSH_KEYHEAD_MAX];
-	static const char rsa_blob[] = "\0\0\0\7ssh-rsa";
-	ssize_t n;
-	size_t len;
-	int fd, rsa = 0;
+	char type[128];
 
-	if ((fd = open(pub != NULL ? pub : priv, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
-		return 0;
-	n = read(fd, head, SSH_KEYHEAD_MAX);
-	close(fd);
-	if (n <= 0)
-		goto out;
-	head[n] = '\0';
-	if (pub != NULL) {
-		rsa = strncmp(head, "ssh-rsa ", 8) == 0;
-		goto out;
-	}
-	if (strstr(head, "BEGIN RSA PRIVATE KEY") != NULL) {
-		rsa = 1;
-		goto out;
-	}
-	if ((p = strstr(head, "BEGIN OPENSSH PRIVATE KEY-----")) != NULL) {
-		/* The public key blob (with its type name) sits unencrypted near the start. */
-		len = ssh_unbase64(p + 30, raw, sizeof(raw));
-		rsa = len >= sizeof(rsa_blob) - 1 &&
-		    memmem(raw, len, rsa_blob, sizeof(rsa_blob) - 1) != NULL;
-		explicit_bzero(raw, sizeof(raw));
-	}
-out:
-	explicit_bzero(head, sizeof(head));
-	return rsa;
+	return sshkey_file_type(priv, type, sizeof(type)) == 0 && strcmp(type, "ssh-rsa") == 0;
 }
 
 /* The key type of an agent identity's blob ("ssh-ed25519" ...) into out. */
@@ -940,7 +889,7 @@ ssh_auth_files(struct ssh_conn *c, const struct ssh_target *t, struct ssh_auth_s
 			free(pub);
 			pub = NULL;
 		}
-		if (ssh_keyfile_is_rsa(priv, pub))
+		if (ssh_keyfile_is_rsa(priv))
 			a->rsa = 1;
 		/* "" not NULL: libssh2 would strlen() a NULL passphrase for a PEM key. */
 		do
@@ -1005,10 +954,14 @@ ssh_auth(struct ssh_conn *c, const struct ssh_target *t, struct ssh_error *err)
 	ssh_error_set(err, SSH_FAIL_AUTH, "%s: no key was accepted for user %s; tried: %s.%s",
 	    c->label, c->user, a.tried.len > 0 ? buf_str(&a.tried) :
 	    "nothing (no ssh-agent key, no identity file exists)",
-	    a.rsa ? " Some of these are RSA keys: libssh2 1.10 cannot sign rsa-sha2 for user "
+	    !a.rsa ? "" : t->cli_missing ? " Some of these are RSA keys: libssh2 1.10 cannot sign "
+	    "rsa-sha2 for user authentication, and modern OpenSSH refuses ssh-rsa. Use an ed25519 "
+	    "key (ssh-keygen -t ed25519, then add its .pub to the box's authorized_keys) or "
+	    "install the OpenSSH client (ssh), which \"transport\": \"auto\" then uses." :
+	    " Some of these are RSA keys: libssh2 1.10 cannot sign rsa-sha2 for user "
 	    "authentication, and modern OpenSSH refuses ssh-rsa. Use an ed25519 key "
 	    "(ssh-keygen -t ed25519, then add its .pub to the box's authorized_keys) or set "
-	    "\"transport\": \"openssh\"." : "");
+	    "\"transport\": \"openssh\".");
 out:
 	buf_free(&a.tried);
 	return ret;

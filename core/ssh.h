@@ -80,6 +80,16 @@ struct ssh_target {
 	 * else: ProxyJump, CertificateFile ...) ssh takes from ssh_config.
 	 */
 	unsigned int given;
+
+	/*
+	 * How the transport was chosen (target_from_config): with "auto", why
+	 * is what needs the system ssh ("ProxyJump bastion", "RSA key
+	 * /home/u/.ssh/id_rsa ..."), or NULL when nothing does; cli_missing:
+	 * something does but no `ssh` is on PATH, so libssh2 it is.
+	 */
+	int	 transport_auto;
+	int	 cli_missing;
+	char	*transport_why;
 };
 
 #define SSH_GIVEN_PORT			0x01	/* -p port */

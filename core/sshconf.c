@@ -20,7 +20,8 @@
  *    %h (the alias) and the result is lowercased unless it is an address;
  *    path keywords get ~, ${VAR} and %d %h %i %k %l %L %n %p %r %u %%.
  * Match criteria other than all/host/originalhost/user/localuser are never
- * evaluated (Match exec runs nothing): the block is skipped with a warning.
+ * evaluated (Match exec runs nothing): the block is skipped and listed in
+ * skipped, so that the caller warns or leaves the host to the system ssh.
  *
  * Keywords are a table of {name, handler, field}; a handler validates its
  * arguments and stores into the field only when the block applies and the
@@ -85,6 +86,8 @@ struct sc_ctx {
 	int		 port, connect_timeout, alive_interval, alive_count_max;
 	int		 batch_mode, identities_only;
 	struct sc_list	 identities, certificates, known_hosts;
+	struct sshconf_skip *skipped;	/* Match criteria never evaluated */
+	size_t		 nskipped;
 };
 
 /* One file being read. */
@@ -747,8 +750,13 @@ sc_match_line(struct sc_ctx *c, struct sc_file *f, char **condp)
 				break;
 		if (i == ncrit) {
 			/* Never evaluated: Match exec must not run anything. */
-			diag_add(c->d, f->path, f->line,
-			    "Match criterion %s is not supported; block skipped", attrib);
+			c->skipped = xreallocarray(c->skipped, c->nskipped + 1, sizeof(*c->skipped));
+			c->skipped[c->nskipped].file = xstrdup_or_null(f->path);
+			c->skipped[c->nskipped].line = f->line;
+			c->skipped[c->nskipped].criterion = xstrdup(attrib);
+			/* ssh evaluates no criterion after one that failed (exec is not run). */
+			c->skipped[c->nskipped].live = result == 1 && !f->nevermatch;
+			c->nskipped++;
 			result = 0;
 			cp = NULL;
 			goto out;
@@ -1258,6 +1266,23 @@ sc_finish(struct sc_ctx *c, struct sshconf_host *h)
 	else if (c->proxy_command.v != NULL && strcasecmp(c->proxy_command.v, "none") != 0)
 		h->proxy_command = xstrdup(c->proxy_command.v);
 	h->strict_host_key_checking = xstrdup_or_null(c->strict.v);
+	h->host_key_alias = xstrdup_or_null(c->host_key_alias.v);
+	h->skipped = c->skipped;	/* transferred */
+	h->nskipped = c->nskipped;
+	c->skipped = NULL;
+	c->nskipped = 0;
+}
+
+static void
+sc_free_skipped(struct sshconf_skip *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].file);
+		free(v[i].criterion);
+	}
+	free(v);
 }
 
 int
@@ -1323,6 +1348,7 @@ out:
 	sc_list_free(&c.identities);
 	sc_list_free(&c.certificates);
 	sc_list_free(&c.known_hosts);
+	sc_free_skipped(c.skipped, c.nskipped);
 	free(path);
 	free(home);
 	free(luser);
@@ -1356,5 +1382,17 @@ sshconf_free(struct sshconf_host *h)
 	free(h->certificate_file);
 	sc_free_strv(h->certificate_files, h->ncertificate_files);
 	free(h->strict_host_key_checking);
+	free(h->host_key_alias);
+	sc_free_skipped(h->skipped, h->nskipped);
 	memset(h, 0, sizeof(*h));
+}
+
+void
+sshconf_warn_skipped(const struct sshconf_host *h, struct diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < h->nskipped; i++)
+		diag_add(d, h->skipped[i].file, h->skipped[i].line,
+		    "Match criterion %s is not supported; block skipped", h->skipped[i].criterion);
 }

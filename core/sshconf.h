@@ -41,6 +41,15 @@ struct sshconf_host {
 	/* Every CertificateFile, expanded, in order (certificate_file is a copy of the first). */
 	char	**certificate_files;
 	size_t	 ncertificate_files;
+	char	*host_key_alias;	/* HostKeyAlias as written, or NULL */
+	/* Match lines with a criterion never evaluated (exec ...): their blocks were skipped. */
+	struct sshconf_skip {
+		char	*file;
+		int	 line;
+		char	*criterion;	/* "exec", "canonical" ... */
+		int	 live;		/* the criteria before it matched: the block may apply */
+	}	*skipped;
+	size_t	 nskipped;
 };
 
 /*
@@ -52,6 +61,9 @@ struct sshconf_host {
 int sshconf_resolve(const char *file, const char *alias, struct sshconf_host *out, struct diag *d);
 void sshconf_free(struct sshconf_host *h);
 
+/* h's skipped Match blocks, as warnings into d ("Match criterion exec is not supported; ..."). */
+void sshconf_warn_skipped(const struct sshconf_host *h, struct diag *d);
+
 /* OpenSSH's Host pattern-list rule: 1 match, 0 no match (a negated match wins). */
 int sshconf_match_list(const char *patterns, const char *host);
 
@@ -59,9 +71,11 @@ int sshconf_match_list(const char *patterns, const char *host);
  * Details, as OpenSSH 9.2's `ssh -G` does them: Host patterns match the alias
  * as typed, case-sensitively (Match host/originalhost ignore case); hostname
  * is lowercased unless it is an address.  sshconf_match_list takes patterns
- * separated by blanks or commas, case-sensitively.  d may get warnings (a
- * Match criterion we never evaluate, such as exec; an unreadable
- * ~/.ssh/config, which ssh skips) while sshconf_resolve returns 0.
+ * separated by blanks or commas, case-sensitively.  d may get warnings (an
+ * unreadable ~/.ssh/config, which ssh skips) while sshconf_resolve returns
+ * 0; a Match criterion we never evaluate (exec ...) is listed in skipped
+ * instead, for the caller to warn about (sshconf_warn_skipped) or to leave
+ * the host to the system ssh, which evaluates it.
  * UserKnownHostsFile none gives nknown_hosts 0; IdentityFile none gives
  * identities_given 1 and nidentities 0.
  */

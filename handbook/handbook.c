@@ -256,7 +256,7 @@ static int
 handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *out)
 {
 	struct handbook_ctx c;
-	char *statedir, *self, *bindir = NULL, *abs, *target = NULL, *slash, *md;
+	char *statedir, *self, *bindir = NULL, *abs, *target = NULL, *slash, *md, *transport = NULL;
 	cJSON *ps = NULL;
 	int rc = 0;
 
@@ -276,6 +276,18 @@ handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *
 	c.pstate = ps;
 	c.cron = crontab_installed(cfg);
 	c.generator = "handbook";
+	/* The transport as patrol would choose it now (no connection is made). */
+	if (cfg->box.host != NULL) {
+		struct ssh_target t;
+		struct ssh_error err;
+		struct diag d = DIAG_INIT;
+
+		if (target_from_config(cfg, &t, &err, &d) == 0) {
+			c.transport = transport = target_transport_text(&t);
+			target_free(&t);
+		}
+		diag_free(&d);
+	}
 	if (out != NULL && strcmp(out, "-") == 0) {
 		md = handbook_render(&c);
 		fputs(md, stdout);
@@ -294,6 +306,7 @@ handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *
 	}
 	printf("%s\n", target);
  out:
+	free(transport);
 	cJSON_Delete(ps);
 	free(statedir);
 	free(self);

@@ -28,6 +28,14 @@ int pstate_save(struct pstate *s);
 void pstate_close(struct pstate *s);
 /* Append one line to <statedir>/report.log. */
 void pstate_report(struct pstate *s, const char *line);
+struct ssh_target;
+/*
+ * Remember the transport in use and why (patrol.json "transport", as
+ * target_transport_text says it) and append "<time> <run> transport <text>"
+ * to report.log when it differs from the one remembered, or, the first
+ * time, when "auto" had a reason for the system ssh.
+ */
+void pstate_transport(struct pstate *s, const struct wk_config *cfg, const struct ssh_target *t);
 
 /* tick.c: one tick; returns the exit code (0 OK/DONE, 1 other verdicts, 2 box unseen). */
 int patrol_tick(struct wk_config *cfg, int json);

@@ -5,7 +5,8 @@
  * change is pushed), the last progress and how many ticks it has not moved
  * (STALLED), the resumes patrol made (the restart budget).  It is written
  * atomically; patrol.lock (an OFD lock) keeps two overlapping cron ticks
- * from ever running at once.
+ * from ever running at once.  It also remembers the ssh transport in use and
+ * why ("transport"), so that the report log says it once, not every tick.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,9 +16,12 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "buf.h"
 #include "err.h"
 #include "fsutil.h"
 #include "jsonfile.h"
+#include "md.h"
+#include "monotime.h"
 #include "patrol.h"
 #include "proc.h"
 #include "target.h"
@@ -85,6 +89,30 @@ pstate_report(struct pstate *s, const char *line)
 	(void)append_record(p, l, strlen(l));
 	free(l);
 	free(p);
+}
+
+void
+pstate_transport(struct pstate *s, const struct wk_config *cfg, const struct ssh_target *t)
+{
+	char *text = target_transport_text(t), when[TIMEFMT_LEN];
+	const char *was = json_str(s->doc, "transport", NULL);
+	struct buf b = BUF_INIT;
+	int say;
+
+	/* Once: the first tick the system ssh stands in for libssh2 (or cannot), then on a change. */
+	if (was == NULL)
+		say = t->transport_auto && t->transport_why != NULL;
+	else
+		say = strcmp(was, text) != 0;
+	if (say) {
+		timefmt_utc(time(NULL), when, sizeof(when));
+		buf_printf(&b, "%s %s transport ", when, cfg->run);
+		md_flat(&b, text);
+		pstate_report(s, buf_str(&b));
+	}
+	json_set_str(s->doc, "transport", text);
+	buf_free(&b);
+	free(text);
 }
 
 void

@@ -690,7 +690,7 @@ static void
 tick_handbook(struct tick *t)
 {
 	struct handbook_ctx c;
-	char *self = fs_self_exe(), *slash, *path = fs_join(t->st.dir, HANDBOOK_FILE);
+	char *self = fs_self_exe(), *slash, *path = fs_join(t->st.dir, HANDBOOK_FILE), *tr = NULL;
 
 	memset(&c, 0, sizeof(c));
 	if (self != NULL && (slash = strrchr(self, '/')) != NULL)
@@ -701,8 +701,11 @@ tick_handbook(struct tick *t)
 	c.statedir = t->st.dir;
 	c.pstate = t->st.doc;
 	c.cron = crontab_installed(t->cfg);
+	if (t->target.alias != NULL)
+		c.transport = tr = target_transport_text(&t->target);
 	if (handbook_write(&c, path) != 0)
 		log_warn("cannot write %s: %s", path, strerror(errno));
+	free(tr);
 	free(self);
 	free(path);
 }
@@ -729,9 +732,12 @@ patrol_tick(struct wk_config *cfg, int json)
 		free(t.cfg_abs);
 		return r == WK_ERR_BUSY ? WK_EX_TEMPFAIL : WK_EX_IOERR;
 	}
-	if (target_from_config(cfg, &t.target, &t.err, &d) == 0 &&
-	    ssh_connect(&t.target, (t.target.connect_timeout_s + TICK_BUDGET_S) * 1000, &t.conn, &t.err) == 0)
-		(void)tick_probe(&t);
+	if (target_from_config(cfg, &t.target, &t.err, &d) == 0) {
+		pstate_transport(&t.st, cfg, &t.target);
+		if (ssh_connect(&t.target, (t.target.connect_timeout_s + TICK_BUDGET_S) * 1000, &t.conn,
+		    &t.err) == 0)
+			(void)tick_probe(&t);
+	}
 	diag_print(&d, stderr);
 	tick_decide(&t);
 	tick_reconcile_slurm(&t);

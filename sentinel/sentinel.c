@@ -656,6 +656,13 @@ main(int argc, char **argv)
 		goto done;
 	}
 	s.have_target = 1;
+	/* Said once: the system ssh stands in for libssh2 (or would, but is missing). */
+	if (s.target.transport_auto && s.target.transport_why != NULL) {
+		char *tr = target_transport_text(&s.target);
+
+		fprintf(stderr, "sentinel: transport %s\n", tr);
+		free(tr);
+	}
 	rc = sentinel_loop(&s);
  done:
 	fflush(stderr);

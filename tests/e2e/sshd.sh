@@ -4,13 +4,15 @@
 #
 #   sshd_start            host key, client key, config, start, wait until it
 #                         accepts; exports SSHD_PORT, SSHD_PID, SSH_CFG
-#                         ($T/sshd/ssh_config, Host alias `box`)
+#                         ($T/sshd/ssh_config, Host alias `box`), SSHD_CLIENT_KEY
 #   sshd_stop             stop sshd and everything it started, by pid
 #   sshd_accepted_count   "Accepted publickey" lines in its log (connections)
 #   sshd_at_exit CMD      run CMD when the test's subshell exits, pass or fail
 #
 # SSHD_EXTRA_CONFIG, when set, is appended to sshd_config (e.g.
 # "ForceCommand internal-sftp" for a box that allows only SFTP).
+# SSHD_CLIENT_KEY_TYPE (default ed25519; also rsa, ecdsa) is the type of the
+# client key, $T/sshd/id_<type>, that authorized_keys and ssh_config name.
 #
 # Remote commands outlive a client that gave up (a timed-out `sleep 100`
 # keeps running, re-parented to init), so sshd_stop does not rely on the
@@ -82,8 +84,9 @@ sshd_start() {
 	local d="$T/sshd" port="" try
 	mkdir -p "$d/bin" /run/sshd
 	ssh-keygen -q -N '' -t ed25519 -C wk-test-host -f "$d/host_ed25519"
-	ssh-keygen -q -N '' -t ed25519 -C wk-test-client -f "$d/id_ed25519"
-	cp "$d/id_ed25519.pub" "$d/authorized_keys"
+	SSHD_CLIENT_KEY="$d/id_${SSHD_CLIENT_KEY_TYPE:-ed25519}"
+	ssh-keygen -q -N '' -t "${SSHD_CLIENT_KEY_TYPE:-ed25519}" -C wk-test-client -f "$SSHD_CLIENT_KEY"
+	cp "$SSHD_CLIENT_KEY.pub" "$d/authorized_keys"
 	SSHD_TAG="wk-e2e-$$-$RANDOM$RANDOM"
 	SSHD_PID=""
 	for try in $(seq 1 10); do
@@ -109,7 +112,7 @@ Host box
 	HostName 127.0.0.1
 	Port $port
 	User root
-	IdentityFile $d/id_ed25519
+	IdentityFile $SSHD_CLIENT_KEY
 	IdentitiesOnly yes
 	UserKnownHostsFile $d/known_hosts
 	StrictHostKeyChecking yes
@@ -117,7 +120,7 @@ Host box
 EOF
 	SSHD_PORT=$port
 	SSH_CFG="$d/ssh_config"
-	export SSHD_PORT SSHD_PID SSH_CFG
+	export SSHD_PORT SSHD_PID SSH_CFG SSHD_CLIENT_KEY
 }
 
 # Pids below $1 in the process tree (children first found, breadth first).

@@ -169,7 +169,7 @@ test_minimal_defaults(void **state)
 	assert_null(c->box.host);
 	assert_int_equal(c->box.port, 0);
 	assert_int_equal(c->box.connect_timeout_s, 15);
-	assert_string_equal(c->box.transport, "libssh2");
+	assert_string_equal(c->box.transport, "auto");
 	assert_int_equal(c->nchain, 1);
 	assert_string_equal(c->chain[0].name, "train");
 	assert_string_equal(c->chain[0].marker, "TRAIN_DONE");
@@ -584,7 +584,7 @@ test_choices_and_notify(void **state)
 	    "    { 'type': 'telegram', 'token_env': 'T' } ]\n"
 	    "}\n"), WK_ERR_PARSE);
 	expect(f, f->path, 2, "key \"detach\": \"screen\" is not one of tmux|nohup|slurm|job");
-	expect(f, f->path, 3, "key \"box.transport\": \"putty\" is not one of libssh2|openssh");
+	expect(f, f->path, 3, "key \"box.transport\": \"putty\" is not one of auto|libssh2|openssh");
 	assert_non_null(msg(f, ":5: key \"notify[0].type\": \"pager\" is not one of generic|"));
 	expect(f, f->path, 5, "key \"notify[1]\": type slack needs \"url_env\" (or \"url\")");
 	expect(f, f->path, 6, "key \"notify[2]\": type telegram needs \"token_env\" (or \"token\") and "

@@ -214,8 +214,8 @@ test_target_openssh(void **state)
 	target_free(&t);
 	config_free(cfg);
 
-	/* The same host on libssh2 is refused, naming the way out. */
-	cfg = load("\"host\": \"gpu\"", jump_cfg);
+	/* The same host on an explicit libssh2 is refused, naming the way out. */
+	cfg = load("\"host\": \"gpu\", \"transport\": \"libssh2\"", jump_cfg);
 	assert_int_equal(target_from_config(cfg, &t, &err, &d), -1);
 	assert_int_equal(err.kind, SSH_FAIL_UNSUPPORTED);
 	assert_non_null(strstr(err.msg, "ProxyJump"));

@@ -704,6 +704,12 @@ test_match_exec_never_runs(void **state)
 	assert_int_equal(resolve(text, "box", &h, &d), 0);
 	assert_int_equal(access(pwned, F_OK), -1);
 	assert_int_equal(errno, ENOENT);
+	/* Listed, not warned: the caller warns (libssh2) or leaves it to ssh (auto). */
+	assert_int_equal(d.n, 0);
+	assert_int_equal(h.nskipped, 6);
+	assert_string_equal(h.skipped[0].criterion, "exec");
+	assert_int_equal(h.skipped[5].line, 11);
+	sshconf_warn_skipped(&h, &d);
 	assert_diag(&d, "cfg:1: Match criterion exec is not supported; block skipped");
 	assert_diag(&d, "cfg:3: Match criterion exec is not supported; block skipped");
 	assert_diag(&d, "cfg:5: Match criterion exec is not supported; block skipped");
