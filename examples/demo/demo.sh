@@ -93,8 +93,9 @@ port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 sshd_settled() { [ -s "$D/sshd/sshd.pid" ] || grep -qE 'Cannot bind|Bind to port .* failed' "$D/sshd/sshd.log"; }
 
 # sshd_config: every session gets the tag (cleanup finds what it started,
-# even re-parented to init) and HOOK_URL, the webhook's address, the way a
-# real box gets it from its environment.
+# even re-parented to init).  HOOK_URL, the webhook's address, is NOT in the
+# box's environment: it is only in ours, and `patrol deploy` sends it to the
+# box's 0600 secrets file, as it does for a real box.
 box_start() {
 	local d=$D/sshd port=""
 	mkdir -p "$d/bin"
@@ -118,7 +119,7 @@ UsePAM no
 StrictModes no
 UseDNS no
 Subsystem sftp internal-sftp
-SetEnv PATH=$d/bin:/usr/local/bin:/usr/bin:/bin SHLVL=1 WK_DEMO_TAG=$TAG HOOK_URL=$HOOK_URL
+SetEnv PATH=$d/bin:/usr/local/bin:/usr/bin:/bin SHLVL=1 WK_DEMO_TAG=$TAG
 EOF
 		rm -f "$d/sshd.pid"
 		: >"$d/sshd.log"
@@ -414,11 +415,14 @@ sed -n 's/^### /     /p' "$S/LOGBOOK.md"
 note "the box's own view, onbox status over ssh:"
 ssh -F "$D/sshd/ssh_config" box "cd $W && .watchkeeper/bin/onbox -c .watchkeeper/watchkeeper.json status" |
 	sed -n '/^events/q; /^\(onbox\|checkpoints\|notify\|  \)/s/^/     /p'
-# The webhook's address (a secret) is in no file, report or log the run wrote.
+# The webhook's address (a secret) is in no file, report or log the run wrote,
+# but the box's own 0600 secrets file, where deploy put it.
 secret=${HOOK_URL##*/}
-leaks=$(grep -rlF --exclude-dir=sshd --exclude="recv.*" -- "$secret" "$D" 2>/dev/null || true)
+leaks=$(grep -rlF --exclude-dir=sshd --exclude="recv.*" -- "$secret" "$D" 2>/dev/null |
+	grep -vxF "$W/.watchkeeper/secrets" || true)
 [ -z "$leaks" ] || die "the webhook URL leaked into: $leaks"
-note "the webhook URL is in none of the $(find "$D/state" "$W" "$D"/*.out -type f | wc -l) files written (only in the box's environment)"
+[ "$(stat -c %a "$W/.watchkeeper/secrets")" = 600 ] || die "the box's secrets file is not mode 0600"
+note "the webhook URL is in none of the $(find "$D/state" "$W" "$D"/*.out -type f | wc -l) files written but the box's 0600 secrets file"
 
 # ---- 8. the end ----
 

@@ -118,11 +118,14 @@ assert {"stage_started", "stage_failed", "health_alert", "stage_done", "chain_do
 PY
 	assert_eq "$(find "$W/.watchkeeper/outbox" "$S/outbox" -name '[0-9]*.json' | wc -l)" 0 "events left in an outbox"
 
-	# The webhook URL is a secret: in the box's environment only.
-	secret=$(sed -n 's|.*HOOK_URL=http://[^ ]*/hook/\(demo-[0-9a-f]*\).*|\1|p' "$D/sshd/sshd_config")
-	[ -n "$secret" ] || fail "no HOOK_URL in the demo's sshd_config"
+	# The webhook URL is a secret: only in the demo's own environment, sent by
+	# patrol deploy to the box's 0600 secrets file, never in the box's environment.
+	assert_no_grep 'HOOK_URL' "$D/sshd/sshd_config"
+	assert_eq "$(stat -c %a "$W/.watchkeeper/secrets")" 600 "the secrets file's mode"
+	secret=$(json "$W/.watchkeeper/secrets" 'd["HOOK_URL"]' | sed -n 's|^http://[^ ]*/hook/\(demo-[0-9a-f]*\)$|\1|p')
+	[ -n "$secret" ] || fail "no HOOK_URL in the box's secrets file"
 	assert_no_grep "$secret" "$T/demo.out"
-	leaks=$(grep -rlF --exclude-dir=sshd --exclude='recv.*' -- "$secret" "$D" || true)
+	leaks=$(grep -rlF --exclude-dir=sshd --exclude='recv.*' -- "$secret" "$D" | grep -vxF "$W/.watchkeeper/secrets" || true)
 	[ -z "$leaks" ] || fail "the webhook URL is in $leaks"
 	# Nothing of the demo escaped its workspace: the state dir and crontab stand-in are its own.
 	assert_no_file "$D/crontab.txt"
