@@ -23,6 +23,7 @@ static const struct onbox_cmd *const onbox_cmds[] = {
 	&onbox_cmd_status,
 	&onbox_cmd_notify,
 	&onbox_cmd_wait,
+	&onbox_cmd_stop,
 };
 
 static void
@@ -45,7 +46,12 @@ onbox_help(FILE *fp)
 	    "  -V, --version      print the version\n"
 	    "  -h, --help         this text; `onbox --help-config` lists every config key\n"
 	    "\nexit: 0 every marker present, 1 a stage failed, 64 usage, 75 another onbox\n"
-	    "holds the run, 78 config error.\n");
+	    "holds the run, 78 config error; `onbox run` stopped by a signal: 128+N (stopped on\n"
+	    "purpose by `onbox stop`: 143).\n"
+	    "`onbox stop`: 0 stopped (also when nothing was running: the run is then recorded\n"
+	    "stopped so nothing resumes it), 64 usage, 74 cannot write its files, 75 the running\n"
+	    "onbox could not be named or did not exit in stop_grace_s + 30 s, 78 config error or\n"
+	    "a detach it cannot stop (slurm; job with no onbox running).\n");
 }
 
 int
