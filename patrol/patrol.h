@@ -36,6 +36,12 @@ int patrol_tick(struct wk_config *cfg, int json);
 int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start);
 
 /*
+ * stop.c: `onbox stop` on the box over one ssh connection; its exit code
+ * (0 stopped), 2 when the box could not be reached (nothing recorded).
+ */
+int patrol_stop(struct wk_config *cfg);
+
+/*
  * journal.c: LOGBOOK.md entries.  journal_box logs the box's events the
  * probe brought (and moves patrol.json's events_offset past them);
  * journal_tick logs a verdict change (prev NULL: the first tick), the
