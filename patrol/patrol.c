@@ -108,16 +108,9 @@ main(int argc, char **argv)
 		mode = 'D';
 		optind++;
 	} else if (optind < argc && strcmp(argv[optind], "stop") == 0 && mode == 'o' && !json) {
+		/* `patrol stop -c FILE` too: getopt moved the options before the word */
 		mode = 'S';
 		optind++;
-		/* `patrol stop -c FILE`: options after the word too */
-		while ((ch = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
-			if (ch != 'c') {
-				usage(stderr);
-				return WK_EX_USAGE;
-			}
-			copt = optarg;
-		}
 	}
 	if (optind != argc || ((onbox != NULL || !start) && mode != 'D')) {
 		usage(stderr);
