@@ -160,7 +160,8 @@ stop_local(const struct wk_config *cfg, const char *by)
 	struct attempt_rec rec;
 	struct proc_id child;
 	struct deadline d;
-	cJSON *hist = NULL, *a, *req = stop_request_load(cfg->workdir), *srec;
+	cJSON *hist = NULL, *a, *req = stop_request_load(cfg->workdir), *srec = NULL;
+	cJSON *before = stop_record_load(cfg->workdir);
 	char *lockp = NULL, how[200], when[TIMEFMT_LEN];
 	size_t i;
 	long n = 0;
@@ -231,6 +232,16 @@ stop_local(const struct wk_config *cfg, const char *by)
 		mark = 1;
 	} else if (n > 0 && !mark)
 		n = 0;	/* it ended unwatched: the next onbox judges it as it is */
+	if (!alive && !mark && before != NULL) {
+		/* stopped already and nothing runs: the first record (and its event) stands */
+		char *rq = layout_path(cfg->workdir, STOP_REQUEST);
+
+		(void)unlink(rq);
+		free(rq);
+		printf("run %s was already stopped and nothing runs:\n", cfg->run);
+		stop_say(cfg, before);
+		goto out;
+	}
 	if (mark) {
 		timefmt_utc(time(NULL), when, sizeof(when));
 		json_set_str(a, "result", "stopped");
@@ -255,8 +266,9 @@ stop_local(const struct wk_config *cfg, const char *by)
 		    cfg->run);
 	if ((srec = stop_record_load(cfg->workdir)) != NULL)
 		stop_say(cfg, srec);
-	cJSON_Delete(srec);
  out:
+	cJSON_Delete(srec);
+	cJSON_Delete(before);
 	cJSON_Delete(req);
 	cJSON_Delete(hist);
 	free(lockp);
@@ -272,6 +284,7 @@ static int
 stop_ask(const struct wk_config *cfg, const char *lockp, const char *by)
 {
 	char nonce[17];
+	time_t asked = time(NULL);
 	struct deadline d;
 	cJSON *rec;
 	long pid;
@@ -307,7 +320,9 @@ stop_ask(const struct wk_config *cfg, const char *lockp, const char *by)
 		}
 	}
 	rec = stop_record_load(cfg->workdir);
-	if (rec != NULL && strcmp(json_str(rec, "nonce", ""), nonce) == 0) {
+	/* ours, or another `onbox stop`'s that came at the same time: the run is stopped either way */
+	if (rec != NULL && (strcmp(json_str(rec, "nonce", ""), nonce) == 0 ||
+	    json_num(rec, "time_unix", 0) >= (double)asked)) {
 		stop_say(cfg, rec);
 		printf("  onbox (pid %ld) exited\n", pid);
 		rc = 0;

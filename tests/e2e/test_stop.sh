@@ -101,6 +101,14 @@ test_term_first_whole_group_receiver_once() {
 	assert_eq "$(recv_n run_stopped)" 1
 	assert_eq "$(recv_n stage_failed)" 0
 	assert_eq "$(launches train)" 1
+	# A second stop changes nothing: the first record and its one event stand.
+	cp "$(W)/stopped" "$T/stopped.first"
+	rc=0; onbox stop >"$T/stop2.out" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	assert_grep 'run t1 was already stopped and nothing runs' "$T/stop2.out"
+	cmp "$(W)/stopped" "$T/stopped.first"
+	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
+	assert_eq "$(recv_n run_stopped)" 1
 }
 
 test_ignored_term_gets_kill_after_grace() {
