@@ -101,6 +101,11 @@ test_term_first_whole_group_receiver_once() {
 	assert_eq "$(recv_n run_stopped)" 1
 	assert_eq "$(recv_n stage_failed)" 0
 	assert_eq "$(launches train)" 1
+	# onbox status says so, in words and in --json.
+	onbox status >"$T/status.out" 2>&1 || true
+	assert_grep '^STOPPED on purpose by onbox stop \(.*\) at .*: train attempt 1 \(SIGTERM' "$T/status.out"
+	onbox status --json >"$T/status.json" 2>/dev/null || true
+	assert_eq "$(json "$T/status.json" 'd["stopped"]["stage"]')" train
 	# A second stop changes nothing: the first record and its one event stand.
 	cp "$(W)/stopped" "$T/stopped.first"
 	rc=0; onbox stop >"$T/stop2.out" 2>&1 || rc=$?
