@@ -242,6 +242,23 @@ test_tmux_detach() {
 	wait_for 10 sh -c '! tmux has-session -t =wk-t1 2>/dev/null'
 }
 
+# A wait stage (a training started by hand): nothing of ours to signal; the wait ends as stopped.
+test_wait_stage_stopped() {
+	mkdir -p "$T/work"
+	: >"$T/work/train.log"
+	conf '' "[{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 600}, \"marker\": \"TRAIN_DONE\"}]"
+	bg_onbox run
+	runner=$LAST_PID
+	wait_for 10 grep -q '"stage_started"' "$(W)/events.jsonl"
+	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	assert_grep 'stopped run t1: stage train attempt 1 \(a wait: nothing of ours to signal\)' "$T/stop.out"
+	rc=0; wait "$runner" || rc=$?
+	assert_eq "$rc" 143
+	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+}
+
 # ---- patrol stop ----
 
 test_patrol_stop_stopped_every_tick_never_resumed() {
@@ -327,5 +344,6 @@ t orphan_stage_stopped_without_its_onbox test_orphan_stage_stopped_without_its_o
 t start_again_from_first_missing_marker test_start_again_from_first_missing_marker
 t nothing_running_done_usage_and_help test_nothing_running_done_usage_and_help
 t tmux_detach test_tmux_detach
+t wait_stage_stopped test_wait_stage_stopped
 t patrol_stop_stopped_every_tick_never_resumed test_patrol_stop_stopped_every_tick_never_resumed
 t patrol_stop_unreachable_records_nothing test_patrol_stop_unreachable_records_nothing
