@@ -14,6 +14,9 @@
  *    stage left running without its onbox (its pgid from the attempt's
  *    record, checked against the wrapper's lock or the process's identity),
  *    or record "nothing was running", so nothing resumes the run.
+ *  - detach slurm: the stage runs on a compute node; the request reaches
+ *    its onbox through Slurm (stop_slurm), and the run's other queued jobs
+ *    are cancelled.
  * A stopped attempt is not a failure: no FAILED marker, no class, no policy
  * decision.  `onbox start`/`onbox run` remove the stopped record.
  */
@@ -38,7 +41,9 @@
 #include "notify.h"
 #include "onbox.h"
 #include "outbox.h"
+#include "jobctl.h"
 #include "proc.h"
+#include "slurm.h"
 #include "stop.h"
 #include "xmalloc.h"
 
@@ -275,6 +280,161 @@ stop_local(const struct wk_config *cfg, const char *by)
 	return rc;
 }
 
+#define STOP_SLURM_MAX	256	/* live jobs of one run: one per stage, and a few by hand */
+
+/* The run's live jobs (in the queue, not finished), at most STOP_SLURM_MAX; running ones into run too. */
+static size_t
+stop_slurm_live(const struct slurm_view *sv, const char **ids, const char **run, size_t *nrun)
+{
+	size_t i, n = 0;
+
+	*nrun = 0;
+	for (i = 0; i < sv->njobs && n < STOP_SLURM_MAX; i++) {
+		const struct slurm_job *j = &sv->jobs[i];
+
+		if (!j->in_queue || !(slurm_cls_live(j->cls) || j->cls == SLURM_UNKNOWN))
+			continue;
+		ids[n++] = j->id;
+		if (j->cls == SLURM_RUNNING)
+			run[(*nrun)++] = j->id;
+	}
+	return n;
+}
+
+/* `scancel [--batch --signal=USR1] ids`; 0 or -1 (said). */
+static int
+stop_scancel(const struct wk_config *cfg, const char *opts, const char **ids, size_t n)
+{
+	struct jobctl jc;
+	char *base = slurm_scancel_command(ids, n), *cmd, *out = NULL, *why = NULL;
+	int r = 0;
+
+	jobctl_init(&jc, cfg);
+	cmd = xstrfmt("scancel%s%s", opts, base + strlen("scancel"));
+	if (jobctl_exec(&jc, "scancel", cmd, &out, &why) != 0) {
+		log_error("%s failed: %s", cmd, why != NULL ? why : "?");
+		r = -1;
+	}
+	free(base);
+	free(cmd);
+	free(out);
+	free(why);
+	return r;
+}
+
+/*
+ * detach slurm: the stage runs on a compute node as `onbox run --stage`
+ * (the job's batch shell execs it), so the stop goes through Slurm: the
+ * request is written in the (shared) workdir, SIGUSR1 reaches that onbox
+ * (`scancel --batch --signal=USR1`), which stops its stage as everywhere
+ * (SIGTERM, SIGKILL after stop_grace_s), records it and exits; then every
+ * job of the run still in the queue (later stages waiting on it) is
+ * cancelled.  With nothing running, the jobs are cancelled and the stop is
+ * recorded here.
+ */
+static int
+stop_slurm(const struct wk_config *cfg, const char *by)
+{
+	struct slurm_view sv;
+	struct deadline d;
+	const char *ids[STOP_SLURM_MAX], *run[STOP_SLURM_MAX];
+	char *why = NULL, nonce[17], how[200];
+	cJSON *rec = NULL;
+	size_t n, nrun = 0, i, first;
+	int rc = 0;
+
+	memset(&sv, 0, sizeof(sv));
+	if (slurm_ask(cfg, &sv, &why) != 0 || !sv.queue_known) {
+		log_error("cannot read the Slurm queue (%s): nothing cancelled, nothing recorded",
+		    why != NULL ? why : sv.why != NULL ? sv.why : "?");
+		rc = WK_EX_TEMPFAIL;
+		goto out;
+	}
+	n = stop_slurm_live(&sv, ids, run, &nrun);
+	if (stop_request_write(cfg->workdir, by, nonce) != 0) {
+		log_error("cannot write %s/.watchkeeper/%s: %s", cfg->workdir, STOP_REQUEST,
+		    strerror(errno));
+		rc = WK_EX_IOERR;
+		goto out;
+	}
+	if (nrun > 0) {
+		printf("asking the onbox of Slurm job%s", nrun > 1 ? "s" : "");
+		for (i = 0; i < nrun; i++)
+			printf(" %s", run[i]);
+		printf(" to stop run %s: SIGTERM to the stage's process group, SIGKILL after %ld s\n",
+		    cfg->run, cfg->stop_grace_s);
+		fflush(stdout);
+		if (stop_scancel(cfg, " --batch --signal=USR1", run, nrun) != 0) {
+			rc = WK_EX_SOFTWARE;
+			goto out;
+		}
+		deadline_set(&d, (uint64_t)cfg->stop_grace_s * 1000 + STOP_MARGIN_MS);
+		while (!deadline_expired(&d)) {
+			cJSON_Delete(rec);
+			rec = stop_record_load(cfg->workdir);
+			if (rec != NULL && strcmp(json_str(rec, "nonce", ""), nonce) == 0)
+				break;
+			usleep(100000);
+		}
+	}
+	/* Whatever is still queued (the later stages' jobs, a job that never started): cancelled. */
+	slurm_view_free(&sv);
+	free(why);
+	why = NULL;
+	memset(&sv, 0, sizeof(sv));
+	if (slurm_ask(cfg, &sv, &why) == 0 && sv.queue_known) {
+		if ((n = stop_slurm_live(&sv, ids, run, &nrun)) > 0) {
+			printf("cancelling the run's job%s still in the queue:", n > 1 ? "s" : "");
+			for (i = 0; i < n; i++)
+				printf(" %s", ids[i]);
+			printf("\n");
+			if (stop_scancel(cfg, "", ids, n) != 0)
+				rc = WK_EX_SOFTWARE;
+		}
+	} else
+		log_error("cannot read the Slurm queue again (%s): cancel the run's jobs by hand "
+		    "(squeue --name wk-%s-<stage>)", why != NULL ? why : sv.why != NULL ? sv.why : "?",
+		    cfg->run);
+	cJSON_Delete(rec);
+	rec = stop_record_load(cfg->workdir);
+	if (rec == NULL || strcmp(json_str(rec, "nonce", ""), nonce) != 0) {
+		/* no onbox recorded it: nothing ran (or it could not be reached); recorded here */
+		for (first = 0; first < cfg->nchain; first++) {
+			char *m = layout_marker(cfg->workdir, cfg->chain[first].marker);
+			int have = fs_exists(m);
+
+			free(m);
+			if (!have)
+				break;
+		}
+		if (first == cfg->nchain) {
+			printf("run %s is done (every marker is present): not recorded as stopped\n",
+			    cfg->run);
+			goto out;
+		}
+		snprintf(how, sizeof(how), "%s", nrun > 0 ? "its Slurm jobs were cancelled; no onbox "
+		    "recorded the stop" : n > 0 ? "its waiting Slurm jobs were cancelled" :
+		    "nothing was running");
+		if (stop_record_write(cfg->workdir, cfg->run, by, nonce, cfg->chain[first].name, 0,
+		    how) != 0) {
+			log_error("cannot write %s/.watchkeeper/%s: %s", cfg->workdir, STOP_RECORD,
+			    strerror(errno));
+			rc = WK_EX_IOERR;
+			goto out;
+		}
+		stop_emit(cfg, cfg->chain[first].name, 0, by, how);
+		cJSON_Delete(rec);
+		rec = stop_record_load(cfg->workdir);
+	}
+	if (rec != NULL)
+		stop_say(cfg, rec);
+ out:
+	cJSON_Delete(rec);
+	slurm_view_free(&sv);
+	free(why);
+	return rc;
+}
+
 /*
  * An onbox holds the lock: ask it (stop.request + SIGUSR1) and wait for it
  * to let go.  0 it recorded our stop (printed); 1 the lock went free without
@@ -361,18 +521,16 @@ cmd_stop_exec(struct onbox_ctx *ctx)
 		return onbox_usage(&onbox_cmd_stop);
 	if ((cfg = onbox_load_config(ctx)) == NULL)
 		return WK_EX_CONFIG;
-	if (strcmp(cfg->detach, "slurm") == 0) {
-		log_error("%s: \"detach\": \"slurm\": onbox stop cannot stop Slurm jobs yet; cancel the "
-		    "run's jobs with scancel (`squeue --me` lists them)", cfg->path);
-		rc = WK_EX_CONFIG;
-		goto out;
-	}
 	if (layout_create(cfg->workdir, &failed) != 0) {
 		log_error("cannot create %s: %s", failed, strerror(errno));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
 	by = stop_who(from);
+	if (strcmp(cfg->detach, "slurm") == 0) {
+		rc = stop_slurm(cfg, by);
+		goto out;
+	}
 	lockp = layout_path(cfg->workdir, "onbox.lock");
 	if ((lockfd = lock_try(lockp)) == WK_ERR_BUSY) {
 		if ((rc = stop_ask(cfg, lockp, by)) != 1)

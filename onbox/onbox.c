@@ -50,8 +50,8 @@ onbox_help(FILE *fp)
 	    "purpose by `onbox stop`: 143).\n"
 	    "`onbox stop`: 0 stopped (also when nothing was running: the run is then recorded\n"
 	    "stopped so nothing resumes it), 64 usage, 74 cannot write its files, 75 the running\n"
-	    "onbox could not be named or did not exit in stop_grace_s + 30 s, 78 config error or\n"
-	    "a detach it cannot stop (slurm; job with no onbox running).\n");
+	    "onbox could not be named or did not exit in stop_grace_s + 30 s (slurm: the queue\n"
+	    "could not be read), 78 config error or a job stage with no onbox running.\n");
 }
 
 int
