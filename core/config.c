@@ -339,6 +339,10 @@ static const struct cfg_key cfg_root_keys[] = {
 	{ .name = "poll_ms", .type = CFG_INT, .field = FIELD(struct wk_config, poll_ms),
 	  .min = 50, .max = 600000, .def = "2000",
 	  .help = "stat-poll period where inotify is blind (NFS)" },
+	{ .name = "stop_grace_s", .type = CFG_INT, .field = FIELD(struct wk_config, stop_grace_s),
+	  .min = 0, .max = CFG_DAY, .def = "30",
+	  .help = "`onbox stop`/`patrol stop`: seconds between SIGTERM to the stage's process "
+	  "group (a training may save a checkpoint) and SIGKILL" },
 	{ .name = "results", .type = CFG_STR, .field = FIELD(struct wk_config, results),
 	  .help = "the run's result file, relative to workdir" },
 	{ .name = "dri", .type = CFG_STR, .field = FIELD(struct wk_config, dri),

@@ -87,6 +87,7 @@ struct wk_config {
 	char	*session;	/* tmux session; default "wk-<run>" */
 	long	 heartbeat_s;
 	long	 poll_ms;	/* stat-poll fallback for filesystems where inotify is blind */
+	long	 stop_grace_s;	/* onbox stop: SIGTERM, then SIGKILL after this */
 	char	*results;
 	char	*dri;
 	struct wk_box box;

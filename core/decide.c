@@ -131,6 +131,36 @@ pred_ssh_down(const struct decide_in *in, const struct decide_facts *f, struct d
 	return 1;
 }
 
+/*
+ * The run was stopped on purpose (`onbox stop`, `patrol stop`): said every
+ * tick, never resumed (no action), whatever else the box shows.
+ */
+static int
+pred_stopped(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
+{
+	const cJSON *s = in->p->stopped;
+	const char *stage;
+	size_t i;
+	long n;
+
+	if (s == NULL)
+		return 0;
+	stage = json_str(s, "stage", NULL);
+	n = json_long(s, "attempt", 0);
+	for (i = 0; stage != NULL && i < in->cfg->nchain; i++)
+		if (strcmp(in->cfg->chain[i].name, stage) == 0)
+			o->stage = in->cfg->chain[i].name;
+	say(o, "stopped on purpose by %.200s at %.40s", json_str(s, "by", "?"), json_str(s, "when", "?"));
+	if (stage != NULL && n > 0)
+		say(o, " · %.100s attempt %ld (%.200s)", stage, n, json_str(s, "how", "?"));
+	else if (stage != NULL)
+		say(o, " · before %.100s (%.200s)", stage, json_str(s, "how", "?"));
+	if (f->alive)
+		say(o, " · yet something of the run is alive on the box");
+	say(o, " · start again: onbox start (or patrol deploy)");
+	return 1;
+}
+
 static int
 pred_crashed(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
 {
@@ -325,6 +355,9 @@ const struct decide_row decide_table[] = {
 	{ V_SSH_DOWN, "SSH_DOWN", pred_ssh_down, ACT_NONE,
 	  "cannot connect, authenticate or read a whole probe in time",
 	  "check the provider console (balance, power); no action is ever taken on an unseen box" },
+	{ V_STOPPED, "STOPPED", pred_stopped, ACT_NONE,
+	  "the run was stopped on purpose (onbox stop / patrol stop): .watchkeeper/stopped is there",
+	  "nothing is resumed, even with auto_resume; reported every tick (exit 0, the cron entry stays); start it again from the first missing marker with onbox start on the box or patrol deploy" },
 	{ V_CRASHED, "CRASHED", pred_crashed, ACT_RESUME,
 	  "nothing runs, the chain is not done, and a FAILED marker or a crash signature is there",
 	  "read the class and its remediation; a retryable class is resumed when auto_resume is on and budget is left" },
@@ -375,7 +408,7 @@ verdict_name(enum verdict v)
 int
 verdict_exit(enum verdict v)
 {
-	if (v == V_OK || v == V_DONE)
+	if (v == V_OK || v == V_DONE || v == V_STOPPED)
 		return D_EXIT_OK;
 	if (v == V_SSH_DOWN || v == V_HOSTKEY_MISMATCH)
 		return D_EXIT_UNSEEN;

@@ -7,7 +7,7 @@
  * the webhooks and the handbook all print from here, so they cannot drift.
  * The first row whose predicate holds is the tick's verdict.
  *
- * Verdicts and exit codes are a contract (DESIGN.md): 0 for OK and DONE, 2
+ * Verdicts and exit codes are a contract (DESIGN.md): 0 for OK, DONE and STOPPED, 2
  * when the box could not be seen (SSH_DOWN, HOSTKEY_MISMATCH), 1 otherwise.
  * No action is ever decided from a failed probe: unreachable is not dead.
  */
@@ -26,6 +26,7 @@
 enum verdict {
 	V_HOSTKEY_MISMATCH,
 	V_SSH_DOWN,
+	V_STOPPED,
 	V_CRASHED,
 	V_NEEDS_RESUME,
 	V_RESUMED,

@@ -399,7 +399,7 @@ hb_first(struct hb *h)
 	size_t i;
 
 	buf_puts(&h->b, "Run this first: one connection, one probe, and one report line "
-	    "`<UTC time> <run> <VERDICT> <details>` (exit 0 OK or DONE, 1 another verdict, 2 the "
+	    "`<UTC time> <run> <VERDICT> <details>` (exit 0 OK, DONE or STOPPED, 1 another verdict, 2 the "
 	    "box could not be seen).\n\n");
 	buf_printf(&cmd, "%s -c %s --once\n", h->patrol, h->cfgq);
 	md_block(&h->b, "sh", cmd.data);
@@ -785,6 +785,21 @@ hb_resume(struct hb *h)
 	if (tres != NULL) {
 		buf_puts(b, "An interrupted transfer resumes with (transfer.resume, on this machine):\n\n");
 		md_block(b, "sh", tres);
+	}
+	{
+		char *stop = remote_onbox_command(h->cfg, "stop");
+
+		buf_printf(b, "To stop the run on purpose (SIGTERM to the stage's process group, SIGKILL "
+		    "after stop_grace_s = %ld s; a training may save a checkpoint on SIGTERM), from "
+		    "this machine, then on the box:\n\n", h->cfg->stop_grace_s);
+		cmd = xstrfmt("%s -c %s stop\n", h->patrol, h->cfgq);
+		md_block(b, "sh", cmd);
+		free(cmd);
+		md_block(b, "sh", stop);
+		buf_puts(b, "A stopped run is reported `STOPPED` every tick (exit 0; the cron entry stays) "
+		    "and is never resumed, not even with patrol.auto_resume. `onbox start` on the box "
+		    "or `patrol deploy` starts it again from the first missing marker.\n\n");
+		free(stop);
 	}
 	buf_free(&cls);
 	free(start);

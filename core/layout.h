@@ -14,6 +14,9 @@
  *   attempts/<stage>.<n>.config.json  the effective config the attempt launched with
  *   onbox.lock                  held by the one `onbox run` of this run
  *   onbox.log                   onbox's own diagnostics
+ *   stop.request                `onbox stop` asks the running onbox to stop the run (who, when)
+ *   stopped                     the run was stopped on purpose (when, by, stage, attempt);
+ *                               nothing resumes it until `onbox start`/`onbox run` removes it
  *   instance                    random id of this workdir's run, for event ids
  *   scan.json                   how far the current attempt's logs were read, and what
  *                               they showed (done line, progress, crash signatures, health)

@@ -237,6 +237,7 @@ static void notify_text_verdict(struct buf *, const cJSON *);
 static void notify_text_other(struct buf *, const cJSON *);
 static void notify_text_alert(struct buf *, const cJSON *);
 static void notify_text_requeued(struct buf *, const cJSON *);
+static void notify_text_stopped(struct buf *, const cJSON *);
 
 static const struct notify_kind {
 	const char	*type;		/* NULL: the fallback, last */
@@ -254,6 +255,7 @@ static const struct notify_kind {
 	{ "verdict_changed",	notify_text_verdict,	NULL,	NULL,	NULL },
 	{ "health_alert",	notify_text_alert,	"ALERT", "high", "warning" },
 	{ "stage_requeued",	notify_text_requeued,	"REQUEUED", NULL, "repeat" },
+	{ "run_stopped",	notify_text_stopped,	"STOPPED", NULL, "stop_sign" },
 	{ NULL,			notify_text_other,	NULL,	NULL,	NULL },
 };
 
@@ -271,6 +273,7 @@ static const struct notify_verdict_look {
 	{ "OK",			NULL,	NULL },
 	{ "RESUMED",		NULL,	NULL },
 	{ "TRANSFER_RESUMED",	NULL,	NULL },
+	{ "STOPPED",		NULL,	"stop_sign" },
 	{ NULL,			NULL,	"warning" },
 };
 
@@ -448,6 +451,22 @@ notify_text_requeued(struct buf *b, const cJSON *ev)
 	buf_puts(b, " (job ");
 	notify_put_flat(b, notify_ev_str(ev, "job_id") != NULL ? notify_ev_str(ev, "job_id") : "?");
 	buf_printf(b, ", restart %ld)", notify_ev_long(ev, "slurm_restart_count", 0));
+}
+
+/* "[run] train attempt 2 STOPPED on purpose by onbox stop (root@gpu1) · SIGTERM" */
+static void
+notify_text_stopped(struct buf *b, const cJSON *ev)
+{
+	notify_put_run(b, ev);
+	notify_put_word(b, notify_ev_str(ev, "stage"));
+	notify_put_attempt(b, ev, "attempt %ld");
+	notify_put_word(b, "STOPPED on purpose");
+	if (notify_ev_str(ev, "by") != NULL) {
+		buf_puts(b, " by ");
+		notify_put_flat(b, notify_ev_str(ev, "by"));
+	}
+	notify_put_part(b, "", notify_ev_str(ev, "how"));
+	notify_put_part(b, "", "start it again with `onbox start` or `patrol deploy`");
 }
 
 static void

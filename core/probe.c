@@ -89,6 +89,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	}
 	buf_puts(&b, "echo @state\n"
 	    "[ -f \"$D/state.json\" ] && head -c 262144 \"$D/state.json\" | p\n"
+	    /* the run was stopped on purpose (`onbox stop`): its record */
+	    "[ -f \"$D/stopped\" ] && { echo @stopped; head -c 4096 \"$D/stopped\" | p; }\n"
 	    "lg=$(ls -t \"$D\"/logs/*.log 2>/dev/null | head -n 1)\n"
 	    "if [ -n \"$lg\" ]; then echo \"@log output ${lg##*/}\"; tail -c " "16384" " \"$lg\" | p; fi\n");
 	for (i = 0; i < cfg->nchain; i++) {
@@ -190,7 +192,7 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 enum probe_sec {
 	SEC_NONE, SEC_PROBE, SEC_ALIVE, SEC_MARKERS, SEC_FAILED, SEC_STATE, SEC_LOG, SEC_RESULTS,
 	SEC_DF, SEC_DFI, SEC_GPU, SEC_CGROUP, SEC_TRANSFER, SEC_EVENTS, SEC_HISTORY, SEC_CKPT,
-	SEC_SLURM, SEC_END, SEC_COUNT
+	SEC_SLURM, SEC_STOPPED, SEC_END, SEC_COUNT
 };
 
 static const struct {
@@ -215,6 +217,7 @@ static const struct {
 	{ "history", SEC_HISTORY, 1, 0 },
 	{ "ckpt", SEC_CKPT, 0, 0 },
 	{ "slurm", SEC_SLURM, 0, 0 },
+	{ "stopped", SEC_STOPPED, 0, 0 },
 	{ "end", SEC_END, 0, 1 },
 };
 
@@ -248,6 +251,7 @@ probe_free(struct probe *p)
 	free(p->hist);
 	free(p->ckpt);
 	free(p->slurm);
+	cJSON_Delete(p->stopped);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -400,6 +404,13 @@ probe_store(struct probe *p, enum probe_sec sec, const char *arg, struct buf *tx
 	case SEC_CKPT:
 		p->ckpt = xstrdup(t);
 		p->ckpt_len = txt->len;
+		break;
+	case SEC_STOPPED:
+		/* written atomically; a record we cannot read still means "stopped" */
+		if ((p->stopped = cJSON_Parse(t)) == NULL || !cJSON_IsObject(p->stopped)) {
+			cJSON_Delete(p->stopped);
+			p->stopped = cJSON_CreateObject();
+		}
 		break;
 	case SEC_SLURM:
 		p->slurm = xstrdup(t);

@@ -97,6 +97,8 @@ struct probe {
 	size_t		 ckpt_len;
 	char		*slurm;		/* detach slurm: the query's output (slurm_parse), NULL: none */
 	size_t		 slurm_len;
+	/* .watchkeeper/stopped (`onbox stop`): {when, by, stage, attempt, how}; NULL: not stopped */
+	cJSON		*stopped;
 };
 
 /*

@@ -1,11 +1,14 @@
 /*
  * proc.c: process identity and lock probes (see proc.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -163,4 +166,66 @@ proc_pidfd(pid_t pid)
 	errno = ENOSYS;
 	return -1;
 #endif
+}
+
+int
+proc_group_alive(pid_t pgid)
+{
+	DIR *d;
+	struct dirent *de;
+	char path[300], buf[512], *rp;
+	ssize_t n;
+	long grp;
+	int fd, alive = 0;
+
+	if (pgid <= 1)
+		return 0;
+	if ((d = opendir("/proc")) == NULL)
+		return kill(-pgid, 0) == 0 || errno == EPERM;
+	while (!alive && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses */
+		if ((rp = strrchr(buf, ')')) == NULL || rp[1] != ' ' || rp[2] == '\0')
+			continue;
+		if (rp[2] == 'Z' || rp[2] == 'X')
+			continue;
+		if (sscanf(rp + 3, "%*d %ld", &grp) == 1 && grp == (long)pgid)
+			alive = 1;
+	}
+	closedir(d);
+	return alive;
+}
+
+int
+proc_has_open(pid_t pid, const char *path)
+{
+	struct stat want, got;
+	DIR *d;
+	struct dirent *de;
+	char dir[64], fp[400];
+	int found = 0;
+
+	if (pid <= 0 || stat(path, &want) != 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)pid);
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(fp, sizeof(fp), "%s/%s", dir, de->d_name);
+		if (stat(fp, &got) == 0 && got.st_dev == want.st_dev && got.st_ino == want.st_ino)
+			found = 1;
+	}
+	closedir(d);
+	return found;
 }

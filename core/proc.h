@@ -40,6 +40,14 @@ int lock_wait(const char *path, int max_ms);
 /* 1 when someone holds the lock at path, 0 when free (or the file is missing), <0 on error. */
 int lock_is_held(const char *path);
 
+/*
+ * 1 when some live process (not a zombie) is in process group pgid: a stage
+ * whose leader is gone may leave children in its group.  Reads /proc.
+ */
+int proc_group_alive(pid_t pgid);
+/* 1 when process pid has path (same device and inode) open: who holds a lock file. */
+int proc_has_open(pid_t pid, const char *path);
+
 /* pidfd_open(2); -1 with errno when unsupported or the process is gone. */
 int proc_pidfd(pid_t pid);
 

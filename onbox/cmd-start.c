@@ -39,6 +39,7 @@
 #include "proc.h"
 #include "slurmstart.h"
 #include "spawn.h"
+#include "stop.h"
 #include "sshq.h"
 #include "xmalloc.h"
 
@@ -344,8 +345,12 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		if (s.self == NULL) {
 			log_error("cannot find my own executable (/proc/self/exe)");
 			rc = WK_EX_SOFTWARE;
-		} else
+		} else {
+			if (stop_clear(s.cfg->workdir))
+				printf("run %s was stopped on purpose: starting it again from the first "
+				    "missing marker\n", s.cfg->run);
 			rc = slurmstart_run(s.cfg, s.self, s.cfgpath);
+		}
 		goto out;
 	}
 	if (i == sizeof(start_table) / sizeof(start_table[0])) {
@@ -381,6 +386,9 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		goto out;
 	}
 	start_state(s.cfg, &s.oldpid, status, sizeof(status));
+	if (stop_clear(s.cfg->workdir))
+		printf("run %s was stopped on purpose: starting it again from the first missing "
+		    "marker\n", s.cfg->run);
 	if ((rc = start_table[i].start(&s)) != 0)
 		goto out;
 	rc = start_confirm(&s, i == 0 ? tmux_has : NULL);

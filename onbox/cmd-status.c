@@ -25,6 +25,7 @@
 #include "notify.h"
 #include "outbox.h"
 #include "onbox.h"
+#include "stop.h"
 #include "proc.h"
 #include "slurm.h"
 #include "xmalloc.h"
@@ -188,6 +189,15 @@ status_build(const struct wk_config *cfg)
 		free(mp);
 	}
 	cJSON_AddBoolToObject(doc, "done", ndone == (int)cfg->nchain);
+	{
+		/* `onbox stop`'s record (stop.c): {when, by, stage, attempt, how}, or null */
+		cJSON *stopped = stop_record_load(cfg->workdir);
+
+		if (stopped != NULL)
+			cJSON_AddItemToObject(doc, "stopped", stopped);	/* transferred */
+		else
+			cJSON_AddNullToObject(doc, "stopped");
+	}
 	if (strcmp(cfg->detach, "slurm") == 0)
 		status_slurm(cfg, doc);
 	if (ckpt_configured(cfg)) {
@@ -340,6 +350,15 @@ status_print(const cJSON *doc)
 	}
 	if (json_bool(doc, "done", 0))
 		printf("DONE: every marker present\n");
+	if (cJSON_IsObject(cJSON_GetObjectItem(doc, "stopped"))) {
+		const cJSON *s = cJSON_GetObjectItem(doc, "stopped");
+
+		printf("STOPPED on purpose by %s at %s", json_str(s, "by", "?"), json_str(s, "when", "?"));
+		if (json_long(s, "attempt", 0) > 0)
+			printf(": %s attempt %ld", json_str(s, "stage", "?"), json_long(s, "attempt", 0));
+		printf(" (%s); `onbox start` starts it again from the first missing marker\n",
+		    json_str(s, "how", "?"));
+	}
 }
 
 static int

@@ -24,6 +24,7 @@ static const struct onbox_cmd *const onbox_cmds[] = {
 	&onbox_cmd_status,
 	&onbox_cmd_notify,
 	&onbox_cmd_wait,
+	&onbox_cmd_stop,
 };
 
 static void
@@ -46,7 +47,12 @@ onbox_help(FILE *fp)
 	    "  -V, --version      print the version\n"
 	    "  -h, --help         this text; `onbox --help-config` lists every config key\n"
 	    "\nexit: 0 every marker present, 1 a stage failed, 64 usage, 75 another onbox\n"
-	    "holds the run, 78 config error.\n"
+	    "holds the run, 78 config error; `onbox run` stopped by a signal: 128+N (stopped on\n"
+	    "purpose by `onbox stop`: 143).\n"
+	    "`onbox stop`: 0 stopped (also when nothing was running: the run is then recorded\n"
+	    "stopped so nothing resumes it), 64 usage, 74 cannot write its files, 75 the running\n"
+	    "onbox could not be named or did not exit in stop_grace_s + 30 s (slurm: the queue\n"
+	    "could not be read), 78 config error or a job stage with no onbox running.\n"
 	    "\nwebhooks go through libcurl, else the box's curl command, else nowhere (events\n"
 	    "stay in the outbox); `onbox --version` says which.  Testing/override knob:\n"
 	    "  WATCHKEEPER_HTTP=libcurl|curl|none  use only that way (default: auto)\n");

@@ -29,6 +29,7 @@ extern const struct onbox_cmd onbox_cmd_start;
 extern const struct onbox_cmd onbox_cmd_status;
 extern const struct onbox_cmd onbox_cmd_notify;
 extern const struct onbox_cmd onbox_cmd_wait;
+extern const struct onbox_cmd onbox_cmd_stop;
 
 /* Load the config named by ctx; on failure prints every problem and returns NULL (caller exits 78). */
 struct wk_config *onbox_load_config(const struct onbox_ctx *ctx);

@@ -65,6 +65,7 @@
 #include "policy.h"
 #include "proc.h"
 #include "spawn.h"
+#include "stop.h"
 #include "triage.h"
 #include "xmalloc.h"
 
@@ -127,6 +128,8 @@ struct runner {
 	long		 prog_max_log;
 	cJSON		*last_event;	/* {event, stage, attempt, time} */
 	int		 got_signal;
+	int		 stop_asked;	/* SIGUSR1 came with a stop request (`onbox stop`) */
+	int		 stopped;	/* the run was stopped on purpose: recorded, run_stopped sent */
 	int		 restart;	/* the policy restarts the stage that just failed */
 
 	/*
@@ -711,13 +714,37 @@ runner_drain_inotify(struct runner *r)
 		;
 }
 
-/* A pending SIGTERM/SIGINT/SIGHUP: remember it; the caller stops. */
+/* 1 when stop.request exists: `onbox stop` asks this onbox to stop the run. */
+static int
+runner_stop_requested(const struct runner *r)
+{
+	char *p = layout_path(r->cfg->workdir, STOP_REQUEST);
+	int have = fs_exists(p);
+
+	free(p);
+	return have;
+}
+
+/*
+ * A pending SIGTERM/SIGINT/SIGHUP: remember it; the caller stops.  SIGUSR1
+ * is `onbox stop`'s knock: it counts only with a stop request on disk
+ * (r->stop_asked), so a stray SIGUSR1 stops nothing.
+ */
 static int
 runner_check_signal(struct runner *r)
 {
 	struct signalfd_siginfo si;
 
-	if (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+	while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if ((int)si.ssi_signo == SIGUSR1) {
+			if (runner_stop_requested(r)) {
+				r->stop_asked = 1;
+				return 1;
+			}
+			log_warn("SIGUSR1 from pid %u without %s/.watchkeeper/%s: ignored",
+			    si.ssi_pid, r->cfg->workdir, STOP_REQUEST);
+			continue;
+		}
 		r->got_signal = (int)si.ssi_signo;
 		return 1;
 	}
@@ -1122,7 +1149,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 
 /* ---- supervision ---- */
 
-enum sup_end { SUP_GONE, SUP_WAIT_HIT, SUP_CRASH, SUP_TIMEOUT, SUP_SIGNAL };
+enum sup_end { SUP_GONE, SUP_WAIT_HIT, SUP_CRASH, SUP_TIMEOUT, SUP_SIGNAL, SUP_STOP };
 
 struct watch {
 	pid_t		 pid;		/* followed process; 0 none */
@@ -1155,7 +1182,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 {
 	struct deadline dl[4];	/* heartbeat, timeout, kill grace, next delivery */
 	struct pollfd pfd[4];
-	int killed = 0, cap, n, gone, pidfd_at, dfd_at;
+	int killed = 0, cap, n, gone, pidfd_at, dfd_at, stop_sent = 0;
 	enum sup_end end;
 
 	dl[0] = r->hb;
@@ -1250,8 +1277,20 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			fatal("poll: %s", strerror(errno));
 		deliver_after_poll(&r->dl, dfd_at >= 0 ? pfd[dfd_at].revents : 0);
 		if ((pfd[0].revents & POLLIN) && runner_check_signal(r)) {
-			end = SUP_SIGNAL;
-			break;
+			if (!r->stop_asked) {
+				end = SUP_SIGNAL;
+				break;
+			}
+			if (w->job == NULL) {
+				end = SUP_STOP;
+				break;
+			}
+			if (!stop_sent) {
+				/* the manager stops the job; polled to its end like any other */
+				log_info("stop requested: stopping stage %s's job", r->st->name);
+				jobrun_stop(w->job);
+				stop_sent = 1;
+			}
 		}
 		if (pfd[1].revents & POLLIN)
 			runner_drain_inotify(r);
@@ -1786,6 +1825,104 @@ runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w)
 	return 0;
 }
 
+/* While a stopped stage's group winds down: the heartbeat goes on. */
+static void
+runner_stop_tick(void *arg)
+{
+	struct runner *r = arg;
+
+	if (deadline_expired(&r->hb))
+		runner_heartbeat(r);
+}
+
+/*
+ * Record the stop `onbox stop` asked for: the stopped record (stop.c),
+ * attempt a (NULL: between stages, nothing running) ended "stopped" (not a
+ * failure: no FAILED marker, no class, no policy decision, so nothing
+ * restarts it), and event run_stopped.
+ */
+static void
+runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJSON *a,
+    const char *how)
+{
+	cJSON *req = stop_request_load(r->cfg->workdir), *ev;
+	char *by = xstrdup(json_str(req, "by", "onbox stop"));
+	char when[TIMEFMT_LEN], human[512];
+	long n = a != NULL ? r->attempt : 0;
+
+	if (a != NULL) {
+		timefmt_utc(time(NULL), when, sizeof(when));
+		json_set_str(a, "result", "stopped");
+		json_set_str(a, "ended", when);
+		json_set_str(a, "stopped_by", by);
+		json_set_str(a, "stop", how);
+		json_set_bool(a, "reported", 1);
+		(void)runner_hist_save(r, hist);
+	}
+	if (stop_record_write(r->cfg->workdir, r->cfg->run, by, json_str(req, "nonce", NULL),
+	    st->name, n, how) != 0)
+		log_error("cannot write %s/.watchkeeper/%s: %s", r->cfg->workdir, STOP_RECORD,
+		    strerror(errno));
+	ev = events_new(r->instance, r->cfg->run, "run_stopped", st->name, n);
+	cJSON_AddStringToObject(ev, "by", by);
+	cJSON_AddStringToObject(ev, "how", how);
+	if (n > 0)
+		snprintf(human, sizeof(human), "%s STOPPED on purpose (attempt %ld) by %s: %s",
+		    st->name, n, by, how);
+	else
+		snprintf(human, sizeof(human), "STOPPED on purpose before stage %s by %s: %s",
+		    st->name, by, how);
+	r->stopped = 1;
+	r->status = "stopped";
+	runner_emit(r, ev, human);
+	free(by);
+	cJSON_Delete(req);
+}
+
+/*
+ * Stop the stage being supervised (SUP_STOP): SIGTERM to its process group,
+ * SIGKILL after stop_grace_s, then its wrapper's end (bounded), then the record.
+ */
+static void
+runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
+{
+	struct attempt_rec rec;
+	struct deadline d;
+	char how[160];
+	int killed = 0, group_gone = 0;
+
+	/* The wrapper records the stage's pid just after starting it. */
+	deadline_set(&d, REC_WAIT_MS);
+	while (w->kill_pgid <= 0 && w->pid > 0 && !w->wait_stage && !deadline_expired(&d)) {
+		if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 && rec.pid > 0)
+			w->kill_pgid = (pid_t)rec.pid;
+		else
+			usleep(20000);
+	}
+	if (w->wait_stage || w->kill_pgid <= 0) {
+		snprintf(how, sizeof(how), "%s", w->wait_stage ? "a wait: nothing of ours to signal" :
+		    "its process had already ended");
+	} else {
+		group_gone = stop_group(w->kill_pgid, r->cfg->stop_grace_s, runner_stop_tick, r,
+		    &killed) == 0;
+		if (killed)
+			snprintf(how, sizeof(how), "SIGTERM, then SIGKILL after stop_grace_s=%lds",
+			    r->cfg->stop_grace_s);
+		else
+			snprintf(how, sizeof(how), "SIGTERM; it ended within stop_grace_s=%lds",
+			    r->cfg->stop_grace_s);
+		if (!group_gone)
+			snprintf(how + strlen(how), sizeof(how) - strlen(how),
+			    "; some of process group %ld survived SIGKILL", (long)w->kill_pgid);
+	}
+	/* Its wrapper writes the exit status and lets go of the attempt's lock. */
+	deadline_set(&d, REC_WAIT_MS);
+	while (w->pid > 0 && !w->wait_stage && !watch_gone(w, 0) && !deadline_expired(&d))
+		usleep(20000);
+	r->stage_pid = 0;
+	runner_stop_record(r, r->st, hist, a, how);
+}
+
 /* Run (or re-attach to, or finish) the stage at idx.  0 success, 1 failed, 128+sig stopped. */
 static int
 runner_stage(struct runner *r, size_t idx)
@@ -1986,6 +2123,15 @@ runner_stage(struct runner *r, size_t idx)
 			end = runner_supervise(r, hist, a, &w);
 	}
 
+	if (end == SUP_STOP || r->stop_asked) {
+		/* job backend: the job ended on jobrun_stop (SUP_GONE); else stop the group now */
+		if (r->job != NULL)
+			runner_stop_record(r, st, hist, a, "job.stop: the cluster manager stopped its job");
+		else
+			runner_stop_stage(r, hist, a, &w);
+		rc = 128 + SIGTERM;
+		goto out;
+	}
 	if (end == SUP_SIGNAL) {
 		rc = 128 + r->got_signal;
 		goto out;
@@ -2127,6 +2273,7 @@ runner_setup_signals(struct runner *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);	/* `onbox stop` (with a stop request on disk) */
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
 		return -1;
 	signal(SIGPIPE, SIG_IGN);
@@ -2192,6 +2339,14 @@ runner_chain(struct runner *r)
 			continue;
 		}
 		r->restart = 0;
+		if (runner_stop_requested(r)) {
+			/* asked between two stages: the next one is not started */
+			r->st = &r->cfg->chain[i];
+			r->idx = i;
+			r->stop_asked = 1;
+			runner_stop_record(r, r->st, NULL, NULL, "between stages: nothing was running");
+			return 128 + SIGTERM;
+		}
 		stage_rc = runner_stage(r, i);
 		if (stage_rc == 1 && r->restart) {
 			/* The policy restarts it: the same stage again, as a new attempt. */
@@ -2287,6 +2442,10 @@ runner_run(struct wk_config *cfg, const char *stage)
 		free(lp);
 	}
 	runner_check_persistent(cfg);
+	/* Started by hand (`onbox start`/`onbox run`, or `patrol deploy`): a stop is undone. */
+	if (stop_clear(cfg->workdir))
+		log_info("run %s was stopped on purpose: started again from the first missing marker",
+		    cfg->run);
 	if (events_instance(cfg->workdir, r.instance) != 0) {
 		log_error("cannot write the instance id in %s: %s", cfg->workdir, strerror(errno));
 		rc = WK_EX_IOERR;
@@ -2348,6 +2507,10 @@ runner_run(struct wk_config *cfg, const char *stage)
 		r.status = "waiting";
 		log_info("stage %s done; the chain continues with %s, in its own job",
 		    cfg->chain[only].name, cfg->chain[i].name);
+	} else if (r.stopped) {
+		r.status = "stopped";
+		log_info("run %s stopped on purpose; `onbox start` starts it again from the first "
+		    "missing marker", cfg->run);
 	} else if (rc == 1)
 		r.status = "failed";
 	else if (rc == WK_EX_IOERR) {

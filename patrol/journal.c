@@ -177,6 +177,24 @@ ev_chain(const struct jctx *j, const cJSON *ev, time_t when)
 	free(text);
 }
 
+static void
+ev_stopped(const struct jctx *j, const cJSON *ev, time_t when)
+{
+	char kind[256];
+	char *text = xstrfmt("stopped on purpose by %s%s%s; never resumed automatically: "
+	    "`onbox start` on the box or `patrol deploy` starts it again from the first missing "
+	    "marker.", json_str(ev, "by", "?"), json_str(ev, "how", NULL) ? ", " : "",
+	    json_str(ev, "how", ""));
+
+	if (json_str(ev, "stage", NULL) != NULL)
+		snprintf(kind, sizeof(kind), "run stopped at %s attempt %ld", json_str(ev, "stage", "?"),
+		    json_long(ev, "attempt", 0));
+	else
+		snprintf(kind, sizeof(kind), "run stopped");
+	jot(j, when, kind, text, NULL);
+	free(text);
+}
+
 /* The box's events worth a logbook entry; the rest (digests, tests) are not. */
 static const struct {
 	const char	*type;
@@ -189,6 +207,7 @@ static const struct {
 	{ "stage_requeued", ev_requeued },
 	{ "chain_done", ev_chain },
 	{ "health_alert", ev_alert },
+	{ "run_stopped", ev_stopped },
 };
 
 void

@@ -7,8 +7,9 @@
  *   patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]
  *                                            put the run on the box (and the
  *                                            notify secrets), start onbox
+ *   patrol [-c FILE] stop                    stop the run on purpose (onbox stop there)
  *
- * Exit: 0 OK/DONE, 1 any other verdict, 2 the box could not be seen
+ * Exit: 0 OK/DONE/STOPPED, 1 any other verdict, 2 the box could not be seen
  * (SSH_DOWN, HOSTKEY_MISMATCH), 64 usage, 75 another patrol is ticking for
  * this run, 78 config error.
  */
@@ -32,13 +33,19 @@ usage(FILE *fp)
 
 	fprintf(fp, "usage: patrol [-c FILE] [--once] [--json] [-v]\n"
 	    "       patrol [-c FILE] --install-cron | --uninstall-cron\n"
-	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]\n\n"
+	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]\n"
+	    "       patrol [-c FILE] stop\n\n"
 	    "One tick: one ssh connection, one probe, the decision table, a one-line report:\n"
 	    "  <UTC time> <run> <VERDICT> <details>\n\nverdicts, highest priority first:\n");
 	for (i = 0; i < decide_nrows; i++)
 		fprintf(fp, "  %-20s %s\n", decide_table[i].name, decide_table[i].when);
-	fprintf(fp, "\nexit: 0 OK or DONE, 1 other verdicts, 2 box unseen, 64 usage, 75 another\n"
-	    "patrol is ticking, 78 config error.\n");
+	fprintf(fp, "\nexit: 0 OK, DONE or STOPPED, 1 other verdicts, 2 box unseen, 64 usage, 75\n"
+	    "another patrol is ticking, 78 config error.\n"
+	    "\nstop: runs `onbox stop` on the box over one ssh connection: SIGTERM to the stage's\n"
+	    "process group, SIGKILL after stop_grace_s; the run stays STOPPED (never resumed, even\n"
+	    "with auto_resume) until `patrol deploy` or `onbox start`.  Exit 0 stopped (also when\n"
+	    "nothing ran), 2 box unreachable (nothing stopped, no patrol state or report line\n"
+	    "written), else onbox stop's own code (75, 78), 64 usage, 78 config error.\n");
 }
 
 int
@@ -105,6 +112,10 @@ main(int argc, char **argv)
 	if (optind < argc && strcmp(argv[optind], "deploy") == 0 && mode == 'o') {
 		mode = 'D';
 		optind++;
+	} else if (optind < argc && strcmp(argv[optind], "stop") == 0 && mode == 'o' && !json) {
+		/* `patrol stop -c FILE` too: getopt moved the options before the word */
+		mode = 'S';
+		optind++;
 	}
 	if (optind != argc || ((onbox != NULL || !start || !secrets) && mode != 'D')) {
 		usage(stderr);
@@ -130,6 +141,8 @@ main(int argc, char **argv)
 		rc = cron_uninstall(cfg, 0);
 	else if (mode == 'D')
 		rc = patrol_deploy(cfg, onbox, start, secrets);
+	else if (mode == 'S')
+		rc = patrol_stop(cfg);
 	else
 		rc = patrol_tick(cfg, json);
 	config_free(cfg);

@@ -56,6 +56,12 @@ struct ssh_error;
 int secrets_send(const struct wk_config *cfg, struct ssh_conn *conn, struct ssh_error *err);
 
 /*
+ * stop.c: `onbox stop` on the box over one ssh connection; its exit code
+ * (0 stopped), 2 when the box could not be reached (nothing recorded).
+ */
+int patrol_stop(struct wk_config *cfg);
+
+/*
  * journal.c: LOGBOOK.md entries.  journal_box logs the box's events the
  * probe brought (and moves patrol.json's events_offset past them);
  * journal_tick logs a verdict change (prev NULL: the first tick), the

@@ -104,7 +104,7 @@ test_after_a_real_tick() {
 	# The decision table is the code's: the same verdicts, in order, as patrol --help prints.
 	"$PATROL" --help | help_verdicts >"$T/v.help"
 	hb_verdicts "$(HB)" >"$T/v.hb"
-	[ "$(wc -l <"$T/v.help")" -eq 13 ] || fail "patrol --help lists $(wc -l <"$T/v.help") verdicts"
+	[ "$(wc -l <"$T/v.help")" -eq 14 ] || fail "patrol --help lists $(wc -l <"$T/v.help") verdicts"
 	cmp "$T/v.help" "$T/v.hb" || fail "decision tables differ: $(diff "$T/v.help" "$T/v.hb")"
 	# The first command, run exactly as written: a patrol verdict code and a report line.
 	first_cmd "$(HB)" >"$T/first.sh"

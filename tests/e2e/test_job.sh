@@ -414,6 +414,28 @@ test_stage_timeout_stops_job() {
 	is_state "$id" stopped || fail "job $id not stopped: $(state_of "$id")"
 }
 
+# onbox stop: the running onbox asks the manager to stop the job (the profile's job.stop);
+# the attempt is "stopped", not failed, and nothing is submitted again.
+test_onbox_stop_stops_job() {
+	jconf '' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	first=$LAST_PID
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$(W)/stages/train.json"
+	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	assert_grep 'stopped run t1: stage train attempt 1 \(job.stop: the cluster manager stopped its job\)' "$T/stop.out"
+	is_state "$id" stopped || fail "job $id not stopped: $(state_of "$id")"
+	rc=0; wait "$first" || rc=$?
+	assert_eq "$rc" 143
+	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
+	assert_eq "$(submits)" 1
+}
+
 for PROFILE in ray iris; do
 	t "chain_completes[$PROFILE]" test_chain_completes
 	t "pending_is_waiting[$PROFILE]" test_pending_is_waiting
@@ -429,4 +451,5 @@ for PROFILE in ray iris; do
 	t "inflight_submit_none[$PROFILE]" test_inflight_submit_none
 	t "unknown_is_not_dead[$PROFILE]" test_unknown_is_not_dead
 	t "stage_timeout_stops_job[$PROFILE]" test_stage_timeout_stops_job
+	t "onbox_stop_stops_job[$PROFILE]" test_onbox_stop_stops_job
 done

@@ -254,9 +254,49 @@ test_bad_sbatch_options_are_config_errors() {
 	assert_eq "$(all_jobs a)" 0
 }
 
+# onbox stop under Slurm: SIGUSR1 reaches the job's onbox (scancel --batch), which stops
+# its stage (SIGTERM first) and records it; the later stage's waiting job is cancelled;
+# patrol says STOPPED (exit 0); onbox start submits again from the first missing marker.
+test_onbox_stop_under_slurm() {
+	cluster
+	mkdir -p "$T/bin"
+	cat >"$T/bin/a.sh" <<SH
+#!/bin/sh
+echo x >>"$T/launch.a"
+if [ "\$(wc -l <"$T/launch.a")" -gt 1 ]; then echo "a finished"; exit 0; fi
+trap 'echo TERM >>"$T/term.a"; exit 0' TERM
+echo ready >"$T/ready.a"
+while :; do sleep 0.1; done
+SH
+	chmod +x "$T/bin/a.sh"
+	flaky b
+	touch "$T/ok.b"
+	sconf '"stop_grace_s": 5,' "[{\"stage\": \"a\", \"run\": \"$T/bin/a.sh\"}, {\"stage\": \"b\", \"run\": \"$T/bin/b.sh\"}]"
+	onbox start >"$T/s1" 2>&1
+	wait_for 60 test -f "$T/ready.a"
+	[ "$(live_jobs b)" = 1 ] || fail "b's job is not waiting: $(live_jobs b)"
+	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
+	assert_eq "$rc" 0 "onbox stop: $(cat "$T/stop.out")"
+	assert_grep 'asking the onbox of Slurm job [0-9]+ to stop run t1' "$T/stop.out"
+	assert_grep 'cancelling the run.s job' "$T/stop.out"
+	assert_grep 'stopped run t1: stage a attempt 1 \(SIGTERM; it ended within stop_grace_s=5s\)' "$T/stop.out"
+	assert_eq "$(cat "$T/term.a")" TERM
+	wait_for 30 sh -c "[ \"\$(squeue -h -t PD,R,CG,CF -n wk-t1-a,wk-t1-b -o %i | wc -l)\" = 0 ]"
+	assert_eq "$(json "$(W)/stages/a.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_no_file "$(W)/markers/A_DONE.FAILED"
+	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
+	rc=0; patrol --once >"$T/p" 2>&1 || rc=$?
+	assert_eq "$rc" 0 "patrol: $(cat "$T/p")"
+	assert_grep ' STOPPED stopped on purpose by onbox stop' "$T/p"
+	onbox start >"$T/s2" 2>&1
+	assert_grep 'was stopped on purpose: starting it again' "$T/s2"
+	wait_for 90 has_marker B_DONE
+	assert_eq "$(wc -l <"$T/launch.a" | tr -d ' ')" 2
+}
+
 TESTS="chain_completes_and_start_is_idempotent failed_middle_stage_strands_the_next node_failure_is_resumed_by_patrol
 resubmitted_by_hand_is_reconciled requeued_job_keeps_its_budget unreadable_queue_is_not_dead
-bad_sbatch_options_are_config_errors"
+bad_sbatch_options_are_config_errors onbox_stop_under_slurm"
 
 if ! slurm_available; then
 	for n in $TESTS; do echo "SKIP slurm_$n: $SLURM_SKIP_REASON"; done

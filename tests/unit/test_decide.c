@@ -170,6 +170,90 @@ test_unseen(void **state)
 	assert_non_null(strstr(o.details, "probe: truncated"));
 }
 
+#define STOPPED_REC "@stopped\n|{\"run\": \"r\", \"when\": \"2026-11-26T12:00:00Z\", " \
+	"\"by\": \"patrol stop (alice@laptop), on the box as root@box\", \"stage\": \"train\", " \
+	"\"attempt\": 2, \"how\": \"SIGTERM; it ended within stop_grace_s=30s\"}\n"
+
+/*
+ * STOPPED: the run was stopped on purpose.  It outranks CRASHED and
+ * NEEDS_RESUME (a stopped stage looks dead, and may have left a crash line
+ * or FAILED marker), exits 0, and its action is none: nothing resumes it,
+ * whatever auto_resume says.  An unseen box is still SSH_DOWN.
+ */
+static void
+test_stopped(void **state)
+{
+	struct decide_in in;
+	struct decide_out o;
+	struct pb b;
+	size_t i, row_ssh = 99, row_stop = 99, row_crash = 99;
+
+	(void)state;
+	for (i = 0; i < decide_nrows; i++) {
+		if (decide_table[i].v == V_SSH_DOWN)
+			row_ssh = i;
+		if (decide_table[i].v == V_STOPPED)
+			row_stop = i;
+		if (decide_table[i].v == V_CRASHED)
+			row_crash = i;
+	}
+	assert_true(row_ssh < row_stop && row_stop < row_crash && row_crash == row_stop + 1);
+	assert_string_equal(verdict_name(V_STOPPED), "STOPPED");
+	assert_int_equal(verdict_exit(V_STOPPED), 0);
+	assert_int_equal(decide_table[row_stop].action, ACT_NONE);
+
+	memset(&b, 0, sizeof(b));
+	b.alive = "|tmux 0\n|onbox 0 0\n|stage 0 0\n";
+	b.state = HB_FRESH;
+	b.disk = 50;
+	b.inodes = 10;
+	/* dead, clean tail: NEEDS_RESUME without the record, STOPPED with it */
+	b.extra = "@log output train.2.log\n|step 4600/5155\n";
+	run_case(&b, -1, 0, V_NEEDS_RESUME, NULL, &o);
+	assert_int_equal(o.action, ACT_RESUME);
+	b.extra = "@log output train.2.log\n|step 4600/5155\n" STOPPED_REC;
+	run_case(&b, -1, 0, V_STOPPED, "stopped on purpose by patrol stop (alice@laptop)", &o);
+	assert_int_equal(o.action, ACT_NONE);
+	assert_int_equal(verdict_exit(o.v), 0);
+	assert_non_null(strstr(o.details, "at 2026-11-26T12:00:00Z"));
+	assert_non_null(strstr(o.details, "train attempt 2 (SIGTERM"));
+	assert_non_null(strstr(o.details, "start again: onbox start"));
+	assert_string_equal(o.stage, "train");
+	/* a crash line in the tail (SIGTERM'd trainings often print one): still STOPPED */
+	b.extra = "@log output train.2.log\n|Traceback (most recent call last):\n"
+	    "|RuntimeError: NCCL communicator was aborted: Watchdog caught collective operation timeout\n";
+	run_case(&b, -1, 0, V_CRASHED, NULL, &o);
+	b.extra = "@log output train.2.log\n|Traceback (most recent call last):\n"
+	    "|RuntimeError: NCCL communicator was aborted: Watchdog caught collective operation timeout\n"
+	    STOPPED_REC;
+	run_case(&b, -1, 0, V_STOPPED, "stopped on purpose", &o);
+	assert_int_equal(o.action, ACT_NONE);
+	/* a FAILED marker too */
+	b.markers = "|TRAIN_DONE.FAILED\n";
+	b.extra = "@failed TRAIN_DONE\n|{\"class\": \"cuda_oom\", \"attempt\": 2}\n" STOPPED_REC;
+	run_case(&b, -1, 0, V_STOPPED, NULL, &o);
+	/* stopped with nothing running: "before <stage>" */
+	b.markers = "";
+	b.extra = "@stopped\n|{\"by\": \"onbox stop (root@box)\", \"when\": \"2026-11-26T12:00:00Z\", "
+	    "\"stage\": \"eval\", \"attempt\": 0, \"how\": \"nothing was running\"}\n";
+	run_case(&b, -1, 0, V_STOPPED, "before eval (nothing was running)", &o);
+	/* a record that cannot be read still means stopped */
+	b.extra = "@stopped\n|not json\n";
+	run_case(&b, -1, 0, V_STOPPED, "by ? at ?", &o);
+	/* something alive on a stopped run is said, still no action */
+	b.alive = "|tmux 1\n|onbox 7 1\n|stage 8 1\n";
+	b.extra = STOPPED_REC;
+	run_case(&b, -1, 0, V_STOPPED, "yet something of the run is alive", &o);
+	assert_int_equal(o.action, ACT_NONE);
+	/* the ssh rows come first: an unseen box is SSH_DOWN, never STOPPED */
+	memset(&in, 0, sizeof(in));
+	in.cfg = cfg;
+	in.fail = SSH_FAIL_CONNECT;
+	in.fail_msg = "connection refused";
+	decide(&in, &o);
+	assert_int_equal(o.v, V_SSH_DOWN);
+}
+
 static void
 test_rows(void **state)
 {
@@ -654,6 +738,7 @@ main(void)
 		cmocka_unit_test(test_unseen),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_table_shape),
+		cmocka_unit_test(test_stopped),
 		cmocka_unit_test(test_slurm_rows),
 		cmocka_unit_test(test_slurm_done_needs_no_queue),
 		cmocka_unit_test(test_slurm_unknown_not_dead),

@@ -598,6 +598,14 @@ test_text(void **state)
 	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"chain_done\" }", "[llama-ft-1] chain DONE");
 	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"stage_lost\", \"stage\": \"train\","
 	    " \"attempt\": 3, \"class\": \"reboot\" }", "[llama-ft-1] train attempt 3 LOST (reboot)");
+	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"run_stopped\", \"stage\": \"train\","
+	    " \"attempt\": 2, \"by\": \"patrol stop (alice@laptop)\", \"how\": \"SIGTERM\" }",
+	    "[llama-ft-1] train attempt 2 STOPPED on purpose by patrol stop (alice@laptop) \xc2\xb7 "
+	    "SIGTERM \xc2\xb7 start it again with `onbox start` or `patrol deploy`");
+	expect_text("{ \"run\": \"r\", \"event\": \"run_stopped\", \"stage\": \"eval\","
+	    " \"by\": \"onbox stop (root@gpu1)\", \"how\": \"nothing was running\" }",
+	    "[r] eval STOPPED on purpose by onbox stop (root@gpu1) \xc2\xb7 nothing was running "
+	    "\xc2\xb7 start it again with `onbox start` or `patrol deploy`");
 	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"test\" }",
 	    "[llama-ft-1] test notification from watchkeeper");
 	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"test\","
