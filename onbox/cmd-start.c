@@ -108,6 +108,29 @@ start_env(struct buf *cmd)
 	}
 }
 
+/* 1 when an executable name is on the PATH (as execvp would find it). */
+static int
+start_on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *e;
+	char *f;
+	int ok = 0;
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/bin:/bin";
+	for (p = path; !ok; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		f = e == p ? xstrfmt("./%s", name) : xstrfmt("%.*s/%s", (int)(e - p), p, name);
+		ok = access(f, X_OK) == 0;
+		free(f);
+		if (*e == '\0')
+			break;
+	}
+	return ok;
+}
+
 /* 1 when the tmux session exists. */
 static int
 tmux_has(const char *session)
@@ -328,6 +351,13 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		} else
 			rc = slurmstart_run(s.cfg, s.self, s.cfgpath);
 		goto out;
+	}
+	if (i == 0 && !start_on_path("tmux")) {
+		/* A rented box without tmux: nohup keeps the run alive just as well. */
+		printf("tmux is not on the PATH: starting run %s with nohup instead (watch: tail -f "
+		    "%s/" LAYOUT_DIR "/onbox.out)\n", s.cfg->run, s.cfg->workdir);
+		fflush(stdout);
+		i = 1;
 	}
 	if (i == sizeof(start_table) / sizeof(start_table[0])) {
 		log_error("%s: \"detach\": \"%s\" is not supported by this onbox; use tmux, nohup, "

@@ -4,8 +4,8 @@
 set -eu
 
 PKGS="build-essential pkg-config
-libssh2-1-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libcmocka-dev
-openssh-server openssh-client tmux procps iproute2 iptables python3 valgrind"
+libssh2-1-dev libssl-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libcmocka-dev
+openssh-server openssh-client tmux dash procps iproute2 iptables python3 valgrind"
 # The Slurm tests' one-node cluster (tests/e2e/slurm.sh), and clang with its
 # libFuzzer runtime for `make fuzz` (fuzz/run.sh).  Optional: when these cannot
 # be installed the tests that need them say so and count as skipped.
