@@ -49,6 +49,9 @@ struct handbook_ctx {
  *   resumes   [{time, was, class?, exit_status}]
  *   wandb     "https://wandb.ai/..."   when seen (step 5)
  *   checkpoint {"path":..., "step":..., "age_s":...} (step 5)
+ *   deploy    {"at", "arch", "onbox_version", "onbox_path", "onbox_source": "uploaded"|
+ *             "--onbox"|"box", "http": onbox --version's line 2, "tmux_missing": bool}
+ *             what the last `patrol deploy` learned about the box (deploy writes it)
  */
 
 /* The markdown; caller frees.  Never fails (missing state reads "unknown"). */

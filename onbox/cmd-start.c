@@ -403,11 +403,11 @@ cmd_start_exec(struct onbox_ctx *ctx)
 	if (rc != 0)
 		goto out;
 	if (s.pid > 0)
-		printf("started run %s with %s (onbox pid %ld) in %s\n", s.cfg->run, s.cfg->detach,
-		    s.pid, s.cfg->workdir);
+		printf("started run %s with %s (onbox pid %ld) in %s\n", s.cfg->run,
+		    start_table[i].name, s.pid, s.cfg->workdir);
 	else
 		printf("started run %s with %s (onbox pid unknown yet) in %s\n", s.cfg->run,
-		    s.cfg->detach, s.cfg->workdir);
+		    start_table[i].name, s.cfg->workdir);
 	printf("  watch:  ");
 	printf(start_table[i].watch, i == 0 ? s.cfg->session : s.cfg->workdir);
 	printf("\n  status: %s -c %s status\n", s.self, s.cfgpath);

@@ -420,7 +420,8 @@ deploy_send(struct deploy *d, enum deploy_file f, int mode)
 	}
 	deploy_sha256(data, len, hex);
 	if (hex[0] != '\0' && d->boxsha[f] != NULL && strcmp(hex, d->boxsha[f]) == 0) {
-		printf("%s: unchanged (%s)\n", deploy_file_name[f], d->remote[f]);
+		if (f != DF_ONBOX)	/* deploy_check_onbox says it, with the version */
+			printf("%s: unchanged (%s)\n", deploy_file_name[f], d->remote[f]);
 		r = 0;
 		goto out;
 	}
