@@ -97,17 +97,81 @@ test_no_flags_portable_then_unchanged() {
 	assert_no_grep "$(grep watchkeeper.json "$T/s1")" "$T/s3"
 }
 
-# The box's own onbox of this version (on its PATH) is used, nothing is uploaded for it.
+# The box's own onbox of this version (on its PATH) is used, nothing is uploaded
+# for it; its --version says the box has no way to HTTP(S) (CONTRACTS C2's
+# line 2, as an onbox built on branch curlcmd prints it; here a wrapper around
+# this build's onbox says it): deploy and the handbook warn.
 test_box_own_onbox_on_path() {
-	box	# $T/sshd/bin/onbox -> $BUILD/onbox, this version
+	box
+	rm -f "$T/sshd/bin/onbox"
+	cat >"$T/sshd/bin/onbox" <<SH
+#!/bin/sh
+if [ "\$1" = --version ]; then
+	echo "onbox $(cat "$TOP/VERSION")"
+	echo "http: none (no libcurl, no curl command); events stay in the outbox"
+	exit 0
+fi
+exec "$ONBOX" "\$@"
+SH
+	chmod +x "$T/sshd/bin/onbox"
 	export WATCHKEEPER_ONBOX_DIR="$T/none"
 	dconf '' '[{"stage": "train", "run": "true"}]'
-	patrol deploy >"$T/d1" 2>&1
+	patrol deploy >"$T/d1" 2>"$T/d1.err"
 	assert_grep "^onbox: the box's own $T/sshd/bin/onbox: onbox " "$T/d1"
+	assert_grep '^  http: none \(no libcurl, no curl command\); events stay in the outbox$' "$T/d1"
+	assert_grep "the box cannot deliver webhooks .*keeps every event in $T/work/.watchkeeper/outbox" "$T/d1.err"
 	assert_no_file "$T/work/.watchkeeper/bin/onbox"
 	assert_grep 'started run t1' "$T/d1"
 	wait_for 20 onbox_gone "$(W)"
-	assert_eq "$(json "$T/state/watchkeeper/t1/patrol.json" 'd["deploy"]["onbox_source"]')" box
+	ps="$T/state/watchkeeper/t1/patrol.json"
+	assert_eq "$(json "$ps" 'd["deploy"]["onbox_source"]')" box
+	assert_eq "$(json "$ps" 'd["deploy"]["onbox_path"]')" "$T/sshd/bin/onbox"
+	patrol --once >/dev/null 2>&1
+	assert_grep 'Webhooks from the box: `http: none .*the box cannot deliver webhooks' "$T/state/watchkeeper/t1/HANDBOOK.md"
+	# A stale bin/onbox of another version is moved aside, so the PATH's one runs the run.
+	mkdir -p "$T/work/.watchkeeper/bin"
+	printf '#!/bin/sh\necho "onbox 0.0.1"\n' >"$T/work/.watchkeeper/bin/onbox"
+	chmod +x "$T/work/.watchkeeper/bin/onbox"
+	patrol deploy >"$T/d2" 2>&1
+	assert_grep "^onbox: moved the box's $T/work/.watchkeeper/bin/onbox \(\"onbox 0.0.1\"\) aside" "$T/d2"
+	assert_no_file "$T/work/.watchkeeper/bin/onbox"
+	assert_file "$T/work/.watchkeeper/bin/onbox.old"
+}
+
+# uname -m says arm64 (macOS-style naming on some aarch64 images): the aarch64
+# build is picked.  (A copy of this machine's onbox stands in for it, so it runs.)
+test_arm64_is_aarch64() {
+	box
+	rm -f "$T/sshd/bin/onbox"
+	mkdir -p "$T/portable"
+	cp "$ONBOX" "$T/portable/onbox-aarch64-linux"
+	export WATCHKEEPER_ONBOX_DIR="$T/portable"
+	printf '#!/bin/sh\necho arm64\n' >"$T/sshd/bin/uname"
+	chmod +x "$T/sshd/bin/uname"
+	dconf '' '[{"stage": "train", "run": "true"}]'
+	patrol deploy --no-start >"$T/d1" 2>&1
+	assert_grep '^box: aarch64$' "$T/d1"
+	assert_grep "^onbox: uploaded $T/portable/onbox-aarch64-linux to " "$T/d1"
+	assert_no_grep 'started' "$T/d1"
+	assert_no_file "$(W)/state.json"
+}
+
+# A box without sha256sum: the config cannot be compared, so it is sent again;
+# the onbox deploy sent first is of this version, so it is kept.
+test_no_sha256sum_resends() {
+	mkdir -p "$T/sysbin" "$T/sshd/bin"
+	for f in /usr/bin/* /bin/*; do
+		n=${f##*/}
+		[ "$n" = sha256sum ] || ln -sf "$f" "$T/sysbin/$n"
+	done
+	SSHD_PATH="$T/sshd/bin:$T/sysbin" bare_box
+	dconf '' '[{"stage": "train", "run": "true"}]'
+	patrol deploy --no-start >"$T/d1" 2>&1
+	patrol deploy --no-start >"$T/d2" 2>&1
+	assert_grep '^onbox: uploaded ' "$T/d1"
+	assert_grep "^onbox: the box's own $T/work/.watchkeeper/bin/onbox: onbox " "$T/d2"
+	assert_grep '^config: uploaded the config to ' "$T/d2"
+	assert_no_grep 'unchanged' "$T/d2"
 }
 
 # Every refusal comes before anything is sent: the box's workdir stays as it was.
@@ -249,6 +313,8 @@ SH
 
 t no_flags_portable_then_unchanged test_no_flags_portable_then_unchanged
 t box_own_onbox_on_path test_box_own_onbox_on_path
+t arm64_is_aarch64 test_arm64_is_aarch64
+t no_sha256sum_resends test_no_sha256sum_resends
 t refusals_upload_nothing test_refusals_upload_nothing
 t tmux_missing_falls_back_to_nohup test_tmux_missing_falls_back_to_nohup
 t onbox_start_without_tmux test_onbox_start_without_tmux
