@@ -156,6 +156,23 @@ test_arm64_is_aarch64() {
 	assert_no_file "$(W)/state.json"
 }
 
+# An onbox that does not run on the box (here: exits 9 on --version) is removed
+# again, and neither the config nor a start follows.
+test_onbox_that_does_not_run_is_removed() {
+	bare_box
+	dconf '' '[{"stage": "train", "run": "true"}]'
+	printf '#!/bin/sh\necho "GLIBC_2.34 not found" >&2\nexit 9\n' >"$T/bad-onbox"
+	chmod +x "$T/bad-onbox"
+	rc=0; patrol deploy --onbox "$T/bad-onbox" >"$T/d1" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_grep "$T/bad-onbox does not run on the box \(exit 9\): GLIBC_2.34 not found" "$T/d1"
+	assert_grep 'it was removed again' "$T/d1"
+	assert_no_file "$(W)/bin/onbox"
+	assert_no_file "$(W)/bin/onbox.new"
+	assert_no_file "$(W)/watchkeeper.json"
+	assert_no_file "$(W)/state.json"
+}
+
 # A box without sha256sum: the config cannot be compared, so it is sent again;
 # the onbox deploy sent first is of this version, so it is kept.
 test_no_sha256sum_resends() {
@@ -315,6 +332,7 @@ t no_flags_portable_then_unchanged test_no_flags_portable_then_unchanged
 t box_own_onbox_on_path test_box_own_onbox_on_path
 t arm64_is_aarch64 test_arm64_is_aarch64
 t no_sha256sum_resends test_no_sha256sum_resends
+t onbox_that_does_not_run_is_removed test_onbox_that_does_not_run_is_removed
 t refusals_upload_nothing test_refusals_upload_nothing
 t tmux_missing_falls_back_to_nohup test_tmux_missing_falls_back_to_nohup
 t onbox_start_without_tmux test_onbox_start_without_tmux
