@@ -571,10 +571,17 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start)
 		goto out;
 	for (i = 0; i < 2; i++)
 		if (d.notdir[i] != NULL) {
+			const char *home = getenv("HOME"), *p = i == 0 ? cfg->workdir : d.remote[DF_CONFIG];
+			int mine = home != NULL && *home == '/' && strlen(home) > 1 &&
+			    strncmp(p, home, strlen(home)) == 0 && p[strlen(home)] == '/';
+
 			log_error("cannot create %s on the box: %s is not a directory this user can "
 			    "write. Nothing was uploaded. Pick a %s under the login user's home, "
-			    "or create it there first", i == 0 ? cfg->workdir : d.remote[DF_CONFIG],
-			    d.notdir[i], i == 0 ? "\"workdir\"" : "\"box\": {\"config\"}");
+			    "or create it there first%s%s%s", p, d.notdir[i],
+			    i == 0 ? "\"workdir\"" : "\"box\": {\"config\"}",
+			    mine ? " (it is under THIS machine's $HOME, " : "", mine ? home : "",
+			    mine ? ": \"~\" in the config is expanded here, so write the box's "
+			    "absolute path)" : "");
 			goto out;
 		}
 	if (deploy_choose(&d, onbox_local) != 0)

@@ -217,9 +217,11 @@ test_refusals_upload_nothing() {
 	# A workdir that cannot be created (a file where a directory should be).
 	: >"$T/afile"
 	sed -i "s|\"workdir\": \"$T/work\"|\"workdir\": \"$T/afile/work\"|" "$T/wk.json"
-	rc=0; patrol deploy >"$T/d3" 2>&1 || rc=$?
+	rc=0; HOME="$T/afile" patrol deploy >"$T/d3" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_grep "cannot create $T/afile/work on the box: $T/afile is not a directory" "$T/d3"
+	# under this machine's $HOME: the hint that "~" is expanded here, not on the box
+	assert_grep "it is under THIS machine's \\\$HOME, $T/afile: \"~\" in the config is expanded here" "$T/d3"
 	assert_eq "$(stat -c %s "$T/afile")" 0
 	# An alive run: refused (75), nothing of the deploy's lands.
 	sed -i "s|\"workdir\": \"$T/afile/work\"|\"workdir\": \"$T/work\"|" "$T/wk.json"
