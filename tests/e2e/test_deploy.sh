@@ -304,7 +304,9 @@ f=\$(mktemp "$T/scripts/sh.XXXXXX")
 tee "\$f" | $(command -v dash) "\$@"
 SH
 	chmod +x "$T/sshd/bin/sh"
-	dconf '"profile": "generic",' '[{"stage": "train", "run": "echo step 1/1"}, {"stage": "eval", "run": "echo evaluated > \"out file.txt\""}]'
+	# Every optional part of the probe: a stage log, checkpoints, results, a transfer.
+	dconf '"profile": "generic", "results": "res file.csv", "checkpoints": {"dir": "ck pt", "pattern": "^step_(\\d+)$"}, "transfer": {"remote": "ck pt"},' \
+		'[{"stage": "train", "run": "mkdir -p \"ck pt/step_1\"; echo step 1/1 | tee train.log", "log": "train.log"}, {"stage": "eval", "run": "echo evaluated > \"out file.txt\"; echo acc,1 > \"res file.csv\""}]'
 	sed -i "s|\"workdir\": \"$T/work\"|\"workdir\": \"$T/my work\"|" "$T/wk.json"
 	patrol deploy >"$T/d1" 2>&1
 	assert_grep 'started run t1' "$T/d1"
@@ -327,6 +329,10 @@ SH
 	dash -s <"$probe" >"$T/probe.out" 2>"$T/probe.err"
 	assert_eq "$(tail -n 1 "$T/probe.out")" "@end"
 	assert_grep '^\|TRAIN_DONE$' "$T/probe.out"
+	for sec in '@log train' '@ckpt' '@results' '@transfer' '@df' '@end'; do
+		assert_grep "^$sec" "$T/probe.out"
+	done
+	assert_grep '^\|acc,1$' "$T/probe.out"
 	assert_eq "$(cat "$T/probe.err")" ""
 }
 
