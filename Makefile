@@ -2,6 +2,7 @@
 #
 #   make              build what exists (build/)
 #   make onbox        build only the on-box agent (needs libc, libcurl, cJSON, PCRE2)
+#   make onbox-portable  static onbox for x86_64 and aarch64 (build/portable/, scripts/portable.sh)
 #   make test         unit + end-to-end tests, plain and under ASan+UBSan
 #   make demo         all four layers against a throwaway sshd on 127.0.0.1 (~20 s)
 #   make bench        benchmarks (speed and memory targets)
@@ -66,12 +67,18 @@ UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/onbox $(BUILD)/patrol $(if $(SENTINEL_SRCS),$(BUILD)/sentinel) \
 	$(if $(HANDBOOK_SRCS),$(BUILD)/handbook)
 
-.PHONY: all onbox patrol sentinel handbook unit test test-plain test-asan demo bench memcheck chaos fuzz install clean
+.PHONY: all onbox onbox-portable patrol sentinel handbook unit test test-plain test-asan demo bench memcheck chaos fuzz install clean
 all: $(BINS)
 onbox: $(BUILD)/onbox
 patrol: $(BUILD)/patrol
 sentinel: $(BUILD)/sentinel
 handbook: $(BUILD)/handbook
+
+# The self-contained onbox: fully static, cJSON and PCRE2 from Debian's source
+# packages inside, one per architecture (scripts/portable.sh says how and why).
+PORTABLE_ARCHS := x86_64 aarch64
+onbox-portable:
+	+@MAKE="$(MAKE)" bash scripts/portable.sh $(PORTABLE_ARCHS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -116,10 +123,13 @@ $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
 
 unit: $(UNIT_BINS) $(BUILD)/sshtool
 
-# The README's test command.  Both builds, then one summary line.
+# The README's test command.  Both builds, then one summary line.  The portable
+# onbox needs optional packages: when it cannot be built, test_portable SKIPs
+# (or FAILs, for a build error) with the reason.
 test:
 	$(MAKE) --no-print-directory all unit
 	$(MAKE) --no-print-directory SANITIZE=1 all unit
+	$(MAKE) --no-print-directory onbox-portable || echo "make test: onbox-portable not (fully) built: test_portable says why"
 	bash tests/run.sh build build/asan
 
 test-plain: all unit
@@ -129,6 +139,7 @@ demo: all
 	bash examples/demo/demo.sh $(BUILD)
 
 bench: all
+	$(MAKE) --no-print-directory onbox-portable || echo "make bench: onbox-portable not (fully) built: bench says why"
 	bash bench/bench.sh $(BUILD)
 
 # The long fault suite (tests/chaos/): the short version is part of `make test`.
@@ -143,10 +154,20 @@ fuzz:
 memcheck: all unit
 	bash tests/run.sh --valgrind $(BUILD)
 
+# The portable onboxes go where an installed patrol looks for them
+# (<bin>/../lib/watchkeeper/): each one that could be built; the others are named.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/watchkeeper/profiles
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 profiles/*.json $(DESTDIR)$(PREFIX)/share/watchkeeper/profiles/
+	-+@MAKE="$(MAKE)" bash scripts/portable.sh $(PORTABLE_ARCHS)
+	install -d $(DESTDIR)$(PREFIX)/lib/watchkeeper
+	@for a in $(PORTABLE_ARCHS); do \
+		f=build/portable/onbox-$$a-linux; \
+		if [ -f $$f ]; then install -m 0755 $$f $(DESTDIR)$(PREFIX)/lib/watchkeeper/ && \
+			echo "install: $(DESTDIR)$(PREFIX)/lib/watchkeeper/onbox-$$a-linux"; \
+		else echo "install: no portable onbox for $$a: $$(cat $$f.skip 2>/dev/null || echo 'its build failed (make onbox-portable)')"; fi; \
+	done
 
 clean:
 	rm -rf build

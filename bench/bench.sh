@@ -9,7 +9,9 @@
 #      Beside it: the seed's `until grep -q …; do sleep 150; done && next`
 #      chain, run with the sleep scaled down by BENCH_SCALE and scaled back up.
 #   2. onbox idle: CPU time and peak RSS while waiting BENCH_IDLE_S seconds
-#      (default 60) on a quiet log.
+#      (default 60) on a quiet log; the same for the portable (static) onbox
+#      of this machine's architecture, build/portable/onbox-<arch>-linux
+#      (make onbox-portable), when it could be built (else a note says why).
 #   3. notifications: a stage's marker -> the webhook received by a receiver
 #      on loopback; `onbox notify --flush` of a 1,000-event backlog.
 #   4. looking at a box (bench/patrol_bench.sh), against a throwaway sshd and
@@ -130,16 +132,17 @@ seed_latency() {
 	done
 }
 
-# --- 2. onbox idle cost: "CPU_MS RSS_KB" ---
+# --- 2. onbox idle cost: "CPU_MS RSS_KB" (idle_cost [ONBOX_BINARY]) ---
 idle_cost() {
-	local w="$d/idle" tck p before after rss
+	local bin=${1:-$onbox} w tck p before after rss
+	w="$d/idle-$(basename "$bin")"
 	mkdir -p "$w"
 	: >"$w/train.log"
 	cat >"$w/wk.json" <<JSON
 { "run": "bench-idle", "workdir": "$w", "detach": "nohup",
   "chain": [ { "stage": "train", "wait": { "log": "train.log", "pattern": "Training completed", "timeout_s": 86400 } } ] }
 JSON
-	"$onbox" -c "$w/wk.json" run >"$w/out" 2>&1 &
+	"$bin" -c "$w/wk.json" run >"$w/out" 2>&1 &
 	p=$!
 	remember "$p"
 	sleep 1	# start-up is not idle
@@ -244,6 +247,16 @@ echo "watchkeeper bench ($build, N=$N, idle ${IDLE}s, seed sleep 150s scaled 1/$
 part onbox_latency onbox_latency
 part seed_latency seed_latency
 part idle idle_cost
+arch=$(uname -m)
+[ "$arch" = arm64 ] && arch=aarch64
+portable="$top/build/portable/onbox-$arch-linux"
+if [ -x "$portable" ]; then
+	part idle_portable idle_cost "$portable"
+else
+	# Not built here (an optional package is missing): said, not failed.
+	echo "portable onbox-$arch-linux not built: $(cat "$portable.skip" 2>/dev/null || echo 'make onbox-portable failed')" \
+		>"$d/idle_portable.why"
+fi
 part webhook webhook_latency
 part flush backlog_flush
 part patrol bash "$top/bench/patrol_bench.sh" "$build" "$N"
@@ -314,6 +327,16 @@ if len(idle_v) == 2:
     row("onbox peak RSS while idle (KiB)", rss, "< 8192 KiB", rss < 8192)
 else:
     missing("idle", [f"onbox CPU while idle {idle}s (ms)", "onbox peak RSS while idle (KiB)"])
+idle_p = last("idle_portable").split()
+if len(idle_p) == 2:
+    cpu, rss = int(idle_p[0]), int(idle_p[1])
+    row(f"portable (static) onbox CPU while idle {idle}s (ms)", cpu, "< 20 ms", cpu < 20)
+    row("portable (static) onbox peak RSS while idle (KiB)", rss, "< 8192 KiB", rss < 8192)
+elif os.path.exists(os.path.join(d, "idle_portable.why")):
+    notes.append(open(os.path.join(d, "idle_portable.why")).read().strip())
+else:
+    missing("idle_portable", [f"portable (static) onbox CPU while idle {idle}s (ms)",
+                              "portable (static) onbox peak RSS while idle (KiB)"])
 
 hook = ms(x for x in lines("webhook") if x.strip())
 if hook:

@@ -1,10 +1,26 @@
 /*
  * curlapi.c: find libcurl at run time (see curlapi.h for why).
  */
-#include <dlfcn.h>
 #include <stddef.h>
 
 #include "curlapi.h"
+
+#ifdef WK_PORTABLE
+/*
+ * The portable onbox (make onbox-portable) is linked statically: a static
+ * glibc cannot load a shared library built against the box's own glibc (no
+ * ld.so of its own, a different libc underneath), so it never tries.  HTTP(S)
+ * then goes through the box's curl command (core/notify.c).
+ */
+const struct curl_api *
+curl_api_get(const char **why)
+{
+	if (why != NULL)
+		*why = "this onbox is static and cannot load libcurl";
+	return NULL;
+}
+#else
+#include <dlfcn.h>
 
 static const char *const curl_sonames[] = { "libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4" };
 
@@ -56,3 +72,4 @@ curl_api_get(const char **why)
 		*why = fail;
 	return state == 1 ? &api : NULL;
 }
+#endif

@@ -10,6 +10,52 @@ openssh-server openssh-client tmux dash procps iproute2 iptables python3 valgrin
 # libFuzzer runtime for `make fuzz` (fuzz/run.sh).  Optional: when these cannot
 # be installed the tests that need them say so and count as skipped.
 OPT_PKGS="slurm-wlm munge clang libclang-rt-14-dev"
+# The portable onbox (make onbox-portable, scripts/portable.sh): the other
+# architecture's cross compiler and static libc, qemu to run its tests, and
+# dpkg-dev for `apt-get source cjson pcre2` (Debian's source packages: the
+# deb-src entries are added below).
+case $(dpkg --print-architecture 2>/dev/null || echo amd64) in
+arm64) OPT_PKGS="$OPT_PKGS gcc-x86-64-linux-gnu libc6-dev-amd64-cross qemu-user-static dpkg-dev" ;;
+*) OPT_PKGS="$OPT_PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static dpkg-dev" ;;
+esac
+
+# deb-src entries mirroring the distribution's own deb ones (not third-party
+# repositories, which seldom publish sources), unless some deb-src is there:
+# the deb822 stanzas of debian.sources/ubuntu.sources into SRC_FILE, or the
+# one-line entries of sources.list into SRC_LIST.
+SRC_FILE=/etc/apt/sources.list.d/watchkeeper-src.sources
+SRC_LIST=/etc/apt/sources.list.d/watchkeeper-src.list
+have_deb_src() {
+	grep -rqsE '^[[:space:]]*(Types:.*deb-src|deb-src[[:space:]])' /etc/apt/sources.list /etc/apt/sources.list.d/
+}
+deb_src_stanzas() {
+	for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list.d/ubuntu.sources; do
+		[ -f "$f" ] || continue
+		awk 'BEGIN { RS = ""; FS = "\n" }
+		$0 ~ /(^|\n)Types:[^\n]*deb([ \t]|$|\n)/ && $0 !~ /(^|\n)Enabled:[ \t]*no/ {
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^#/) continue
+				if ($i ~ /^Types:/) $i = "Types: deb-src"
+				print $i
+			}
+			print ""
+		}' "$f"
+	done
+}
+deb_src_lines() {
+	[ -f /etc/apt/sources.list ] || return 0
+	awk '$1 == "deb" && /(debian|ubuntu)/ { $1 = "deb-src"; print }' /etc/apt/sources.list
+}
+# write_src FILE TEXT: FILE (0644) is a header and TEXT.
+write_src() {
+	tmp=$(mktemp)
+	{ echo "# Added by watchkeeper's scripts/install-deps.sh: Debian source packages"
+	  echo "# (apt-get source cjson pcre2) for the static onbox (make onbox-portable)."
+	  echo "$2"; } >"$tmp"
+	chmod 0644 "$tmp"
+	echo "install-deps: adding $1 (deb-src, for make onbox-portable)"
+	$SUDO mv "$tmp" "$1"
+}
 
 missing=""
 for p in $PKGS; do
@@ -25,7 +71,10 @@ for p in $OPT_PKGS; do
 	fi
 done
 
-if [ -z "$missing$optional" ]; then
+need_src=""
+have_deb_src || need_src=1
+
+if [ -z "$missing$optional$need_src" ]; then
 	echo "install-deps: all packages present"
 	exit 0
 fi
@@ -34,6 +83,18 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root or sudo to install:$missing" >&2; exit 1; }
 	SUDO="sudo"
+fi
+
+if [ -n "$need_src" ]; then
+	stanzas=$(deb_src_stanzas)
+	lines=$(deb_src_lines)
+	if [ -n "$stanzas" ]; then
+		write_src "$SRC_FILE" "$stanzas"
+	elif [ -n "$lines" ]; then
+		write_src "$SRC_LIST" "$lines"
+	else
+		echo "install-deps: no distribution deb entries to mirror as deb-src: make onbox-portable will say it has no cJSON/PCRE2 source" >&2
+	fi
 fi
 
 export DEBIAN_FRONTEND=noninteractive
@@ -47,6 +108,6 @@ if [ -n "$optional" ]; then
 	echo "install-deps: installing (optional):$optional"
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -q --no-install-recommends $optional ||
-		echo "install-deps: could not install$optional: the Slurm and fuzz tests will be skipped" >&2
+		echo "install-deps: could not install$optional: the Slurm, fuzz and portable-onbox tests will be skipped" >&2
 fi
 echo "install-deps: done"

@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# make onbox-portable: the self-contained onbox, one fully static binary per
+# architecture, that runs on any Linux of its architecture (kernel >= 3.2, the
+# floor of Debian 12's glibc) with no library installed at all -- what rented
+# images with an old glibc and no cJSON need.
+#
+#   scripts/portable.sh [ARCH...]      (default: x86_64 aarch64)
+#
+# Writes build/portable/onbox-<arch>-linux (stripped; the unstripped binary,
+# the objects and the static libraries are in build/portable/<arch>/).
+#
+# - cJSON and PCRE2 come from Debian's source packages (`apt-get source cjson
+#   pcre2`, Debian's patches applied: scripts/install-deps.sh adds the deb-src
+#   entries), unpacked once into build/portable/src/; no network after that.
+#   The newest version apt knows that the mirror serves (a security update
+#   whose source is missing falls back to the release's, with a warning);
+#   build/portable/src/VERSIONS says which.
+#   Each is compiled per architecture into a static library: cJSON is one .c
+#   file; PCRE2 is compiled directly from its source list (its
+#   NON-AUTOTOOLS-BUILD), 8-bit, Unicode and JIT on as in Debian's build.
+# - Watchkeeper's own objects are built by the Makefile's rules (a sub-make
+#   with BUILD=build/portable/<arch>), with -DWK_PORTABLE=1: core/curlapi.c
+#   then loads no libcurl (a static glibc cannot dlopen the box's
+#   libcurl.so), and notifications go through the box's `curl` command.
+#   libcurl's headers are still needed to compile core/notify.c; they are
+#   copied from the host's libcurl4-openssl-dev (curl's headers are the same
+#   on every architecture since 7.56: curl/system.h reads the compiler's macros).
+# - Static glibc: x86_64 links the host gcc's libc.a (libc6-dev); aarch64 is
+#   cross-compiled with Debian's gcc-aarch64-linux-gnu and libc6-dev-arm64-cross
+#   (on an aarch64 host the host compiler builds aarch64 and x86_64 is the
+#   cross one, x86_64-linux-gnu-gcc).
+#
+# glibc's static-link warnings ("Using 'getpwnam' in statically linked
+# applications requires at runtime the shared libraries from the glibc version
+# used for linking"): the link prints none, because onbox calls none of them.
+# The NSS-dependent calls in core/ (getpwnam, getpwuid, getaddrinfo and
+# getservbyname in sshconf.c; getaddrinfo and getpwuid in ssh.c) are patrol's
+# side: onbox's objects reference neither sshconf.o nor ssh.o, so those
+# archive members are never linked.  dlopen: with -DWK_PORTABLE=1 nothing of
+# ours calls it.  The static binary still holds glibc's own dlopen/_dl_open
+# (libc.a's libio vtables.o and rtld_static_init.o reference __dlopen, for
+# foreign stdio vtables, iconv's gconv modules and NSS); onbox uses none of
+# those, so that code is never reached and ld prints no warning for it.  This
+# script checks all of it on every build (check_static): a link that prints
+# such a warning, a binary holding one of the NSS functions, or any object of
+# ours referencing dlopen fails the build.
+
+# Exit status: 0 every architecture asked for was built; 2 one or more could
+# not be built because something optional is missing (the reason is printed
+# and written to build/portable/onbox-<arch>-linux.skip, which
+# tests/e2e/test_portable.sh prints as its SKIP reason); 1 a build failed.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=build/portable
+src=$out/src
+MAKE=${MAKE:-make}
+archs=("$@")
+[ ${#archs[@]} -gt 0 ] || archs=(x86_64 aarch64)
+host=$(uname -m)
+[ "$host" = arm64 ] && host=aarch64
+mkdir -p "$src"
+
+say() { echo "onbox-portable: $*"; }
+
+# The functions whose presence in a static onbox would need the box's glibc
+# at run time (NSS): none may be linked.  dlopen is checked apart (see the top).
+NSS_FUNCS="getpwnam getpwnam_r getpwuid getpwuid_r getgrnam getgrgid getaddrinfo
+gethostbyname gethostbyname2 gethostbyaddr getservbyname getservbyport
+initgroups getgrouplist getlogin getlogin_r"
+
+# --- sources: Debian's, once -------------------------------------------------
+cjson_dir() { find "$src" -mindepth 1 -maxdepth 1 -type d -name 'cjson-*' | sort | tail -n 1; }
+pcre2_dir() { find "$src" -mindepth 1 -maxdepth 1 -type d -name 'pcre2-*' | sort | tail -n 1; }
+
+# fetch_one PKG: PKG's source tree into $src, the newest version apt knows
+# that can be fetched (a security update whose source the mirror lacks falls
+# back to the release's, said aloud); else sets why and returns 1.
+fetch_one() {
+	local pkg=$1 tmp v vers newest="" got="" err=""
+	[ -n "$(find "$src" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*")" ] && return 0
+	vers=$(apt-cache showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -urV)
+	if [ -z "$vers" ]; then
+		why="apt knows no source package $pkg (no deb-src entries: scripts/install-deps.sh adds them)"
+		return 1
+	fi
+	tmp=$(mktemp -d "$src/.fetch.XXXXXX")
+	for v in $vers; do
+		[ -n "$newest" ] || newest=$v
+		rm -rf "${tmp:?}"/*
+		if (cd "$tmp" && apt-get -q source "$pkg=$v") >"$tmp.log" 2>&1; then
+			got=$v
+			break
+		fi
+		[ -n "$err" ] || err=$(grep -E '^E:' "$tmp.log" | head -n 1 || true)
+	done
+	if [ -n "$got" ]; then
+		mv "$tmp/$pkg"-*/ "$src/" 2>/dev/null || true
+		echo "$pkg $got" >>"$src/VERSIONS"
+	fi
+	rm -rf "$tmp" "$tmp.log"
+	if [ -z "$got" ]; then
+		why="apt-get source $pkg failed for every version apt knows ($vers): $err"
+		return 1
+	fi
+	if [ -z "$(find "$src" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*")" ]; then
+		why="apt-get source $pkg=$got unpacked no $pkg-* tree (is dpkg-dev installed?)"
+		return 1
+	fi
+	say "source: $pkg $got"
+	[ "$got" = "$newest" ] ||
+		echo "onbox-portable: warning: $pkg $newest could not be fetched ($err); built from $got" >&2
+}
+
+# fetch_sources: 0 when both trees are there; else sets why and returns 1.
+fetch_sources() {
+	if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-source >/dev/null 2>&1; then
+		if [ -z "$(cjson_dir)" ] || [ -z "$(pcre2_dir)" ]; then
+			why="no cJSON/PCRE2 source in $src and no apt-get/dpkg-source (dpkg-dev) to fetch it"
+			return 1
+		fi
+	fi
+	fetch_one cjson && fetch_one pcre2
+}
+
+# --- the compiler for one architecture -----------------------------------------
+# Sets cc and strip, or why and returns 1.
+toolchain() {
+	local arch=$1 libc
+	if [ "$arch" = "$host" ]; then
+		cc=${CC:-cc}
+		strip="strip"
+	else
+		cc=$arch-linux-gnu-gcc
+		strip=$arch-linux-gnu-strip
+		if ! command -v "$cc" >/dev/null 2>&1; then
+			why="no $cc (install gcc-$arch-linux-gnu and libc6-dev-$(deb_arch "$arch")-cross: scripts/install-deps.sh)"
+			return 1
+		fi
+	fi
+	libc=$("$cc" -print-file-name=libc.a)
+	if [ ! -f "$libc" ]; then
+		why="$cc has no static libc.a (install $([ "$arch" = "$host" ] && echo libc6-dev || echo "libc6-dev-$(deb_arch "$arch")-cross"))"
+		return 1
+	fi
+	command -v "$strip" >/dev/null 2>&1 || strip=""
+}
+deb_arch() { case $1 in x86_64) echo amd64 ;; aarch64) echo arm64 ;; *) echo "$1" ;; esac; }
+
+# --- cJSON and PCRE2, static, per architecture ---------------------------------
+# newer LIB TREE: LIB exists and is newer than every file of TREE.
+newer() { [ -f "$1" ] && [ -z "$(find "$2" -newer "$1" -type f -print -quit)" ]; }
+
+build_cjson() {
+	local dir=$1 cs
+	cs=$(cjson_dir)
+	newer "$dir/lib/libcjson.a" "$cs" && return 0
+	say "$arch: cJSON from $cs"
+	mkdir -p "$dir/lib" "$dir/include" "$dir/cjson" &&
+		"$cc" -O2 -fno-strict-aliasing -c -o "$dir/cjson/cJSON.o" "$cs/cJSON.c" &&
+		cp "$cs/cJSON.h" "$dir/include/cJSON.h" &&
+		rm -f "$dir/lib/libcjson.a" &&
+		ar rcs "$dir/lib/libcjson.a" "$dir/cjson/cJSON.o"
+}
+
+# PCRE2's own list (NON-AUTOTOOLS-BUILD), less pcre2_ucptables.c which
+# pcre2_tables.c includes; pcre2_jit_compile.c includes the JIT's other files.
+PCRE2_SRCS="auto_possess chartables compile config context convert dfa_match error
+extuni find_bracket jit_compile maketables match match_data newline ord2utf
+pattern_info script_run serialize string_utils study substitute substring tables
+ucd valid_utf xclass"
+PCRE2_DEFS="-DHAVE_CONFIG_H -DPCRE2_CODE_UNIT_WIDTH=8 -DPCRE2_STATIC -DSUPPORT_PCRE2_8
+-DSUPPORT_UNICODE -DSUPPORT_JIT -DHAVE_STDINT_H -DHAVE_INTTYPES_H -DHAVE_STDLIB_H
+-DHAVE_STRING_H -DHAVE_STRERROR -DHAVE_MEMMOVE -DHAVE_UNISTD_H -DHAVE_SYS_TYPES_H
+-DHAVE_SYS_STAT_H -DHAVE_PTHREAD"
+
+build_pcre2() {
+	local dir=$1 ps s objs=() n=0 f
+	ps=$(pcre2_dir)
+	newer "$dir/lib/libpcre2-8.a" "$ps" && return 0
+	say "$arch: PCRE2 from $ps"
+	mkdir -p "$dir/lib" "$dir/include" "$dir/pcre2" &&
+		cp "$ps/src/config.h.generic" "$dir/pcre2/config.h" &&
+		cp "$ps/src/pcre2.h.generic" "$dir/include/pcre2.h" &&
+		cp "$ps/src/pcre2_chartables.c.dist" "$dir/pcre2/pcre2_chartables.c" || return 1
+	f=$(mktemp "$dir/pcre2/fail.XXXXXX")
+	for s in $PCRE2_SRCS; do
+		if [ "$s" = chartables ]; then s=$dir/pcre2/pcre2_chartables.c; else s=$ps/src/pcre2_$s.c; fi
+		objs+=("$dir/pcre2/$(basename "$s" .c).o")
+		# shellcheck disable=SC2086
+		{ "$cc" -O2 $PCRE2_DEFS -I"$dir/pcre2" -I"$ps/src" -I"$dir/include" \
+			-c -o "${objs[-1]}" "$s" || echo "$s" >>"$f"; } &
+		n=$((n + 1))
+		[ $((n % 2)) -eq 0 ] && wait
+	done
+	wait
+	if [ -s "$f" ]; then
+		echo "onbox-portable: $arch: PCRE2 failed to compile: $(tr '\n' ' ' <"$f")" >&2
+		return 1
+	fi
+	rm -f "$f" "$dir/lib/libpcre2-8.a"
+	ar rcs "$dir/lib/libpcre2-8.a" "${objs[@]}"
+}
+
+# curl's headers (see the top): from the host's libcurl development package.
+copy_curl_headers() {
+	local dir=$1 h
+	h=$(echo '#include <curl/curl.h>' | ${CC:-cc} -E -M - 2>/dev/null | tr ' \\' '\n\n' |
+		grep '/curl/curl\.h$' | head -n 1 || true)
+	if [ -z "$h" ]; then
+		why="no libcurl headers (install libcurl4-openssl-dev)"
+		return 1
+	fi
+	mkdir -p "$dir/include/curl" && cp -p "$(dirname "$h")"/*.h "$dir/include/curl/"
+}
+
+# check_static DIR: DIR/onbox is fully static, links none of NSS_FUNCS, and
+# nothing of ours (DIR's objects and libraries) calls dlopen.
+check_static() {
+	local dir=$1 bin=$1/onbox log=$1/link.log f bad=""
+	if grep -q 'statically linked applications requires' "$log" 2>/dev/null; then
+		echo "onbox-portable: $arch: glibc warns about a static-link-unsafe call:" >&2
+		grep 'statically linked applications requires' "$log" >&2
+		return 1
+	fi
+	if readelf -lW "$bin" | grep -q INTERP || readelf -dW "$bin" | grep -q NEEDED; then
+		echo "onbox-portable: $arch: $bin is not fully static" >&2
+		return 1
+	fi
+	for f in $NSS_FUNCS; do
+		if nm "$bin" 2>/dev/null | grep -qE "^[0-9a-f]+ [TtWw] ($f|__$f)\$"; then
+			bad="$bad $f"
+		fi
+	done
+	if [ -n "$bad" ]; then
+		echo "onbox-portable: $arch: the static onbox links$bad (needs the box's glibc at run time)" >&2
+		return 1
+	fi
+	if nm -A "$dir"/obj/onbox/*.o "$dir"/libwatchkeeper.a "$dir"/lib/*.a 2>/dev/null | grep -E ' U (dlopen|__dlopen)$'; then
+		echo "onbox-portable: $arch: an object above calls dlopen (a static onbox cannot load libraries)" >&2
+		return 1
+	fi
+}
+
+# build_arch ARCH: 0 built, 2 something missing (why set), 1 failed.
+build_arch() {
+	local dir=$out/$arch log
+	dir=$out/$arch
+	fetch_sources || return 2
+	toolchain "$arch" || return 2
+	mkdir -p "$dir"
+	copy_curl_headers "$dir" || return 2
+	build_cjson "$dir" || return 1
+	build_pcre2 "$dir" || return 1
+	log=$dir/link.log
+	# The Makefile's own rules; the ld warnings go to the log too.
+	if ! "$MAKE" --no-print-directory -C "$top" BUILD="$dir" SANITIZE=0 OPT=-O2 CC="$cc" \
+		PKG_CFLAGS="-I$dir/include -DWK_PORTABLE=1" \
+		PKG_LIBS="$dir/lib/libcjson.a $dir/lib/libpcre2-8.a" \
+		LDFLAGS="-static" "$dir/onbox" 2> >(tee "$log" >&2); then
+		return 1
+	fi
+	check_static "$dir" || return 1
+	if [ -n "$strip" ]; then
+		"$strip" -o "$dir/onbox.stripped" "$dir/onbox" || return 1
+	else
+		cp "$dir/onbox" "$dir/onbox.stripped" || return 1
+	fi
+	# Replaced (atomically) only when it changed: a re-deploy compares checksums.
+	if ! cmp -s "$dir/onbox.stripped" "$out/onbox-$arch-linux"; then
+		chmod 0755 "$dir/onbox.stripped" && mv "$dir/onbox.stripped" "$out/onbox-$arch-linux" || return 1
+	fi
+	rm -f "$dir/onbox.stripped"
+	return 0
+}
+
+rc=0
+for arch in "${archs[@]}"; do
+	why=""
+	set +e
+	build_arch
+	r=$?
+	set -e
+	case $r in
+	0)
+		rm -f "$out/onbox-$arch-linux.skip"
+		say "built $out/onbox-$arch-linux ($(stat -c %s "$out/onbox-$arch-linux") bytes)" ;;
+	2)
+		# What cannot be built now is not left behind from an older build.
+		rm -f "$out/onbox-$arch-linux"
+		echo "$why" >"$out/onbox-$arch-linux.skip.tmp" &&
+			mv "$out/onbox-$arch-linux.skip.tmp" "$out/onbox-$arch-linux.skip"
+		echo "onbox-portable: cannot build $arch: $why" >&2
+		[ $rc -eq 1 ] || rc=2 ;;
+	*)
+		rm -f "$out/onbox-$arch-linux" "$out/onbox-$arch-linux.skip"
+		echo "onbox-portable: building $arch failed" >&2
+		rc=1 ;;
+	esac
+done
+exit $rc
