@@ -47,6 +47,9 @@ CORE_SRCS  := $(filter-out $(CORE_SSH_SRCS),$(sort $(wildcard core/*.c)))
 CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 CORE_SSH_OBJS := $(CORE_SSH_SRCS:%.c=$(BUILD)/obj/%.o)
 SSH_LIBS   := $(shell $(PKG_CONFIG) --libs libssh2 2>/dev/null || echo -lssh2)
+# patrol deploy compares files with the box's copies by sha256 (libcrypto:
+# OpenSSL, which libssh2's -dev package already pulls in).
+CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null || echo -lcrypto)
 ONBOX_SRCS := $(sort $(wildcard onbox/*.c))
 ONBOX_OBJS := $(ONBOX_SRCS:%.c=$(BUILD)/obj/%.o)
 PATROL_SRCS := $(sort $(wildcard patrol/*.c))
@@ -98,7 +101,7 @@ $(BUILD)/onbox: $(ONBOX_OBJS) $(LIB)
 
 $(BUILD)/patrol: $(PATROL_OBJS) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"
-	@$(CC) $(WK_LDFLAGS) -o $@ $(PATROL_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
+	@$(CC) $(WK_LDFLAGS) -o $@ $(PATROL_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS)
 
 $(BUILD)/sentinel: $(SENTINEL_OBJS) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"

@@ -25,11 +25,15 @@
 #   6. logs: a full read with the health checks (MB/s), then 1 KiB appended
 #      to logs of 10 MB, 100 MB and 1 GB, read from the kept position: the
 #      per-tick cost stays flat (bench/scan_bench.sh); health_line's own cost.
+#   7. deploy: `patrol deploy` with no flags, a first deploy beside a
+#      re-deploy that finds every file unchanged (bench/deploy_bench.sh,
+#      BENCH_DEPLOY_N rounds, default 5).
 #
 # Usage: bench/bench.sh [BUILD_DIR]   (relative to the repository or absolute)
 # Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S (60), BENCH_SCALE (100),
 # BENCH_DELAY_N (delayed samples, 5), BENCH_DELAY_MS (50), BENCH_DELAY
-# (auto | nfqueue | proxy), BENCH_SCAN_MB ("10 100 1024"), BENCH_HEALTH_MB (100).
+# (auto | nfqueue | proxy), BENCH_SCAN_MB ("10 100 1024"), BENCH_HEALTH_MB (100),
+# BENCH_DEPLOY_N (deploy rounds, 5).
 # About 5 minutes on 2 cores with the defaults.
 set -euo pipefail
 build=${1:-build}
@@ -259,6 +263,7 @@ part patrol bash "$top/bench/patrol_bench.sh" "$build" "$N"
 part sentinel bash "$top/bench/sentinel_bench.sh" "$build" "$N"
 part scan bash "$top/bench/scan_bench.sh" "$build"
 part health bash "$top/bench/health_bench.sh" "$build" "${BENCH_HEALTH_MB:-100}"
+part deploy bash "$top/bench/deploy_bench.sh" "$build" "${BENCH_DEPLOY_N:-5}"
 
 git_sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 python3 - "$results" "$d" "$N" "$IDLE" "$SCALE" "$build" "$git_sha" "$(( $(date +%s) - started ))" <<'PY'
@@ -413,6 +418,17 @@ if len(health) == 3:
     row("health_line: MB/s", float(health[1]))
 else:
     missing("health", ["health_line: lines/s"])
+try:
+    dep = json.loads(last("deploy"))
+except ValueError:
+    dep = None
+if dep:
+    f_ms, r_ms = ms(dep["first_us"]), ms(dep["redeploy_us"])
+    row(f"patrol deploy, first ({dep['onbox']} onbox {dep['onbox_bytes'] // 1024} KiB sent; median ms)",
+        statistics.median(f_ms))
+    row("patrol deploy, again (all unchanged, nothing sent; median ms)", statistics.median(r_ms))
+else:
+    missing("deploy", ["patrol deploy, first (median ms)"])
 
 width = max(len(r["measure"]) for r in rows)
 print(f"{'measure':{width}} {'value':>12}  {'target':12} ok")
@@ -431,6 +447,8 @@ meta = {"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "git": sha, 
         "n": int(n), "idle_s": int(idle), "seed_scale": int(scale), "nproc": os.cpu_count(),
         "elapsed_s": int(elapsed), "failed": failed, "notes": notes}
 samples = {"onbox_ms": onbox, "seed_chain_ms": seed, "webhook_ms": hook}
+if dep:
+    samples.update({"deploy_first_us": dep["first_us"], "deploy_again_us": dep["redeploy_us"]})
 if len(sp) == 2 and sp[0].strip() and sp[1].strip():
     samples.update({"sentinel_poll_ms": s_poll, "sentinel_follow_ms": s_follow})
 if pb:

@@ -314,6 +314,52 @@ hb_transport(struct hb *h)
 		    x->transport != NULL ? x->transport : "auto");
 }
 
+/* What `patrol deploy` learned about the box (patrol.json "deploy"), after the detach line. */
+static void
+hb_deployed(struct hb *h)
+{
+	const cJSON *dp = h->ps != NULL ? cJSON_GetObjectItemCaseSensitive(h->ps, "deploy") : NULL;
+	struct buf *b = &h->b;
+	const char *v;
+
+	if (!cJSON_IsObject(dp))
+		return;
+	if (json_bool(dp, "tmux_missing", 0)) {
+		buf_puts(b, "; **tmux is not on the box's PATH: onbox runs the chain with nohup "
+		    "instead** (watch: ");
+		{
+			char *w = xstrfmt("tail -f %s/" LAYOUT_DIR "/onbox.out", h->cfg->workdir);
+
+			md_code(b, w);
+			free(w);
+		}
+		buf_puts(b, ")");
+	}
+	buf_puts(b, "\n- The box as `patrol deploy` found it");
+	if ((v = json_str(dp, "at", NULL)) != NULL) {
+		buf_puts(b, " (");
+		hb_boxtext(h, v, 0);
+		buf_puts(b, ")");
+	}
+	buf_puts(b, ": ");
+	hb_boxtext(h, json_str(dp, "arch", "unknown arch"), 0);
+	buf_puts(b, ", ");
+	hb_boxtext(h, json_str(dp, "onbox_version", "onbox ?"), 0);
+	buf_puts(b, " at ");
+	md_code(b, json_str(dp, "onbox_path", "?"));
+	buf_printf(b, " (%s)", strcmp(json_str(dp, "onbox_source", "box"), "box") == 0 ?
+	    "the box's own" : "uploaded by patrol deploy");
+	buf_puts(b, "\n- Webhooks from the box: ");
+	if ((v = json_str(dp, "http", NULL)) == NULL)
+		buf_puts(b, "unknown (its onbox does not say)");
+	else {
+		hb_boxtext(h, v, 0);
+		if (strncmp(v, "http: none", 10) == 0)
+			buf_puts(b, " — **the box cannot deliver webhooks: its events wait in "
+			    "its outbox**");
+	}
+}
+
 static void
 hb_contract(struct hb *h)
 {
@@ -360,6 +406,7 @@ hb_contract(struct hb *h)
 		md_code(b, cfg->session);
 		buf_puts(b, ")");
 	}
+	hb_deployed(h);
 	buf_puts(b, "\n- Config on this machine: ");
 	md_code(b, h->c->config_path != NULL ? h->c->config_path : cfg->path);
 	buf_puts(b, "\n- Config on the box: ");

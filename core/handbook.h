@@ -51,6 +51,9 @@ struct handbook_ctx {
  *   wandb     "https://wandb.ai/..."   when seen (step 5)
  *   checkpoint {"path":..., "step":..., "age_s":...} (step 5)
  *   transport "openssh: ProxyJump bastion"  the ssh transport and why (target_transport_text)
+ *   deploy    {"at", "arch", "onbox_version", "onbox_path", "onbox_source": "uploaded"|
+ *             "--onbox"|"box", "http": onbox --version's line 2, "tmux_missing": bool}
+ *             what the last `patrol deploy` learned about the box (deploy writes it)
  */
 
 /* The markdown; caller frees.  Never fails (missing state reads "unknown"). */

@@ -128,6 +128,29 @@ start_env(struct buf *cmd, const struct wk_config *cfg)
 	free(names);
 }
 
+/* 1 when an executable name is on the PATH (as execvp would find it). */
+static int
+start_on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *e;
+	char *f;
+	int ok = 0;
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/bin:/bin";
+	for (p = path; !ok; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		f = e == p ? xstrfmt("./%s", name) : xstrfmt("%.*s/%s", (int)(e - p), p, name);
+		ok = access(f, X_OK) == 0;
+		free(f);
+		if (*e == '\0')
+			break;
+	}
+	return ok;
+}
+
 /* 1 when the tmux session exists. */
 static int
 tmux_has(const char *session)
@@ -353,6 +376,13 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		}
 		goto out;
 	}
+	if (i == 0 && !start_on_path("tmux")) {
+		/* A rented box without tmux: nohup keeps the run alive just as well. */
+		printf("tmux is not on the PATH: starting run %s with nohup instead (watch: tail -f "
+		    "%s/" LAYOUT_DIR "/onbox.out)\n", s.cfg->run, s.cfg->workdir);
+		fflush(stdout);
+		i = 1;
+	}
 	if (i == sizeof(start_table) / sizeof(start_table[0])) {
 		log_error("%s: \"detach\": \"%s\" is not supported by this onbox; use tmux, nohup, "
 		    "job or slurm", s.cfg->path, s.cfg->detach);
@@ -400,11 +430,11 @@ cmd_start_exec(struct onbox_ctx *ctx)
 	if (rc != 0)
 		goto out;
 	if (s.pid > 0)
-		printf("started run %s with %s (onbox pid %ld) in %s\n", s.cfg->run, s.cfg->detach,
-		    s.pid, s.cfg->workdir);
+		printf("started run %s with %s (onbox pid %ld) in %s\n", s.cfg->run,
+		    start_table[i].name, s.pid, s.cfg->workdir);
 	else
 		printf("started run %s with %s (onbox pid unknown yet) in %s\n", s.cfg->run,
-		    s.cfg->detach, s.cfg->workdir);
+		    start_table[i].name, s.cfg->workdir);
 	printf("  watch:  ");
 	printf(start_table[i].watch, i == 0 ? s.cfg->session : s.cfg->workdir);
 	printf("\n  status: %s -c %s status\n", s.self, s.cfgpath);

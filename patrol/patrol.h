@@ -40,7 +40,13 @@ void pstate_transport(struct pstate *s, const struct wk_config *cfg, const struc
 /* tick.c: one tick; returns the exit code (0 OK/DONE, 1 other verdicts, 2 box unseen). */
 int patrol_tick(struct wk_config *cfg, int json);
 
-/* deploy.c: upload the config (and onbox), then onbox start; an exit code. */
+/*
+ * deploy.c: check the box (alive run, arch, onbox there, workdir), then send
+ * what changed (onbox, config, profile) and, unless !secrets, the notify
+ * secrets, then onbox start; an exit code (0, 1 refused or failed, 2 box
+ * unreachable, 75 the run is alive).
+ * onbox_local: --onbox, or NULL to choose (the box's own, else the portable build).
+ */
 int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int secrets);
 
 /*

@@ -4,14 +4,13 @@
 set -eu
 
 PKGS="build-essential pkg-config
-libssh2-1-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libcmocka-dev
-openssh-server openssh-client tmux procps iproute2 iptables python3 valgrind"
-# The Slurm tests' one-node cluster (tests/e2e/slurm.sh), and clang with its
-# libFuzzer runtime for `make fuzz` (fuzz/run.sh).  Optional: when these cannot
-# be installed the tests that need them say so and count as skipped.
-OPT_PKGS="slurm-wlm munge clang libclang-rt-14-dev"
-# debootstrap: the Debian 11 box of tests/e2e/oldbox.sh.
-OPT_PKGS="$OPT_PKGS debootstrap"
+libssh2-1-dev libssl-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libcmocka-dev
+openssh-server openssh-client tmux dash procps iproute2 iptables python3 valgrind"
+# The Slurm tests' one-node cluster (tests/e2e/slurm.sh), clang with its
+# libFuzzer runtime for `make fuzz` (fuzz/run.sh), and debootstrap for the
+# Debian 11 box of tests/e2e/oldbox.sh.  Optional: when these cannot be
+# installed the tests that need them say so and count as skipped.
+OPT_PKGS="slurm-wlm munge clang libclang-rt-14-dev debootstrap"
 # The portable onbox (make onbox-portable, scripts/portable.sh): the other
 # architecture's cross compiler and static libc, qemu to run its tests, and
 # dpkg-dev for `apt-get source cjson pcre2` (Debian's source packages: the

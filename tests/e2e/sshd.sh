@@ -23,7 +23,8 @@
 # also goes to $T/.pids for lib.sh's cleanup.
 #
 # Remote PATH starts with $T/sshd/bin so a test can drop a fake nvidia-smi
-# there.  SHLVL=1 keeps bash from running root's slow .bashrc for every
+# there; SSHD_PATH, when set, replaces the whole remote PATH (a box without
+# tmux: tests/e2e/test_deploy.sh).  SHLVL=1 keeps bash from running root's slow .bashrc for every
 # remote command (it does so for `bash -c` started by sshd at SHLVL < 2).
 
 SSHD_BIN=${SSHD_BIN:-/usr/sbin/sshd}
@@ -75,7 +76,7 @@ StrictModes no
 UseDNS no
 MaxStartups 200:30:400
 Subsystem sftp internal-sftp
-SetEnv PATH=$d/bin:/usr/local/bin:/usr/bin:/bin SHLVL=1 WK_SSHD_TAG=$SSHD_TAG
+SetEnv PATH=${SSHD_PATH:-$d/bin:/usr/local/bin:/usr/bin:/bin} SHLVL=1 WK_SSHD_TAG=$SSHD_TAG
 ${SSHD_EXTRA_CONFIG:-}
 EOF
 }

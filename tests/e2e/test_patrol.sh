@@ -246,9 +246,12 @@ test_deploy_uploads_and_starts_once() {
 	waiting_stage
 	pconf '"profile": "generic",' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	sed -i 's|"config": "[^"]*", ||' "$T/wk.json"
-	rc=0; patrol deploy >"$T/d0" 2>&1 || rc=$?
+	# No onbox on the box and no portable build here: refused, nothing sent.
+	rc=0; WATCHKEEPER_ONBOX_DIR="$T/none" patrol deploy >"$T/d0" 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	assert_grep 'no onbox on the box' "$T/d0"
+	assert_grep 'no onbox on the box and no portable onbox for x86_64' "$T/d0"
+	assert_grep 'Nothing was uploaded' "$T/d0"
+	assert_no_file "$T/work/.watchkeeper/watchkeeper.json"
 	assert_eq "$(launches)" 0
 	patrol deploy --onbox "$ONBOX" >"$T/d1" 2>&1
 	assert_file "$T/work/.watchkeeper/watchkeeper.json"
