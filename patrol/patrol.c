@@ -71,6 +71,8 @@ main(int argc, char **argv)
 	char *path, *self, *abs;
 	int ch, json = 0, mode = 'o', verbose = 0, start = 1, secrets = 1, rc;
 
+	/* deploy and stop mix stdout and stderr lines: keep their order in a pipe. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	log_init("patrol", 0);
 	while ((ch = getopt_long(argc, argv, "c:jvVh", longopts, NULL)) != -1) {
 		switch (ch) {

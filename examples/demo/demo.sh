@@ -262,8 +262,24 @@ note "on the box: $W holds fake-train.sh, fake-eval.sh and crash-once-at (one NC
 
 # ---- 3. deploy ----
 
-say "3. patrol deploy: config + onbox to the box over ssh, then onbox start (nohup)"
-"$bin/patrol" -c "$CFG" deploy --onbox "$bin/onbox" 2>&1 | sed 's/^/   /'
+# No flags: patrol asks the box `uname -m` and uploads the portable onbox for
+# it (make onbox-portable; this build's own, else the plain build's: an ASan
+# patrol has none beside it).  Without one, the demo says so and gives this
+# build's onbox with --onbox, which runs here because the box is this machine.
+arch=$(uname -m)
+[ "$arch" != arm64 ] || arch=aarch64
+deploy_flags=()
+if [ ! -x "$bin/portable/onbox-$arch-linux" ]; then
+	if [ -x "$top/build/portable/onbox-$arch-linux" ]; then
+		export WATCHKEEPER_ONBOX_DIR=$top/build/portable
+	else
+		note "no portable onbox for $arch ($(cat "$top/build/portable/onbox-$arch-linux.skip" 2>/dev/null ||
+			echo 'make onbox-portable')): deploying this build's onbox with --onbox"
+		deploy_flags=(--onbox "$bin/onbox")
+	fi
+fi
+say "3. patrol deploy (no flags): the portable onbox + config + secrets to the box over ssh, then onbox start (nohup)"
+"$bin/patrol" -c "$CFG" deploy "${deploy_flags[@]}" 2>&1 | sed 's/^/   /'
 [ "${PIPESTATUS[0]}" = 0 ] || die "patrol deploy failed"
 
 # ---- 4. the sentinel ----
