@@ -918,7 +918,8 @@ hb_sentinel(struct hb *h)
 	buf_printf(b, "Between patrol ticks a sentinel waits for one marker and always exits: it "
 	    "polls every %ld s at most %ld times (sentinel.interval_s, sentinel.max_ticks); "
 	    "`--follow` has onbox wait on the box instead (faster). A newer sentinel for the "
-	    "same marker supersedes the older one.\n\n",
+	    "same marker supersedes the older one. On a run stopped on purpose (STOPPED) it "
+	    "gives up at once (exit 1): no marker lands until the run is started again.\n\n",
 	    config_get_int(h->cfg, "sentinel.interval_s"), config_get_int(h->cfg, "sentinel.max_ticks"));
 	for (i = 0; i < h->cfg->nchain; i++) {
 		const char *m = h->cfg->chain[i].marker;

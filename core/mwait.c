@@ -146,13 +146,14 @@ mwait_script(const char *workdir, const struct mwait_spec *spec)
 		sshq_append(&b, spec->stages[i]);
 		buf_putc(&b, '\n');
 	}
-	buf_puts(&b, "echo @end\n");
+	buf_printf(&b, "if [ -f \"$D/stopped\" ]; then echo @stopped; head -c %u \"$D/stopped\" | p; fi\n"
+	    "echo @end\n", MWAIT_DOC_MAX);
 	return buf_detach(&b);
 }
 
 /* ---- the parser ---- */
 
-enum mwait_sec { SEC_NONE, SEC_HEAD, SEC_ALIVE, SEC_MARKER, SEC_FAILED, SEC_STAGE, SEC_END };
+enum mwait_sec { SEC_NONE, SEC_HEAD, SEC_ALIVE, SEC_MARKER, SEC_FAILED, SEC_STAGE, SEC_STOPPED, SEC_END };
 
 static const struct {
 	const char	*name;
@@ -164,6 +165,7 @@ static const struct {
 	{ "marker", SEC_MARKER, 2 },
 	{ "failed", SEC_FAILED, 1 },
 	{ "stage", SEC_STAGE, 1 },
+	{ "stopped", SEC_STOPPED, 0 },
 	{ "end", SEC_END, 0 },
 };
 
@@ -188,6 +190,7 @@ mwait_free(struct mwait *w)
 		cJSON_Delete(w->m[i].doc);
 		cJSON_Delete(w->m[i].failed_doc);
 	}
+	cJSON_Delete(w->stopped_doc);
 	free(w->m);
 	free(w->s);
 	memset(w, 0, sizeof(*w));
@@ -288,6 +291,10 @@ mwait_store(struct mwait_pstate *ps, char **why)
 	case SEC_STAGE:
 		stage_read(&w->s[ps->idx], t);
 		break;
+	case SEC_STOPPED:
+		w->stopped = 1;
+		w->stopped_doc = cJSON_Parse(t);
+		break;
 	default:
 		break;
 	}
@@ -354,6 +361,10 @@ mwait_header(struct mwait_pstate *ps, const char *l, size_t n, int lineno, char 
 		break;
 	case SEC_MARKER:
 	case SEC_FAILED:
+		if (ps->w->stopped) {
+			*why = xstrfmt("garbled: @%s after @stopped (line %d)", words[0], lineno);
+			goto out;
+		}
 		if ((ps->idx = marker_index(ps->spec, words[1])) < 0) {
 			*why = xstrfmt("garbled: a marker not asked about (line %d)", lineno);
 			goto out;
@@ -376,7 +387,19 @@ mwait_header(struct mwait_pstate *ps, const char *l, size_t n, int lineno, char 
 			goto out;
 		}
 		break;
+	case SEC_STOPPED:
+		/* Once, after every marker and stage section (the script's order). */
+		if (ps->w->stopped || prev == SEC_HEAD || prev == SEC_STOPPED) {
+			*why = xstrfmt("garbled: @stopped out of place (line %d)", lineno);
+			goto out;
+		}
+		ps->w->stopped = 1;
+		break;
 	case SEC_STAGE:
+		if (ps->w->stopped) {
+			*why = xstrfmt("garbled: @stage after @stopped (line %d)", lineno);
+			goto out;
+		}
 		if ((ps->idx = mwait_spec_stage(ps->spec, words[1])) < 0 || ps->seen_s[ps->idx]++) {
 			*why = xstrfmt("garbled: @stage %.60s not asked about or twice (line %d)", words[1],
 			    lineno);
@@ -509,6 +532,8 @@ mwait_decide(const struct mwait *w, const struct mwait_spec *spec, size_t *which
 			*which = i;
 			return MWAIT_FOUND;
 		}
+	if (w->stopped)
+		return MWAIT_STOPPED;
 	for (i = 0; i < w->nm; i++)
 		if (w->m[i].failed && !mwait_failed_stale(w, spec, i)) {
 			*which = i;

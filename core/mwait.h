@@ -21,6 +21,8 @@
  *   @marker <M> present|absent      once per marker; data: the marker's content
  *   @failed <M>                     when M.FAILED exists; data: its content
  *   @stage <S>                      once per stage; data: stages/<S>.json
+ *   @stopped                        optional, once, last: the run was stopped on
+ *                                   purpose; data: .watchkeeper/stopped
  *   @end
  *
  * Anything else, a missing or doubled section, a marker or stage that was not
@@ -90,6 +92,8 @@ struct mwait {
 	size_t			 nm;
 	struct mwait_stage	*s;		/* parallel to spec->stages */
 	size_t			 ns;
+	int			 stopped;	/* .watchkeeper/stopped is there (onbox stop) */
+	cJSON			*stopped_doc;	/* its content, or NULL */
 };
 
 /*
@@ -113,11 +117,14 @@ enum mwait_outcome {
 	MWAIT_PENDING,	/* nothing decided yet */
 	MWAIT_FOUND,	/* a marker is there */
 	MWAIT_FAILED,	/* a live FAILED twin is there */
+	MWAIT_STOPPED,	/* the run was stopped on purpose: no marker will come */
 };
 
 /*
  * What this check decides: a present marker first (in spec order), else a
- * FAILED twin that is not stale.  *which = the deciding marker's index.
+ * run stopped on purpose (patrol's STOPPED ranks above CRASHED too), else a
+ * FAILED twin that is not stale.  *which = the deciding marker's index (0
+ * for a stop).
  */
 enum mwait_outcome mwait_decide(const struct mwait *w, const struct mwait_spec *spec,
     size_t *which);

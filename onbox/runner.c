@@ -1850,6 +1850,16 @@ runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJS
 	char when[TIMEFMT_LEN], human[512];
 	long n = a != NULL ? r->attempt : 0;
 
+	/*
+	 * The record first: a kill between the two then leaves a stopped run with
+	 * a lost attempt (nothing resumes it), never an attempt ended "stopped"
+	 * without the record (patrol would resume it); and `onbox wait`, woken
+	 * by the history's change, already finds the record.
+	 */
+	if (stop_record_write(r->cfg->workdir, r->cfg->run, by, json_str(req, "nonce", NULL),
+	    st->name, n, how) != 0)
+		log_error("cannot write %s/.watchkeeper/%s: %s", r->cfg->workdir, STOP_RECORD,
+		    strerror(errno));
 	if (a != NULL) {
 		timefmt_utc(time(NULL), when, sizeof(when));
 		json_set_str(a, "result", "stopped");
@@ -1859,10 +1869,6 @@ runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJS
 		json_set_bool(a, "reported", 1);
 		(void)runner_hist_save(r, hist);
 	}
-	if (stop_record_write(r->cfg->workdir, r->cfg->run, by, json_str(req, "nonce", NULL),
-	    st->name, n, how) != 0)
-		log_error("cannot write %s/.watchkeeper/%s: %s", r->cfg->workdir, STOP_RECORD,
-		    strerror(errno));
 	ev = events_new(r->instance, r->cfg->run, "run_stopped", st->name, n);
 	cJSON_AddStringToObject(ev, "by", by);
 	cJSON_AddStringToObject(ev, "how", how);

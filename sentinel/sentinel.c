@@ -19,7 +19,8 @@
  * one line per tick on stderr; a box that refuses us (auth, host key) ends
  * the wait at once.
  *
- * Exit: 0 found, 3 its FAILED twin, 1 gave up after max_ticks, 2 refused,
+ * Exit: 0 found, 3 its FAILED twin, 1 gave up after max_ticks (or the run was
+ * stopped on purpose), 2 refused,
  * 64 usage, 74 the local state dir, 75 superseded by a newer sentinel,
  * 78 config, 128+sig stopped.
  */
@@ -69,8 +70,9 @@ usage(FILE *fp)
 	    "  --json             print the outcome as one JSON object\n"
 	    "  -v, --verbose      more diagnostics\n\n"
 	    "One sentinel per run and marker: a new one supersedes the old, which exits 75.\n\n"
-	    "exit: 0 found, 3 its .FAILED twin appeared, 1 gave up after N ticks, 2 the box\n"
-	    "refused (auth, host key), 64 usage, 74 local state dir, 75 superseded, 78 config.\n");
+	    "exit: 0 found, 3 its .FAILED twin appeared, 1 gave up after N ticks or at once when\n"
+	    "the run was stopped on purpose (onbox stop / patrol stop), 2 the box refused (auth,\n"
+	    "host key), 64 usage, 74 local state dir, 75 superseded, 78 config.\n");
 }
 
 /* ---- signals ---- */
@@ -263,6 +265,20 @@ sentinel_decided(struct sentinel *s, const struct mwait *w, enum mwait_outcome o
 	s->decided = (int)i;
 	s->decided_attempt = st != NULL ? st->attempt : 0;
 	sentinel_elapsed(s, el, sizeof(el));
+	if (o == MWAIT_STOPPED) {
+		/* No marker comes until someone starts the run again: waiting on is pointless. */
+		const char *by = json_str(w->stopped_doc, "by", "someone");
+		const char *when = json_str(w->stopped_doc, "when", "?");
+
+		s->outcome = "run_stopped";
+		s->rc = SENTINEL_EX_GAVE_UP;
+		snprintf(s->seen, sizeof(s->seen), "the run was stopped on purpose by %s at %s", by, when);
+		if (!s->json)
+			printf("sentinel: gave up (tick %ld, %s): the run was stopped on purpose by %s at %s; "
+			    "%s will not appear until `onbox start` (or `patrol deploy`) starts it again\n",
+			    s->tick, el, by, when, s->names);
+		return;
+	}
 	if (o == MWAIT_FOUND) {
 		/* The attempt that earned the marker, when the marker says so. */
 		if (json_long(w->m[i].doc, "attempt", 0) > 0)

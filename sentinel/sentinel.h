@@ -3,7 +3,8 @@
  *
  * sentinel is layer 3: started by hand or by an agent, it waits for one
  * marker (or the first of several) with one short ssh connection per tick
- * and always exits: 0 found, 3 the FAILED twin, 1 gave up after max_ticks,
+ * and always exits: 0 found, 3 the FAILED twin, 1 gave up after max_ticks
+ * (or at once: the run was stopped on purpose),
  * 2 the box refused us, 75 superseded by a newer sentinel, 128+sig stopped.
  *
  *   sentinel.c  options, config, the tick loop, the outcome

@@ -340,6 +340,47 @@ test_patrol_stop_unreachable_records_nothing() {
 	assert_grep 'patrol \[-c FILE\] stop' "$T/help"
 }
 
+# A sentinel waiting for a marker of a stopped run gives up at once (exit 1,
+# "stopped on purpose"), polling or with --follow, instead of waiting out its
+# ticks: nothing lands until someone starts the run again.
+test_sentinel_gives_up_on_stopped_run() {
+	local spid fpid rc
+	box
+	stage train trap plain
+	pconf "\"stop_grace_s\": 5, \"sentinel\": {\"follow_s\": 600}," "[
+	{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\", \"done_when\": \"train completed\", \"marker\": \"TRAIN_DONE\"},
+	{\"stage\": \"eval\", \"run\": \"echo eval >>$T/launch.eval\", \"marker\": \"EVAL_DONE\"}]"
+	sed -i 's|"config": "[^"]*", ||' "$T/wk.json"
+	patrol deploy --onbox "$ONBOX" >"$T/d1" 2>&1
+	wait_for 10 test -f "$T/ready.train"
+	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	# One polls every second (up to 300 ticks); one follows (a first look, then
+	# one window of 600 s that only inotify on the box can end early).
+	$ONBOX_WRAP "$TOP/$BUILD/sentinel" -c "$T/wk.json" --marker TRAIN_DONE --interval 1 \
+		--max-ticks 300 >"$T/s.out" 2>"$T/s.err" &
+	spid=$!
+	echo "$spid" >>"$T/.pids"
+	$ONBOX_WRAP "$TOP/$BUILD/sentinel" -c "$T/wk.json" --marker EVAL_DONE --follow --max-ticks 2 \
+		--json >"$T/f.out" 2>"$T/f.err" &
+	fpid=$!
+	echo "$fpid" >>"$T/.pids"
+	wait_for 20 grep -q 'tick 2/300' "$T/s.err"
+	wait_for 20 grep -q 'tick 1/2' "$T/f.err"
+	rc=0; patrol stop >"$T/ps" 2>&1 || rc=$?
+	assert_eq "$rc" 0 "patrol stop exit"
+	wait_for 60 gone "$spid"
+	rc=0; wait "$spid" || rc=$?
+	assert_eq "$rc" 1 "polling sentinel exit"
+	assert_grep '^sentinel: gave up \(tick [0-9]+, .*\): the run was stopped on purpose by patrol stop \(.* at .*; TRAIN_DONE will not appear until `onbox start`' "$T/s.out"
+	assert_no_grep 'tick 300/300' "$T/s.err"
+	# Well inside its 600 s window: the stop woke the box's `onbox wait`.
+	wait_for 60 gone "$fpid"
+	rc=0; wait "$fpid" || rc=$?
+	assert_eq "$rc" 1 "following sentinel exit"
+	assert_eq "$(json "$T/f.out" 'd["outcome"]')" run_stopped
+	assert_eq "$(launches eval)" 0
+}
+
 t term_first_whole_group_receiver_once test_term_first_whole_group_receiver_once
 t ignored_term_gets_kill_after_grace test_ignored_term_gets_kill_after_grace
 t orphan_stage_stopped_without_its_onbox test_orphan_stage_stopped_without_its_onbox
@@ -349,3 +390,4 @@ t tmux_detach test_tmux_detach
 t wait_stage_stopped test_wait_stage_stopped
 t patrol_stop_stopped_every_tick_never_resumed test_patrol_stop_stopped_every_tick_never_resumed
 t patrol_stop_unreachable_records_nothing test_patrol_stop_unreachable_records_nothing
+t sentinel_gives_up_on_stopped_run test_sentinel_gives_up_on_stopped_run

@@ -274,6 +274,12 @@ test_mwait_garbled(void **state)
 		"@mwait 1 1795000000\n|data\n@alive\n|onbox 0 0\n|stage 0 0\n@marker A absent\n@stage s\n@end\n",
 		"@mwait 1 1795000000\n@alive\n|onbox 0 0\n|stage 0 0\n@marker A absent\n@stage s\n@mwait 1 5\n@end\n",
 		"@mwait 1 1795000000\n@alive\n|onbox 0 0\n|stage 0 0\n@marker A absent\n@stage s\n@end",	/* no newline */
+		/* @stopped: once, after the markers and stages, no words */
+		"@mwait 1 1795000000\n@alive\n|onbox 0 0\n|stage 0 0\n@marker A absent\n@stage s\n@stopped\n@stopped\n@end\n",
+		"@mwait 1 1795000000\n@alive\n|onbox 0 0\n|stage 0 0\n@stopped\n@marker A absent\n@stage s\n@end\n",
+		"@mwait 1 1795000000\n@alive\n|onbox 0 0\n|stage 0 0\n@marker A absent\n@stopped\n@stage s\n@end\n",
+		"@mwait 1 1795000000\n@stopped\n@alive\n|onbox 0 0\n|stage 0 0\n@marker A absent\n@stage s\n@end\n",
+		"@mwait 1 1795000000\n@alive\n|onbox 0 0\n|stage 0 0\n@marker A absent\n@stage s\n@stopped now\n@end\n",
 	};
 	static const char good[] = "@mwait 1 1795000000\n@alive\n|onbox 12 1\n|stage 13 0\n"
 	    "@marker A present\n|{\"attempt\": 3}\n@failed A\n|not json\n@stage s\n|{\"attempts\": [{\"attempt\": 3, "
@@ -313,6 +319,61 @@ test_mwait_garbled(void **state)
 	mwait_spec_free(&spec);
 }
 
+/*
+ * A run stopped on purpose: the real script reports the record, and it
+ * decides after a present marker but before a FAILED twin.
+ */
+static void
+test_mwait_stopped(void **state)
+{
+	struct fx *f = *state;
+	struct mwait w;
+	char *out, *why = NULL, *p;
+	size_t len, which;
+	int ev = idx(&f->spec, "EVAL_DONE");
+
+	/* The fixture's present markers decide first, whatever else is there. */
+	putf(f, "stopped", "{\"run\": \"r\", \"by\": \"patrol stop (me@laptop)\", \"when\": "
+	    "\"2026-11-26T14:00:00Z\", \"stage\": \"eval\", \"attempt\": 2}");
+	out = run_check(f, &len);
+	if (mwait_parse(out, len, &f->spec, &w, &why) != 0)
+		fail_msg("parse failed: %s\n%s", why, out);
+	assert_true(w.stopped);
+	assert_string_equal(json_str(w.stopped_doc, "by", ""), "patrol stop (me@laptop)");
+	assert_int_equal(mwait_decide(&w, &f->spec, &which), MWAIT_FOUND);
+	mwait_free(&w);
+	free(out);
+	/* Without them: the stop, not eval's FAILED twin (made live here). */
+	p = xstrfmt("%s/.watchkeeper/markers/TRAIN_DONE", f->work);
+	assert_int_equal(unlink(p), 0);
+	free(p);
+	p = xstrfmt("%s/.watchkeeper/markers/TOUCHED", f->work);
+	assert_int_equal(unlink(p), 0);
+	free(p);
+	putf(f, "markers/EVAL_DONE.FAILED", "{\"class\": \"cuda_oom\", \"attempt\": 2}");
+	out = run_check(f, &len);
+	if (mwait_parse(out, len, &f->spec, &w, &why) != 0)
+		fail_msg("parse failed: %s\n%s", why, out);
+	assert_true(w.m[ev].failed);
+	assert_int_equal(mwait_decide(&w, &f->spec, &which), MWAIT_STOPPED);
+	assert_true(mwait_news(&w, &f->spec, NULL));
+	mwait_free(&w);
+	free(out);
+	/* Started again (the record removed): the FAILED twin decides. */
+	p = xstrfmt("%s/.watchkeeper/stopped", f->work);
+	assert_int_equal(unlink(p), 0);
+	free(p);
+	out = run_check(f, &len);
+	if (mwait_parse(out, len, &f->spec, &w, &why) != 0)
+		fail_msg("parse failed: %s\n%s", why, out);
+	assert_false(w.stopped);
+	assert_null(w.stopped_doc);
+	assert_int_equal(mwait_decide(&w, &f->spec, &which), MWAIT_FAILED);
+	assert_int_equal((int)which, ev);
+	mwait_free(&w);
+	free(out);
+}
+
 static void
 test_mwait_spec(void **state)
 {
@@ -347,7 +408,9 @@ test_mwait_spec(void **state)
 	assert_false(config_name_ok("a$b"));
 	/* Names reach the script quoted, one check each, markers before histories. */
 	script = mwait_script("/w", &spec);
-	assert_non_null(strstr(script, "mk 'A_DONE'\nmk 'M'\nmk 'Z_DONE'\nst 'a'\nst 'z'\necho @end\n"));
+	assert_non_null(strstr(script, "mk 'A_DONE'\nmk 'M'\nmk 'Z_DONE'\nst 'a'\nst 'z'\n"
+	    "if [ -f \"$D/stopped\" ]; then echo @stopped;"));
+	assert_non_null(strstr(script, "\necho @end\n"));
 	assert_non_null(strstr(script, "W='/w'\n"));
 	free(script);
 	mwait_spec_free(&spec);
@@ -360,6 +423,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mwait_real, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mwait_empty_workdir, setup, teardown),
 		cmocka_unit_test(test_mwait_garbled),
+		cmocka_unit_test_setup_teardown(test_mwait_stopped, setup, teardown),
 		cmocka_unit_test(test_mwait_spec),
 	};
 
