@@ -7,7 +7,7 @@
 #
 # The onbox sent is build/portable/onbox-<arch>-linux when `make
 # onbox-portable` has made it, else a copy of BUILD/onbox standing in for it
-# (WATCHKEEPER_ONBOX_DIR, CONTRACTS C1); the result says which.
+# (WATCHKEEPER_ONBOX_DIR, README: patrol deploy); the result says which.
 #
 # Prints one JSON object on its last stdout line:
 #   {"first_us": [...], "redeploy_us": [...], "onbox": "portable"|"stand-in", "onbox_bytes": N}

@@ -12,7 +12,7 @@
  *      and whether the workdir and the config's directory can be created;
  *   3. the choice of onbox (--onbox; else an onbox of THIS version already
  *      on the box; else the portable build for the box's arch, found as
- *      CONTRACTS C1 says) and the refusals (unknown arch with no build, an
+ *      the README's "patrol deploy" says) and the refusals (unknown arch with no build, an
  *      onbox of another version with no build, workdir not creatable);
  *   4. mkdir, then each file sent only when its checksum differs from the
  *      box's copy (onbox to bin/onbox.new, checked with --version there,
@@ -57,7 +57,7 @@
 enum deploy_file { DF_ONBOX, DF_CONFIG, DF_PROFILE, DF_COUNT };
 static const char *const deploy_file_name[DF_COUNT] = { "onbox", "config", "profile" };
 
-/* The architectures `make onbox-portable` builds (CONTRACTS C1). */
+/* The architectures `make onbox-portable` builds (README: patrol deploy). */
 static const char *const deploy_arches[] = { "x86_64", "aarch64" };
 
 struct deploy {
@@ -249,7 +249,7 @@ deploy_facts(struct deploy *d)
 
 /* ---- the choice of onbox ---- */
 
-/* The portable build for arch (CONTRACTS C1), or NULL; looked lists where it looked. */
+/* The portable build for arch (README: patrol deploy), or NULL; looked lists where it looked. */
 static char *
 deploy_portable(const char *arch, struct buf *looked)
 {
@@ -443,7 +443,7 @@ deploy_send(struct deploy *d, enum deploy_file f, int mode)
 /*
  * Run the chosen onbox's --version on the box (the uploaded one as .new,
  * renamed over bin/onbox when it runs, removed when it does not).  Keeps
- * line 1 and the http line (CONTRACTS C2).  0, or -1 (message printed).
+ * line 1 and the http line (onbox --version: core/curlcmd.h).  0, or -1 (message printed).
  */
 static int
 deploy_check_onbox(struct deploy *d, int fresh)

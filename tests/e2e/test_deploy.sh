@@ -2,10 +2,11 @@
 # End-to-end tests of `patrol deploy` with no flags: the real patrol against
 # the suite's sshd on 127.0.0.1 ("the box" is this machine, reached over ssh).
 #
-# The portable onbox (make onbox-portable, branch portable) may not be built
-# here: each test that needs one puts a copy of $BUILD/onbox as
+# The portable onbox (make onbox-portable) is not what these tests exercise
+# (test_portable and test_oldbox do): each test that needs one puts a copy of $BUILD/onbox as
 # $WATCHKEEPER_ONBOX_DIR/onbox-x86_64-linux, which is where patrol looks first
-# (CONTRACTS C1).  On this machine that copy runs like the real one would.
+# (README: patrol deploy).  On this machine that copy runs like the real one
+# would, and under ASan it keeps the box side sanitized.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 PATROL="$TOP/$BUILD/patrol"
@@ -98,8 +99,8 @@ test_no_flags_portable_then_unchanged() {
 }
 
 # The box's own onbox of this version (on its PATH) is used, nothing is uploaded
-# for it; its --version says the box has no way to HTTP(S) (CONTRACTS C2's
-# line 2, as an onbox built on branch curlcmd prints it; here a wrapper around
+# for it; its --version says the box has no way to HTTP(S) (line 2
+# of onbox --version; here a wrapper around
 # this build's onbox says it): deploy and the handbook warn.
 test_box_own_onbox_on_path() {
 	box

@@ -27,7 +27,7 @@ PATROL="$TOP/$BUILD/patrol"
 SSHTOOL=${SSHTOOL:-$TOP/$BUILD/sshtool}
 ARCH=$(uname -m)
 [ "$ARCH" = arm64 ] && ARCH=aarch64
-# The portable onbox patrol finds (C1): $WATCHKEEPER_ONBOX_DIR's, else the one
+# The portable onbox patrol finds (README: patrol deploy): $WATCHKEEPER_ONBOX_DIR's, else the one
 # next to patrol; an ASan build tree uses the plain tree's through
 # WATCHKEEPER_ONBOX_DIR.
 PORTABLE="${WATCHKEEPER_ONBOX_DIR:-$TOP/$BUILD/portable}/onbox-$ARCH-linux"
@@ -210,26 +210,26 @@ test_oldbox_dynamic_onbox_fails_there() {
 
 # What a capability needs; prints what is missing.
 need_portable() {
-	[ -x "$PORTABLE" ] || { echo "no build/portable/onbox-$ARCH-linux (branch portable: make onbox-portable)"; return 1; }
+	[ -x "$PORTABLE" ] || { echo "no build/portable/onbox-$ARCH-linux (make onbox-portable)"; return 1; }
 	"$PORTABLE" --version >/dev/null 2>&1 || { echo "$PORTABLE --version fails here"; return 1; }
 }
 need_deploy() {
 	need_portable || return 1
-	grep -aq WATCHKEEPER_ONBOX_DIR "$PATROL" || { echo "patrol deploy does not pick a portable onbox (branch deploy)"; return 1; }
+	grep -aq WATCHKEEPER_ONBOX_DIR "$PATROL" || { echo "patrol deploy does not pick a portable onbox"; return 1; }
 }
 need_http() {
 	need_portable || return 1
 	"$PORTABLE" --version 2>/dev/null | sed -n 2p | grep -q '^http: ' ||
-		{ echo "the portable onbox says nothing of its HTTP means (branch curlcmd)"; return 1; }
+		{ echo "the portable onbox says nothing of its HTTP means"; return 1; }
 }
 need_secrets() {
 	need_deploy && need_http || return 1
-	"$PATROL" --help 2>&1 | grep -q -- '--no-secrets' || { echo "patrol deploy has no secrets (branch secrets)"; return 1; }
+	"$PATROL" --help 2>&1 | grep -q -- '--no-secrets' || { echo "patrol deploy has no secrets"; return 1; }
 }
 need_stop() {
 	need_deploy || return 1
 	"$PATROL" --help 2>&1 | grep -q 'STOPPED' && "$PATROL" --help 2>&1 | grep -qE '\bstop\b' ||
-		{ echo "patrol has no stop / STOPPED (branch stop)"; return 1; }
+		{ echo "patrol has no stop / STOPPED"; return 1; }
 }
 
 # owner: this machine as the owner's: patrol's state and a fake crontab under $T.
