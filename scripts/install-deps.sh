@@ -60,6 +60,9 @@ write_src() {
 # The curl command and the openssl CLI: webhooks through curl and HTTPS with a
 # throwaway CA (tests/e2e/test_curlcmd.sh).
 OPT_PKGS="$OPT_PKGS curl openssl ca-certificates"
+# A real PyTorch training for the triage tests (tests/e2e/fixtures/torch/train.py,
+# run with /usr/bin/python3: Debian's torch is not in a pyenv or venv).
+OPT_PKGS="$OPT_PKGS python3-torch python3-tqdm"
 
 missing=""
 for p in $PKGS; do

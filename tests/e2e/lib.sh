@@ -130,3 +130,21 @@ stop_receiver() { kill "$RPID" 2>/dev/null; wait "$RPID" 2>/dev/null || true; }
 # recv_json EXPR: evaluate EXPR over r, the list of logged requests.
 recv_json() { python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$T/recv.jsonl" "$1"; }
 recv_count() { [ -f "$T/recv.jsonl" ] && recv_json "len([x for x in r if x['status']==200 or x['status']==204])" || echo 0; }
+
+# A real PyTorch training (tests/e2e/fixtures/torch/train.py) under Debian's
+# python3-torch and python3-tqdm, always /usr/bin/python3 (a pyenv or venv
+# python3 earlier in PATH has no torch).  need_torch prints the reason and
+# returns 1 when they are missing: a test does `need_torch || skip_test "..."`.
+TORCH_PY=/usr/bin/python3
+TORCH_TRAIN="$TOP/tests/e2e/fixtures/torch/train.py"
+torch_missing() {
+	[ -x "$TORCH_PY" ] || { echo "$TORCH_PY not found"; return 0; }
+	"$TORCH_PY" -c 'import torch, tqdm' 2>/dev/null && return 1
+	echo "python3-torch or python3-tqdm not installed (scripts/install-deps.sh installs them; optional)"
+	return 0
+}
+# tt NAME FUNCTION: `t NAME FUNCTION` on the real training, or SKIP with the reason.
+tt() {
+	local why
+	if why=$(torch_missing); then echo "SKIP $1: $why"; else t "$@"; fi
+}
