@@ -78,6 +78,13 @@ const struct triage_class_info triage_classes[TRIAGE_NCLASSES] = {
 	    "Preempted (SIGTERM from outside)",
 	    "Relaunch from the newest complete checkpoint (one with its "
 	    "metadata.json).", 1, 1 },
+	[TRIAGE_KILLED] = { TRIAGE_KILLED, "killed",
+	    "Killed by a signal we did not send",
+	    "A SIGKILL that was not an OOM kill in the stage's cgroup (its oom_kill "
+	    "counter did not move): a person, the host's OOM killer outside this "
+	    "container, or the platform.  Relaunch from the newest complete "
+	    "checkpoint (retried within the restart budget); if it recurs, find "
+	    "who: dmesg, the host's logs, who was logged in.", 1, 0 },
 	[TRIAGE_TIMEOUT] = { TRIAGE_TIMEOUT, "timeout", "Stage timed out",
 	    "The stage ran past its timeout_s: check whether it hung (last log "
 	    "lines, GPU use) or just needs a longer timeout_s.", 0, 0 },
@@ -116,14 +123,19 @@ const struct triage_rule triage_rules[] = {
 	{ TRIAGE_HBM_OOM, "Program hbm requirement", 1 },
 	{ TRIAGE_HBM_OOM, "Largest program allocations in hbm", 1 },
 
-	{ TRIAGE_CGROUP_OOM, "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed", 1 },
-	{ TRIAGE_CGROUP_OOM, "^\\s*Killed\\s*$", 1 },
+	/*
+	 * Evidence of a SIGKILL, not of its cause: sh and bash print "Killed"
+	 * for any SIGKILL of a child.  The counter decides (triage_steps[]).
+	 */
+	{ TRIAGE_CGROUP_OOM, "DataLoader worker \\(pid \\d+\\) is killed by signal: Killed",
+	    TRIAGE_SIGKILL_EVIDENCE },
+	{ TRIAGE_CGROUP_OOM, "^\\s*Killed\\s*$", TRIAGE_SIGKILL_EVIDENCE },
 	/*
 	 * bash reporting its child's SIGKILL: "bash: line 1:  4242 Killed  python
 	 * train.py".  Not "^\\S+: ...": a rule that can start at any byte takes
 	 * the start-byte filter away from the whole joined set (3x slower).
 	 */
-	{ TRIAGE_CGROUP_OOM, ": line \\d+: +\\d+ Killed\\b", 1 },
+	{ TRIAGE_CGROUP_OOM, ": line \\d+: +\\d+ Killed\\b", TRIAGE_SIGKILL_EVIDENCE },
 
 	{ TRIAGE_NODE_LOST, "OwnerDiedError", 1 },
 	{ TRIAGE_NODE_LOST, "NodeDiedError", 1 },
@@ -199,6 +211,7 @@ triage_rules_digest(void)
 		for (p = triage_rules[i].pattern; *p != '\0'; p++)
 			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 		h = (h ^ (unsigned char)(triage_rules[i].cls + 1)) * 1099511628211ULL;
+		h = (h ^ (unsigned char)(triage_rules[i].crash + 1)) * 1099511628211ULL;
 	}
 	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)h);
 	return hex;
@@ -375,17 +388,51 @@ triage_step_sigterm(const struct triage_input *in, const struct triage_scan *ts,
 	return TRIAGE_PREEMPTED;
 }
 
+/* The stage cgroup's counter was read at launch and at the end and did not move. */
+static int
+triage_oom_unchanged(const struct triage_input *in)
+{
+	return in->oom_known && in->oom_kills == 0;
+}
+
+/*
+ * A foreign SIGKILL with the counter read and unchanged was no OOM kill in
+ * the stage's cgroup, whatever the log said before it (a traceback logged
+ * and caught earlier did not kill it).
+ */
+static enum triage_class
+triage_step_sigkill_counted(const struct triage_input *in, const struct triage_scan *ts,
+    const char **ev)
+{
+	size_t i;
+
+	if (!triage_killed_by(in, SIGKILL) || in->we_stopped || !triage_oom_unchanged(in))
+		return TRIAGE_NCLASSES;
+	/* The shell's "Killed" line, when there is one, is the evidence. */
+	for (i = 0; ts != NULL && ts->hits != NULL && i < TRIAGE_NRULES; i++) {
+		if (ts->hits[i] && triage_rules[i].crash == TRIAGE_SIGKILL_EVIDENCE) {
+			*ev = ts->first_line[i];
+			break;
+		}
+	}
+	return TRIAGE_KILLED;
+}
+
 static enum triage_class
 triage_step_rules(const struct triage_input *in, const struct triage_scan *ts, const char **ev)
 {
 	size_t i;
 
-	(void)in;
 	for (i = 0; ts != NULL && ts->hits != NULL && i < TRIAGE_NRULES; i++) {
-		if (ts->hits[i]) {
-			*ev = ts->first_line[i];
-			return triage_rules[i].cls;
-		}
+		if (!ts->hits[i])
+			continue;
+		/* A SIGKILL we sent ourselves says nothing about the run. */
+		if (triage_rules[i].crash == TRIAGE_SIGKILL_EVIDENCE && in->we_stopped)
+			continue;
+		*ev = ts->first_line[i];
+		if (triage_rules[i].crash == TRIAGE_SIGKILL_EVIDENCE && triage_oom_unchanged(in))
+			return TRIAGE_KILLED;
+		return triage_rules[i].cls;
 	}
 	return TRIAGE_NCLASSES;
 }
@@ -408,28 +455,57 @@ static const struct {
 	{ "the exit status was lost: reboot if the box rebooted, else lost", triage_step_lost },
 	{ "it exited 0: no_done_line if done_when never appeared, else none", triage_step_exit0 },
 	{ "our timeout_s killed it: timeout", triage_step_timeout },
-	{ "the cgroup's oom_kill counter grew: cgroup_oom", triage_step_oom_kill },
+	{ "the oom_kill counter of the stage's own cgroup (resolved at launch) grew: cgroup_oom",
+	    triage_step_oom_kill },
 	{ "SIGTERM or exit 143 we did not send: preempted", triage_step_sigterm },
-	{ "a log rule matched: the first matching rule in table order", triage_step_rules },
-	{ "SIGKILL or exit 137 we did not send, no rule matched: cgroup_oom", triage_step_sigkill },
+	{ "SIGKILL or exit 137 we did not send (a shell's exit 137 for its killed child too), the "
+	    "counter readable and unchanged: killed, whatever the log showed before",
+	    triage_step_sigkill_counted },
+	{ "a log rule matched: the first matching rule in table order; a shell's \"Killed\" line "
+	    "and a DataLoader worker killed by signal are evidence of a SIGKILL, not of its cause: "
+	    "killed when the counter is readable and unchanged, else cgroup_oom",
+	    triage_step_rules },
+	{ "SIGKILL or exit 137 we did not send, the counter unreadable: cgroup_oom, marked as a "
+	    "guess (\"guess\" says why): most foreign SIGKILLs are OOM kills", triage_step_sigkill },
 };
 
+#define TRIAGE_NSTEPS	(sizeof(triage_steps) / sizeof(triage_steps[0]))
+
+const char *
+triage_step_text(size_t i)
+{
+	return i < TRIAGE_NSTEPS ? triage_steps[i].when : NULL;
+}
+
 enum triage_class
-triage_classify(const struct triage_input *in, const struct triage_scan *ts,
-    const char **evidence)
+triage_classify_guess(const struct triage_input *in, const struct triage_scan *ts,
+    const char **evidence, char **guess)
 {
 	enum triage_class cls = TRIAGE_NCLASSES;
 	const char *ev = NULL;
 	size_t i;
 
-	for (i = 0; i < sizeof(triage_steps) / sizeof(triage_steps[0]); i++)
+	for (i = 0; i < TRIAGE_NSTEPS; i++)
 		if ((cls = triage_steps[i].decide(in, ts, &ev)) != TRIAGE_NCLASSES)
 			break;
 	if (cls == TRIAGE_NCLASSES)
 		cls = TRIAGE_UNKNOWN;
 	if (evidence != NULL)
 		*evidence = ev;
+	/* cgroup_oom without the counter having grown: a SIGKILL whose cause nobody could read. */
+	if (guess != NULL)
+		*guess = cls == TRIAGE_CGROUP_OOM && in->oom_kills <= 0 ?
+		    xstrfmt("no oom_kill counter readable for the stage's cgroup (%s): called "
+		    "cgroup_oom because most foreign SIGKILLs are OOM kills",
+		    in->oom_why != NULL ? in->oom_why : "not recorded") : NULL;
 	return cls;
+}
+
+enum triage_class
+triage_classify(const struct triage_input *in, const struct triage_scan *ts,
+    const char **evidence)
+{
+	return triage_classify_guess(in, ts, evidence, NULL);
 }
 
 /* The value of the "oom_kill N" line in path, or -1. */

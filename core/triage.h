@@ -29,6 +29,7 @@ enum triage_class {
 	TRIAGE_NAN_LOSS,
 	TRIAGE_CODE_ERROR,
 	TRIAGE_PREEMPTED,
+	TRIAGE_KILLED,		/* a SIGKILL we did not send, the cgroup's oom_kill counter unchanged */
 	TRIAGE_TIMEOUT,		/* our stage or wait timeout ran out */
 	TRIAGE_NO_DONE_LINE,	/* exit 0 but done_when never appeared */
 	TRIAGE_LOST,		/* the exit status was lost (wrapper killed) */
@@ -51,6 +52,14 @@ struct triage_rule {
 	const char	*pattern;	/* PCRE2 */
 	int		 crash;		/* a crash signature: fails a `wait` stage at once */
 };
+
+/*
+ * crash == TRIAGE_SIGKILL_EVIDENCE: a crash signature that is evidence of a
+ * SIGKILL, not of its cause (what sh and bash print for any SIGKILL of a
+ * child): the stage cgroup's oom_kill counter decides between the rule's
+ * class and TRIAGE_KILLED (triage_steps[]).
+ */
+#define TRIAGE_SIGKILL_EVIDENCE	2
 
 extern const struct triage_class_info triage_classes[TRIAGE_NCLASSES];
 extern const struct triage_rule triage_rules[];
@@ -94,6 +103,8 @@ struct triage_input {
 	int	we_timed_out;	/* we killed it because timeout_s passed */
 	int	we_stopped;	/* we sent the signal for another reason (never preempted) */
 	long	oom_kills;	/* increase of the cgroup oom_kill counter, -1 unknown */
+	int	oom_known;	/* 1: the stage cgroup's counter was read at launch and at the end */
+	const char *oom_why;	/* !oom_known: why not (for the guess text), or NULL */
 	int	done_required;	/* the stage has done_when */
 	int	done_seen;
 	int	status_lost;
@@ -107,6 +118,15 @@ struct triage_input {
  */
 enum triage_class triage_classify(const struct triage_input *in, const struct triage_scan *ts,
     const char **evidence);
+/*
+ * triage_classify, and *guess (caller frees; NULL when the class is not a
+ * guess): why the class rests on a guess, e.g. a foreign SIGKILL called
+ * cgroup_oom with no oom_kill counter readable for the stage's cgroup.
+ */
+enum triage_class triage_classify_guess(const struct triage_input *in,
+    const struct triage_scan *ts, const char **evidence, char **guess);
+/* The text of the classifier's step i (triage_steps[], walked in order), NULL past the last. */
+const char *triage_step_text(size_t i);
 
 /*
  * The cgroup's cumulative oom_kill counter (cgroup v2 memory.events, else v1

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "triage.h"
 
 /* ---- fixtures: what real runs print ---- */
@@ -449,7 +450,7 @@ test_class_table(void **state)
 	static const char *const names[TRIAGE_NCLASSES] = {
 		"none", "disk_full", "cgroup_oom", "cuda_oom", "hbm_oom", "node_lost",
 		"nccl_timeout", "bad_accelerator", "nan_loss", "code_error", "preempted",
-		"timeout", "no_done_line", "lost", "reboot", "unknown",
+		"killed", "timeout", "no_done_line", "lost", "reboot", "unknown",
 	};
 	size_t i, j;
 
@@ -475,7 +476,7 @@ test_class_table(void **state)
 	for (i = 0; i < TRIAGE_NCLASSES; i++) {
 		int retry = i == TRIAGE_NODE_LOST || i == TRIAGE_NCCL_TIMEOUT ||
 		    i == TRIAGE_BAD_ACCELERATOR || i == TRIAGE_PREEMPTED ||
-		    i == TRIAGE_REBOOT || i == TRIAGE_LOST;
+		    i == TRIAGE_REBOOT || i == TRIAGE_LOST || i == TRIAGE_KILLED;
 		int infra = i == TRIAGE_NODE_LOST || i == TRIAGE_PREEMPTED || i == TRIAGE_REBOOT;
 
 		assert_int_equal(triage_classes[i].retryable, retry);
@@ -487,7 +488,10 @@ test_class_table(void **state)
 	/* Every rule names a real failure class; only nan_loss is not a crash. */
 	for (i = 0; i < triage_nrules; i++) {
 		assert_true(triage_rules[i].cls > TRIAGE_NONE && triage_rules[i].cls < TRIAGE_PREEMPTED);
-		assert_int_equal(triage_rules[i].crash, triage_rules[i].cls != TRIAGE_NAN_LOSS);
+		assert_int_equal(triage_rules[i].crash != 0, triage_rules[i].cls != TRIAGE_NAN_LOSS);
+		/* SIGKILL evidence only stands for cgroup_oom (the counter may make it killed). */
+		if (triage_rules[i].crash == TRIAGE_SIGKILL_EVIDENCE)
+			assert_int_equal(triage_rules[i].cls, TRIAGE_CGROUP_OOM);
 	}
 	/* The generic traceback rule is last. */
 	assert_non_null(strstr(triage_rules[triage_nrules - 1].pattern, "Traceback"));
@@ -559,6 +563,343 @@ test_oom_kill_count(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- a SIGKILL we did not send: the stage cgroup's oom_kill counter decides ---- */
+
+static void
+test_sigkill_counter_decides(void **state)
+{
+	struct triage_scan ts;
+	struct triage_input in;
+	const char *ev = (const char *)1;
+	char *guess = (char *)1;
+
+	(void)state;
+	assert_int_equal(triage_scan_init(&ts), 0);
+	feed(&ts, "step 4410/5155 loss=1.91\n");
+
+	/* grew: cgroup_oom, no guess */
+	in = (struct triage_input){ .exited = 0, .signo = SIGKILL, .oom_known = 1, .oom_kills = 1 };
+	assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_CGROUP_OOM);
+	assert_null(guess);
+	in = (struct triage_input){ .exited = 1, .exit_code = 137, .oom_known = 1, .oom_kills = 2 };
+	assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_CGROUP_OOM);
+	assert_null(guess);
+
+	/* readable and unchanged: killed (SIGKILL, or the shell's exit 137 for its child) */
+	in = (struct triage_input){ .exited = 0, .signo = SIGKILL, .oom_known = 1, .oom_kills = 0 };
+	assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_KILLED);
+	assert_null(guess);
+	assert_null(ev);
+	in = (struct triage_input){ .exited = 1, .exit_code = 137, .oom_known = 1, .oom_kills = 0 };
+	assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_KILLED);
+	assert_null(guess);
+	assert_true(triage_info(TRIAGE_KILLED)->retryable);
+	assert_non_null(strstr(triage_info(TRIAGE_KILLED)->remediation, "dmesg"));
+	/* ... unless we sent it */
+	in.we_stopped = 1;
+	assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_UNKNOWN);
+	assert_null(guess);
+
+	/* unreadable: cgroup_oom, a guess that says why */
+	in = (struct triage_input){ .exited = 0, .signo = SIGKILL, .oom_kills = -1,
+	    .oom_why = "/sys/fs/cgroup/memory/x/memory.oom_control: No such file or directory" };
+	assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_CGROUP_OOM);
+	assert_non_null(guess);
+	assert_non_null(strstr(guess, "no oom_kill counter readable for the stage's cgroup "
+	    "(/sys/fs/cgroup/memory/x/memory.oom_control: No such file or directory)"));
+	assert_non_null(strstr(guess, "most foreign SIGKILLs are OOM kills"));
+	free(guess);
+	in = (struct triage_input){ .exited = 1, .exit_code = 137, .oom_kills = -1 };
+	assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_CGROUP_OOM);
+	assert_non_null(guess);
+	assert_non_null(strstr(guess, "not recorded"));
+	free(guess);
+	/* a counter value without oom_known (a memset input) is not "unchanged" */
+	in = (struct triage_input){ .exited = 0, .signo = SIGKILL, .oom_kills = 0 };
+	assert_int_equal(triage_classify(&in, &ts, NULL), TRIAGE_CGROUP_OOM);
+
+	/* A traceback logged (and caught) earlier did not kill it: the counter outranks the log. */
+	feed(&ts, "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+	    "ValueError: bad sample 17, skipped\n");
+	in = (struct triage_input){ .exited = 0, .signo = SIGKILL, .oom_known = 1, .oom_kills = 0 };
+	assert_int_equal(triage_classify(&in, &ts, &ev), TRIAGE_KILLED);
+	/* ... but with the counter unreadable the log rule still explains it */
+	in = (struct triage_input){ .exited = 0, .signo = SIGKILL, .oom_kills = -1 };
+	assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_CODE_ERROR);
+	assert_null(guess);
+	/* other exits with an unchanged counter are not "killed" */
+	in = (struct triage_input){ .exited = 1, .exit_code = 1, .oom_known = 1, .oom_kills = 0 };
+	assert_int_equal(triage_classify(&in, &ts, NULL), TRIAGE_CODE_ERROR);
+	in = (struct triage_input){ .exited = 0, .signo = SIGTERM, .oom_known = 1, .oom_kills = 0 };
+	assert_int_equal(triage_classify(&in, &ts, NULL), TRIAGE_PREEMPTED);
+	triage_scan_free(&ts);
+}
+
+/* What sh and bash print for ANY SIGKILL of a child is evidence of a SIGKILL, not of an OOM. */
+static void
+test_sigkill_log_lines(void **state)
+{
+	static const char *const lines[] = {
+		"step 7/12 loss=0.4\nKilled\n",
+		"step 7/12 loss=0.4\nbash: line 1:  4242 Killed                  python train.py\n",
+		"sh: line 1: 977 Killed python3 train.py --out .\n",
+		"Traceback (most recent call last):\n"
+		"  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1120, "
+		"in _try_get_data\n"
+		"RuntimeError: DataLoader worker (pid 4711) is killed by signal: Killed. \n",
+	};
+	struct triage_scan ts;
+	struct triage_input in;
+	const char *ev;
+	char *guess;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		assert_int_equal(triage_scan_init(&ts), 0);
+		feed(&ts, lines[i]);
+		/* the shell's exit 137, and a Python that exited 1 on its worker's death */
+		in = (struct triage_input){ .exited = 1, .exit_code = i == 3 ? 1 : 137,
+		    .oom_known = 1, .oom_kills = 0 };
+		ev = NULL;
+		assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_KILLED);
+		assert_non_null(ev);
+		assert_non_null(strstr(ev, "Killed"));
+		assert_null(guess);
+		in.exit_code = 1;	/* a script that went on after its child's SIGKILL */
+		assert_int_equal(triage_classify(&in, &ts, NULL), TRIAGE_KILLED);
+		in.oom_kills = 1;
+		assert_int_equal(triage_classify_guess(&in, &ts, NULL, &guess), TRIAGE_CGROUP_OOM);
+		assert_null(guess);
+		in = (struct triage_input){ .exited = 1, .exit_code = 1, .oom_kills = -1,
+		    .oom_why = "ENOENT" };
+		assert_int_equal(triage_classify_guess(&in, &ts, NULL, &guess), TRIAGE_CGROUP_OOM);
+		assert_non_null(guess);
+		assert_non_null(strstr(guess, "(ENOENT)"));
+		free(guess);
+		/* our own stop's SIGKILL printed it: not the run's failure */
+		in = (struct triage_input){ .exited = 1, .exit_code = 137, .we_stopped = 1,
+		    .oom_known = 1, .oom_kills = 0 };
+		assert_int_not_equal(triage_classify(&in, &ts, NULL), TRIAGE_KILLED);
+		assert_int_not_equal(triage_classify(&in, &ts, NULL), TRIAGE_CGROUP_OOM);
+		triage_scan_free(&ts);
+	}
+}
+
+/* The handbook prints the steps: the rule is there in words. */
+static void
+test_steps_text(void **state)
+{
+	size_t i;
+	int counter = 0, killed = 0, guess = 0;
+
+	(void)state;
+	for (i = 0; triage_step_text(i) != NULL; i++) {
+		const char *t = triage_step_text(i);
+
+		counter |= strstr(t, "counter") != NULL && strstr(t, "grew: cgroup_oom") != NULL;
+		killed |= strstr(t, "unchanged: killed") != NULL;
+		guess |= strstr(t, "unreadable: cgroup_oom") != NULL && strstr(t, "guess") != NULL;
+	}
+	assert_true(i > 5);
+	assert_true(counter && killed && guess);
+}
+
+/* ---- the stage's own cgroup, against fake trees ---- */
+
+static void
+fake_file(const char *root, const char *rel, const char *s)
+{
+	char path[1024], cmd[1200];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	write_file(path, s);
+}
+
+static void
+fake_dir(const char *root, const char *rel)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void
+rm_tree(const char *root)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* This machine's layout: v1 hierarchies beside an empty cgroup2 one, the memory one in a subgroup. */
+static const char mountinfo_v1[] =
+	"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+	"32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+	"35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+	"40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
+	"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+
+static void
+test_cgroup_v1(void **state)
+{
+	char root[] = "/tmp/wk-cgroup-XXXXXX", want[512], *dir, *why;
+	long n;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	fake_file(root, "proc/4242/cgroup", "9:name=systemd:/\n8:pids:/\n"
+	    "4:memory:/process_api/e19a\n3:cpuset:/\n0::/\n");
+	fake_file(root, "proc/self/mountinfo", mountinfo_v1);
+	fake_file(root, "sys/fs/cgroup/memory/process_api/e19a/memory.oom_control",
+	    "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
+	fake_dir(root, "sys/fs/cgroup/unified");
+	assert_int_equal(cgroup_memory_dir(root, 4242, &dir, &why), 0);
+	assert_null(why);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/memory/process_api/e19a", root);
+	assert_string_equal(dir, want);
+	n = cgroup_oom_kill(dir, &why);
+	assert_int_equal(n, 3);
+	assert_null(why);
+	free(dir);
+
+	/* "memory" among other controllers of one hierarchy: "5:cpu,memory:/a" */
+	fake_file(root, "proc/77/cgroup", "5:blkio,memory:/a\n0::/\n");
+	fake_file(root, "proc/self/mountinfo",
+	    "35 31 0:32 / /sys/fs/cgroup/blkio,memory rw - cgroup cgroup rw,blkio,memory\n");
+	fake_dir(root, "sys/fs/cgroup/blkio,memory/a");
+	assert_int_equal(cgroup_memory_dir(root, 77, &dir, &why), 0);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/blkio,memory/a", root);
+	assert_string_equal(dir, want);
+	free(dir);
+	/* "memory_recursiveprot" in the options is not the controller */
+	fake_file(root, "proc/self/mountinfo",
+	    "35 31 0:32 / /sys/fs/cgroup/x rw - cgroup cgroup rw,memory_x\n");
+	assert_int_equal(cgroup_memory_dir(root, 77, &dir, &why), -1);
+	assert_null(dir);
+	assert_non_null(strstr(why, "no cgroup v1 memory mount"));
+	free(why);
+	rm_tree(root);
+}
+
+static void
+test_cgroup_v2_namespaced(void **state)
+{
+	char root[] = "/tmp/wk-cgroup-XXXXXX", want[512], *dir, *why;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	/* plain v2: mount root "/" */
+	fake_file(root, "proc/10/cgroup", "0::/user.slice/run-1.scope\n");
+	fake_file(root, "proc/self/mountinfo",
+	    "25 21 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
+	fake_file(root, "sys/fs/cgroup/user.slice/run-1.scope/memory.events",
+	    "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\noom_group_kill 0\n");
+	assert_int_equal(cgroup_memory_dir(root, 10, &dir, &why), 0);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/user.slice/run-1.scope", root);
+	assert_string_equal(dir, want);
+	assert_int_equal(cgroup_oom_kill(dir, &why), 2);
+	free(dir);
+
+	/* A container without a cgroup namespace: the mount shows only its own subtree. */
+	fake_file(root, "proc/11/cgroup", "0::/docker/abc/train\n");
+	fake_file(root, "proc/self/mountinfo",
+	    "25 21 0:22 /docker/abc /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n");
+	fake_dir(root, "sys/fs/cgroup/train");
+	assert_int_equal(cgroup_memory_dir(root, 11, &dir, &why), 0);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/train", root);
+	assert_string_equal(dir, want);
+	free(dir);
+
+	/* A cgroup namespace: "0::/" is the container's root, whatever the mount root says. */
+	fake_file(root, "proc/12/cgroup", "0::/\n");
+	assert_int_equal(cgroup_memory_dir(root, 12, &dir, &why), 0);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup", root);
+	assert_string_equal(dir, want);
+	free(dir);
+	/* ... and a subgroup of it, relative to the namespace root */
+	fake_file(root, "proc/13/cgroup", "0::/train\n");
+	assert_int_equal(cgroup_memory_dir(root, 13, &dir, &why), 0);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/train", root);
+	assert_string_equal(dir, want);
+	free(dir);
+
+	/* A mount point with a space (mountinfo writes \040). */
+	fake_file(root, "proc/self/mountinfo",
+	    "25 21 0:22 / /mnt/cg\\040two rw - cgroup2 cgroup2 rw\n");
+	fake_dir(root, "mnt/cg two/train");
+	assert_int_equal(cgroup_memory_dir(root, 13, &dir, &why), 0);
+	snprintf(want, sizeof(want), "%s/mnt/cg two/train", root);
+	assert_string_equal(dir, want);
+	free(dir);
+
+	/* A hybrid host: the v1 memory hierarchy wins over the v2 line. */
+	fake_file(root, "proc/14/cgroup", "4:memory:/m\n0::/u\n");
+	fake_file(root, "proc/self/mountinfo", mountinfo_v1);
+	fake_dir(root, "sys/fs/cgroup/memory/m");
+	fake_dir(root, "sys/fs/cgroup/unified/u");
+	assert_int_equal(cgroup_memory_dir(root, 14, &dir, &why), 0);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/memory/m", root);
+	assert_string_equal(dir, want);
+	free(dir);
+	rm_tree(root);
+}
+
+static void
+test_cgroup_missing(void **state)
+{
+	char root[] = "/tmp/wk-cgroup-XXXXXX", path[512], *dir, *why;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	/* no /proc/PID/cgroup: the process is gone */
+	assert_int_equal(cgroup_memory_dir(root, 999, &dir, &why), -1);
+	assert_null(dir);
+	assert_non_null(strstr(why, "/proc/999/cgroup: No such file or directory"));
+	free(why);
+	/* no memory line at all */
+	fake_file(root, "proc/20/cgroup", "8:pids:/\n1:cpu:/\n");
+	assert_int_equal(cgroup_memory_dir(root, 20, &dir, &why), -1);
+	assert_non_null(strstr(why, "no memory controller line"));
+	free(why);
+	/* no mountinfo */
+	fake_file(root, "proc/21/cgroup", "0::/a\n");
+	assert_int_equal(cgroup_memory_dir(root, 21, &dir, &why), -1);
+	assert_non_null(strstr(why, "mountinfo"));
+	free(why);
+	/* a mount, but the cgroup's directory is not under it */
+	fake_file(root, "proc/self/mountinfo", "25 21 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	fake_dir(root, "sys/fs/cgroup");
+	assert_int_equal(cgroup_memory_dir(root, 21, &dir, &why), -1);
+	assert_non_null(strstr(why, "no directory for cgroup /a"));
+	free(why);
+	/* the directory without a counter file: the v1 file's error is said */
+	fake_dir(root, "sys/fs/cgroup/a");
+	assert_int_equal(cgroup_memory_dir(root, 21, &dir, &why), 0);
+	assert_int_equal(cgroup_oom_kill(dir, &why), -1);
+	assert_non_null(strstr(why, "/a/memory.oom_control: No such file or directory"));
+	free(why);
+	/* a memory.events without the line (old kernel), nor a v1 file */
+	snprintf(path, sizeof(path), "%s/memory.events", dir);
+	write_file(path, "low 0\nhigh 0\nmax 0\noom 0\n");
+	assert_int_equal(cgroup_oom_kill(dir, &why), -1);
+	assert_non_null(why);
+	free(why);
+	/* an unreadable v2 file says its own error */
+	if (geteuid() != 0) {
+		assert_int_equal(chmod(path, 0), 0);
+		assert_int_equal(cgroup_oom_kill(dir, &why), -1);
+		assert_non_null(strstr(why, "memory.events: Permission denied"));
+		free(why);
+	}
+	free(dir);
+	rm_tree(root);
+}
+
 /* Saved hits read back give the same class and evidence; another table's are refused. */
 static void
 test_scan_save_load(void **state)
@@ -602,6 +943,12 @@ main(void)
 		cmocka_unit_test(test_nan_negatives),
 		cmocka_unit_test(test_oom_kill_count),
 		cmocka_unit_test(test_scan_save_load),
+		cmocka_unit_test(test_sigkill_counter_decides),
+		cmocka_unit_test(test_sigkill_log_lines),
+		cmocka_unit_test(test_steps_text),
+		cmocka_unit_test(test_cgroup_v1),
+		cmocka_unit_test(test_cgroup_v2_namespaced),
+		cmocka_unit_test(test_cgroup_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,34 @@
+/*
+ * cgroup.h: the memory cgroup a process runs in, and its oom_kill counter.
+ *
+ * A stage's OOM kills are counted in its own memory cgroup, not in the
+ * root's: onbox resolves the stage's cgroup when it launches it (from
+ * /proc/PID/cgroup and /proc/self/mountinfo) and reads the same counter
+ * when it ends.  Both cgroup v1 (the hierarchy with the memory controller,
+ * memory.oom_control) and v2 (memory.events) are read.
+ */
+#ifndef WK_CGROUP_H
+#define WK_CGROUP_H
+
+/*
+ * The sysfs directory of pid's memory cgroup (pid <= 0: this process).  A
+ * v1 hierarchy with the memory controller wins over the v2 one.  root
+ * prefixes every path read (NULL or "" for the real system; a fake tree in
+ * tests): root/proc/PID/cgroup, root/proc/self/mountinfo and the mount
+ * points found there.  Inside a cgroup namespace the path in
+ * /proc/PID/cgroup is relative to the namespace's root, and the mount's root
+ * field is "/" or the container's own path: mountpoint + (path minus the
+ * mount root) is tried first, then mountpoint + path, then the mount point
+ * itself.  0 and *dir (caller frees), or -1 and *why (caller frees).
+ */
+int cgroup_memory_dir(const char *root, long pid, char **dir, char **why);
+
+/*
+ * The cumulative oom_kill counter of the cgroup directory dir: v2
+ * memory.events, else v1 memory.oom_control.  -1 and *why (caller frees)
+ * when neither has one, e.g. "/sys/fs/cgroup/x/memory.oom_control: No such
+ * file or directory".
+ */
+long cgroup_oom_kill(const char *dir, char **why);
+
+#endif
