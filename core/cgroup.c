@@ -10,6 +10,7 @@
 
 #include "cgroup.h"
 #include "fsutil.h"
+#include "jsonfile.h"
 #include "xmalloc.h"
 
 #define CG_FILE_MAX	(1024 * 1024)	/* mountinfo of a busy host stays far below */
@@ -250,4 +251,58 @@ cgroup_oom_kill(const char *dir, char **why)
 	free(why1);
 	free(path);
 	return r;
+}
+
+int
+cgroup_oom_mark(cJSON *a, const char *root, long pid)
+{
+	const char *had = json_str(a, "oom_cgroup", NULL);
+	char *dir = NULL, *why = NULL;
+	long n;
+	int changed = 0;
+
+	if (cgroup_memory_dir(root, pid, &dir, &why) != 0) {
+		/* The stage already gone: what was read before its launch stands. */
+		if (pid > 0 && had != NULL)
+			goto out;
+		json_set_str(a, "oom_why", why);
+		changed = 1;
+		goto out;
+	}
+	if (had != NULL && strcmp(had, dir) == 0)
+		goto out;
+	changed = 1;
+	json_set_str(a, "oom_cgroup", dir);
+	if ((n = cgroup_oom_kill(dir, &why)) >= 0) {
+		json_set_num(a, "oom_kill_base", (double)n);
+		cJSON_DeleteItemFromObject(a, "oom_why");
+	} else {
+		cJSON_DeleteItemFromObject(a, "oom_kill_base");
+		json_set_str(a, "oom_why", why);
+	}
+ out:
+	free(dir);
+	free(why);
+	return changed;
+}
+
+long
+cgroup_oom_delta(const cJSON *a, char **why)
+{
+	const char *dir = json_str(a, "oom_cgroup", NULL);
+	long base = json_long(a, "oom_kill_base", -1), now;
+
+	*why = NULL;
+	if (dir == NULL || base < 0) {
+		*why = xstrdup(json_str(a, "oom_why", "no cgroup recorded at the launch"));
+		return -1;
+	}
+	if ((now = cgroup_oom_kill(dir, why)) < 0)
+		return -1;
+	if (now < base) {
+		*why = xstrfmt("%s: the oom_kill counter went back from %ld to %ld (a new cgroup "
+		    "of the same name)", dir, base, now);
+		return -1;
+	}
+	return now - base;
 }

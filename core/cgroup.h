@@ -10,6 +10,8 @@
 #ifndef WK_CGROUP_H
 #define WK_CGROUP_H
 
+#include <cJSON.h>
+
 /*
  * The sysfs directory of pid's memory cgroup (pid <= 0: this process).  A
  * v1 hierarchy with the memory controller wins over the v2 one.  root
@@ -30,5 +32,18 @@ int cgroup_memory_dir(const char *root, long pid, char **dir, char **why);
  * file or directory".
  */
 long cgroup_oom_kill(const char *dir, char **why);
+
+/*
+ * Attempt records (cJSON objects in the stage's history): where the stage's
+ * OOM kills are counted.  cgroup_oom_mark sets "oom_cgroup" (the directory
+ * of pid's memory cgroup; pid <= 0: this process, whose cgroup a child
+ * inherits) and "oom_kill_base" (its counter now), or "oom_why" when that
+ * cannot be read.  Called before a launch (pid 0) and after it (the stage's
+ * pid): when the stage runs in the same cgroup the earlier base stands, so a
+ * kill between the two reads still counts.  1 when a changed, else 0.
+ */
+int cgroup_oom_mark(cJSON *a, const char *root, long pid);
+/* The counter's increase since cgroup_oom_mark, or -1 and *why (caller frees). */
+long cgroup_oom_delta(const cJSON *a, char **why);
 
 #endif

@@ -467,12 +467,24 @@ facts_ckpt(const struct decide_in *in, struct decide_facts *f)
 	free(why);
 }
 
+/* The newest attempt of a stage's history (as the probe read it), or NULL. */
+static const cJSON *
+hist_newest(const cJSON *hist)
+{
+	const cJSON *arr = cJSON_GetObjectItem(hist, "attempts");
+	int n = cJSON_GetArraySize(arr);
+
+	return n > 0 ? cJSON_GetArrayItem(arr, n - 1) : NULL;
+}
+
 static void
 facts_tail_triage(const struct decide_in *in, struct decide_facts *f, struct triage_scan *ts)
 {
 	const struct probe_log *lg = probe_log(in->p, "output");
 	struct triage_input ti;
 	const char *l, *nl;
+	const cJSON *a;
+	enum triage_class cls;
 
 	f->tail_cls = TRIAGE_NONE;
 	if (lg == NULL || triage_scan_init(ts) != 0)
@@ -490,8 +502,13 @@ facts_tail_triage(const struct decide_in *in, struct decide_facts *f, struct tri
 	memset(&ti, 0, sizeof(ti));
 	ti.exited = 1;
 	ti.exit_code = 1;
-	ti.oom_kills = -1;
+	ti.oom_kills = -1;	/* patrol never sees the stage's cgroup: a "Killed" line stays a guess */
 	f->tail_cls = triage_classify(&ti, ts, &f->tail_evidence);
+	/* onbox judged the attempt with its counter: its class wins (killed, not cgroup_oom) */
+	if (f->first_missing >= 0 && (a = hist_newest(probe_history(in->p,
+	    in->cfg->chain[f->first_missing].name))) != NULL &&
+	    (cls = triage_by_name(json_str(a, "class", NULL))) != TRIAGE_NCLASSES)
+		f->tail_cls = cls;
 }
 
 /*

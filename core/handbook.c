@@ -971,6 +971,13 @@ hb_triage(struct hb *h)
 		md_cell(b, t->remediation);
 		buf_puts(b, " |\n");
 	}
+	buf_puts(b, "\nHow onbox picks the class (`triage_steps[]`, in order; the first that decides "
+	    "wins, none: unknown). The counter is the oom_kill counter of the stage's own memory "
+	    "cgroup (`oom_cgroup` in the attempt's history), read at the launch and at the end; a "
+	    "class that rests on a guess carries `guess` in the `.FAILED` marker and the "
+	    "`stage_failed` event, saying why.\n\n");
+	for (i = 0; triage_step_text(i) != NULL; i++)
+		buf_printf(b, "%zu. %s\n", i + 1, triage_step_text(i));
 	buf_puts(b, "\n");
 }
 

@@ -44,6 +44,7 @@
 #include "atomic.h"
 #include "attempt.h"
 #include "buf.h"
+#include "cgroup.h"
 #include "ckpt.h"
 #include "config.h"
 #include "deliver.h"
@@ -859,6 +860,7 @@ struct outcome {
 	int		 exit_code;
 	int		 signo;
 	const char	*evidence;
+	const char	*guess;		/* why the class is a guess, or NULL */
 	const char	*exec_error;
 };
 
@@ -1082,6 +1084,8 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 		cJSON_AddBoolToObject(m, "retryable", ci->retryable);
 		if (o->evidence != NULL)
 			cJSON_AddStringToObject(m, "evidence", o->evidence);
+		if (o->guess != NULL)
+			cJSON_AddStringToObject(m, "guess", o->guess);
 		if (o->exec_error != NULL)
 			cJSON_AddStringToObject(m, "exec_error", o->exec_error);
 		cJSON_AddItemToObject(m, "policy", cJSON_Duplicate(pj, 1));
@@ -1120,6 +1124,8 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 		cJSON_AddStringToObject(ev, "remediation", ci->remediation);
 		if (o->evidence != NULL)
 			cJSON_AddStringToObject(ev, "evidence", o->evidence);
+		if (o->guess != NULL)
+			cJSON_AddStringToObject(ev, "guess", o->guess);
 		add_tail(ev, r);
 		cJSON_AddBoolToObject(ev, "restarting", restart);
 		cJSON_AddItemToObject(ev, "policy", pj);	/* transferred */
@@ -1356,13 +1362,25 @@ invalidate_downstream(struct runner *r, size_t idx)
 	}
 }
 
-/* The oom_kill counter's increase since the attempt began; -1 unknown. */
-static long
-oom_delta(const cJSON *a)
+/*
+ * The stage's own memory cgroup, from its pid once its wrapper recorded it
+ * (bounded): cgroup_oom_mark keeps the base read before the launch when the
+ * stage runs where onbox does.
+ */
+static void
+runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a)
 {
-	long base = json_long(a, "oom_kill_base", -1), now = triage_oom_kill_count(NULL);
+	struct attempt_rec rec;
+	struct deadline d;
 
-	return base < 0 || now < 0 ? -1 : now - base;
+	deadline_set(&d, REC_WAIT_MS);
+	while (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) != 0 || rec.pid <= 0) {
+		if (deadline_expired(&d))
+			return;
+		usleep(20000);
+	}
+	if (cgroup_oom_mark(a, NULL, rec.pid))
+		(void)runner_hist_save(r, hist);
 }
 
 /*
@@ -1941,7 +1959,7 @@ runner_stage(struct runner *r, size_t idx)
 	cJSON *hist, *a;
 	enum sup_end end;
 	int rc = 0, lost_follow = 0, held;
-	char *lockp = NULL;
+	char *lockp = NULL, *oom_why = NULL, *guess = NULL;
 
 	r->st = st;
 	r->idx = idx;
@@ -2014,7 +2032,7 @@ runner_stage(struct runner *r, size_t idx)
 			free(flag);
 		}
 		a = hist_add(hist, r->attempt, st->has_wait ? "wait" : "run");
-		json_set_num(a, "oom_kill_base", (double)triage_oom_kill_count(NULL));
+		(void)cgroup_oom_mark(a, NULL, 0);	/* the cgroup the stage inherits */
 		if (!st->has_wait)
 			runner_slurm_mark(r, a);	/* saved before the launch: a requeue may come any time */
 		if (st->log != NULL) {
@@ -2044,6 +2062,8 @@ runner_stage(struct runner *r, size_t idx)
 			rc = 1;
 			goto out;
 		}
+		if (!st->has_wait && r->job == NULL)
+			runner_oom_mark_stage(r, hist, a);
 	}
 	r->stage_pid = rec.pid;
 
@@ -2148,7 +2168,9 @@ runner_stage(struct runner *r, size_t idx)
 	in.done_required = st->done_re != NULL;
 	in.done_seen = r->done_seen;
 	in.we_timed_out = json_bool(a, "timed_out", 0) || end == SUP_TIMEOUT;
-	in.oom_kills = oom_delta(a);
+	in.oom_kills = cgroup_oom_delta(a, &oom_why);
+	in.oom_known = in.oom_kills >= 0;
+	in.oom_why = oom_why;
 	if (st->has_wait) {
 		/* A wait has no exit status: it ends by its pattern, a crash, a timeout or the pid. */
 		in.exited = 1;
@@ -2184,7 +2206,8 @@ runner_stage(struct runner *r, size_t idx)
 		proc_boot_id(boot, sizeof(boot));
 		in.rebooted = rec.boot[0] != '\0' && strcmp(rec.boot, boot) != 0;
 	}
-	o.cls = triage_classify(&in, &r->ts, &o.evidence);
+	o.cls = triage_classify_guess(&in, &r->ts, &o.evidence, &guess);
+	o.guess = guess;
 	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
 		o.cls = TRIAGE_UNKNOWN;
 	rc = o.cls == TRIAGE_NONE ? 0 : 1;
@@ -2193,6 +2216,8 @@ runner_stage(struct runner *r, size_t idx)
  out:
 	jobrun_detach(r->job);	/* it borrowed hist */
 	free(lockp);
+	free(oom_why);
+	free(guess);
 	cJSON_Delete(hist);
 	return rc;
 }

@@ -278,6 +278,17 @@ test_rows(void **state)
 	b.extra = "@log output train.2.log\n|step 4600/5155\n|Traceback (most recent call last):\n"
 	    "|RuntimeError: NCCL communicator was aborted: Watchdog caught collective operation timeout\n";
 	run_case(&b, -1, 0, V_CRASHED, "train (nccl_timeout)", &o);
+	/*
+	 * The shell's "Killed" is evidence of a SIGKILL, not of an OOM: patrol cannot read
+	 * the stage's cgroup, so onbox's class in the history wins over its guess.
+	 */
+	b.extra = "@log output train.2.log\n|step 4600/5155\n|Killed\n";
+	run_case(&b, -1, 0, V_CRASHED, "train (cgroup_oom)", &o);
+	b.extra = "@history train\n|{\"stage\": \"train\", \"attempts\": [{\"attempt\": 2, "
+	    "\"result\": \"failed\", \"class\": \"killed\"}]}\n"
+	    "@log output train.2.log\n|step 4600/5155\n|Killed\n";
+	run_case(&b, -1, 0, V_CRASHED, "train (killed)", &o);
+	assert_int_equal(o.cls, TRIAGE_KILLED);
 	/* NEEDS_RESUME: dead, clean tail. */
 	b.extra = "@log output train.2.log\n|step 4600/5155\n";
 	run_case(&b, -1, 0, V_NEEDS_RESUME, "train: nothing is running and TRAIN_DONE is missing", &o);

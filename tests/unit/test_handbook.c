@@ -272,6 +272,36 @@ test_sections_in_order(void **state)
 	cJSON_Delete(ps);
 }
 
+/* The triage table has every class (killed among them) and the classifier's steps in order. */
+static void
+test_triage_table_and_steps(void **state)
+{
+	char *md = render(NULL, NULL, -1), *sec = section(md, "Triage table"), *row;
+	const char *prev, *p;
+	size_t i;
+
+	(void)state;
+	for (i = 1; i < TRIAGE_NCLASSES; i++) {
+		row = xstrfmt("\n| %s | ", triage_classes[i].name);
+		if (strstr(sec, row) == NULL)
+			fail_msg("no triage row for %s", triage_classes[i].name);
+		free(row);
+	}
+	assert_non_null(strstr(sec, "| killed | Killed by a signal we did not send | yes | "));
+	prev = sec;
+	for (i = 0; triage_step_text(i) != NULL; i++) {
+		row = xstrfmt("\n%zu. %s\n", i + 1, triage_step_text(i));
+		p = strstr(sec, row);
+		if (p == NULL || p < prev)
+			fail_msg("step %zu missing or out of order", i + 1);
+		prev = p;
+		free(row);
+	}
+	assert_non_null(strstr(sec, "readable and unchanged: killed"));
+	free(sec);
+	free(md);
+}
+
 static void
 test_decision_table_is_the_code_table(void **state)
 {
@@ -682,6 +712,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sections_in_order),
 		cmocka_unit_test(test_decision_table_is_the_code_table),
+		cmocka_unit_test(test_triage_table_and_steps),
 		cmocka_unit_test(test_marker_paths),
 		cmocka_unit_test(test_hostile_values_stay_inert),
 		cmocka_unit_test(test_no_secret),
