@@ -337,7 +337,7 @@ triage_killed_by(const struct triage_input *in, int signo)
 
 /*
  * The classifier's steps.  Each returns a class, or TRIAGE_NCLASSES for "not
- * decided here"; only the log step sets *ev.
+ * decided here"; *ev is the log line that decided it (a SIGKILL line for the counter steps).
  */
 typedef enum triage_class (*triage_step_fn)(const struct triage_input *,
     const struct triage_scan *, const char **);
@@ -370,12 +370,25 @@ triage_step_timeout(const struct triage_input *in, const struct triage_scan *ts,
 	return in->we_timed_out ? TRIAGE_TIMEOUT : TRIAGE_NCLASSES;
 }
 
+/* The first line that showed a SIGKILL (a shell's "Killed"), or NULL. */
+static const char *
+triage_sigkill_line(const struct triage_scan *ts)
+{
+	size_t i;
+
+	for (i = 0; ts != NULL && ts->hits != NULL && i < TRIAGE_NRULES; i++)
+		if (ts->hits[i] && triage_rules[i].crash == TRIAGE_SIGKILL_EVIDENCE)
+			return ts->first_line[i];
+	return NULL;
+}
+
 static enum triage_class
 triage_step_oom_kill(const struct triage_input *in, const struct triage_scan *ts, const char **ev)
 {
-	(void)ts;
-	(void)ev;
-	return in->oom_kills > 0 ? TRIAGE_CGROUP_OOM : TRIAGE_NCLASSES;
+	if (in->oom_kills <= 0)
+		return TRIAGE_NCLASSES;
+	*ev = triage_sigkill_line(ts);
+	return TRIAGE_CGROUP_OOM;
 }
 
 static enum triage_class
@@ -404,17 +417,9 @@ static enum triage_class
 triage_step_sigkill_counted(const struct triage_input *in, const struct triage_scan *ts,
     const char **ev)
 {
-	size_t i;
-
 	if (!triage_killed_by(in, SIGKILL) || in->we_stopped || !triage_oom_unchanged(in))
 		return TRIAGE_NCLASSES;
-	/* The shell's "Killed" line, when there is one, is the evidence. */
-	for (i = 0; ts != NULL && ts->hits != NULL && i < TRIAGE_NRULES; i++) {
-		if (ts->hits[i] && triage_rules[i].crash == TRIAGE_SIGKILL_EVIDENCE) {
-			*ev = ts->first_line[i];
-			break;
-		}
-	}
+	*ev = triage_sigkill_line(ts);	/* the shell's "Killed" line, when there is one */
 	return TRIAGE_KILLED;
 }
 

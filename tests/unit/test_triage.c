@@ -669,8 +669,10 @@ test_sigkill_log_lines(void **state)
 		in.exit_code = 1;	/* a script that went on after its child's SIGKILL */
 		assert_int_equal(triage_classify(&in, &ts, NULL), TRIAGE_KILLED);
 		in.oom_kills = 1;
-		assert_int_equal(triage_classify_guess(&in, &ts, NULL, &guess), TRIAGE_CGROUP_OOM);
+		ev = NULL;
+		assert_int_equal(triage_classify_guess(&in, &ts, &ev, &guess), TRIAGE_CGROUP_OOM);
 		assert_null(guess);
+		assert_non_null(ev);	/* the counter decided; the line is the evidence */
 		in = (struct triage_input){ .exited = 1, .exit_code = 1, .oom_kills = -1,
 		    .oom_why = "ENOENT" };
 		assert_int_equal(triage_classify_guess(&in, &ts, NULL, &guess), TRIAGE_CGROUP_OOM);
