@@ -1374,12 +1374,13 @@ runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a)
 	struct deadline d;
 
 	deadline_set(&d, REC_WAIT_MS);
-	while (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) != 0 || rec.pid <= 0) {
+	while (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) != 0 ||
+	    (rec.pid <= 0 && !rec.exited)) {
 		if (deadline_expired(&d))
 			return;
 		usleep(20000);
 	}
-	if (cgroup_oom_mark(a, NULL, rec.pid))
+	if (rec.pid > 0 && cgroup_oom_mark(a, NULL, rec.pid))
 		(void)runner_hist_save(r, hist);
 }
 
@@ -2032,7 +2033,8 @@ runner_stage(struct runner *r, size_t idx)
 			free(flag);
 		}
 		a = hist_add(hist, r->attempt, st->has_wait ? "wait" : "run");
-		(void)cgroup_oom_mark(a, NULL, 0);	/* the cgroup the stage inherits */
+		if (r->job == NULL)	/* a cluster job runs in no cgroup of ours */
+			(void)cgroup_oom_mark(a, NULL, 0);	/* the one the stage inherits */
 		if (!st->has_wait)
 			runner_slurm_mark(r, a);	/* saved before the launch: a requeue may come any time */
 		if (st->log != NULL) {
