@@ -902,6 +902,64 @@ test_cgroup_missing(void **state)
 	rm_tree(root);
 }
 
+/* The attempt record: the cgroup onbox runs in before the launch, the stage's after it. */
+static void
+test_cgroup_mark_and_delta(void **state)
+{
+	char root[] = "/tmp/wk-cgroup-XXXXXX", empty[] = "/tmp/wk-cgroup-XXXXXX", want[512], *why;
+	cJSON *a = cJSON_CreateObject(), *b = cJSON_CreateObject();
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	fake_file(root, "proc/self/cgroup", "0::/a\n");
+	fake_file(root, "proc/55/cgroup", "0::/a\n");
+	fake_file(root, "proc/56/cgroup", "0::/b\n");
+	fake_file(root, "proc/self/mountinfo", "25 21 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	fake_file(root, "sys/fs/cgroup/a/memory.events", "oom 1\noom_kill 1\n");
+	fake_file(root, "sys/fs/cgroup/b/memory.events", "oom 7\noom_kill 7\n");
+
+	/* before the launch: onbox's own cgroup, which the stage inherits */
+	assert_int_equal(cgroup_oom_mark(a, root, 0), 1);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/a", root);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(a, "oom_cgroup")), want);
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(a, "oom_kill_base")), 1);
+	/* the stage in the same cgroup: the earlier base stands (a kill in between counts) */
+	fake_file(root, "sys/fs/cgroup/a/memory.events", "oom 2\noom_kill 2\n");
+	assert_int_equal(cgroup_oom_mark(a, root, 55), 0);
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(a, "oom_kill_base")), 1);
+	fake_file(root, "sys/fs/cgroup/a/memory.events", "oom 3\noom_kill 3\n");
+	assert_int_equal(cgroup_oom_delta(a, &why), 2);
+	assert_null(why);
+	/* the stage already gone: what was read before stands */
+	assert_int_equal(cgroup_oom_mark(a, root, 999), 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(a, "oom_cgroup")), want);
+	/* the stage moved itself elsewhere: its cgroup, its base */
+	assert_int_equal(cgroup_oom_mark(a, root, 56), 1);
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/b", root);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(a, "oom_cgroup")), want);
+	assert_int_equal(cgroup_oom_delta(a, &why), 0);
+	/* a counter that went back: another cgroup of the same name, unknown */
+	fake_file(root, "sys/fs/cgroup/b/memory.events", "oom 0\noom_kill 0\n");
+	assert_int_equal(cgroup_oom_delta(a, &why), -1);
+	assert_non_null(strstr(why, "went back from 7 to 0"));
+	free(why);
+	/* nothing readable: oom_why, and the delta says it */
+	assert_non_null(mkdtemp(empty));
+	assert_int_equal(cgroup_oom_mark(b, empty, 0), 1);
+	assert_null(cJSON_GetObjectItem(b, "oom_kill_base"));
+	assert_int_equal(cgroup_oom_delta(b, &why), -1);
+	assert_non_null(strstr(why, "/proc/self/cgroup: No such file or directory"));
+	free(why);
+	/* an attempt from before this version: no cgroup recorded */
+	assert_int_equal(cgroup_oom_delta(NULL, &why), -1);
+	assert_non_null(strstr(why, "no cgroup recorded"));
+	free(why);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	rm_tree(empty);
+	rm_tree(root);
+}
+
 /* Saved hits read back give the same class and evidence; another table's are refused. */
 static void
 test_scan_save_load(void **state)
@@ -951,6 +1009,7 @@ main(void)
 		cmocka_unit_test(test_cgroup_v1),
 		cmocka_unit_test(test_cgroup_v2_namespaced),
 		cmocka_unit_test(test_cgroup_missing),
+		cmocka_unit_test(test_cgroup_mark_and_delta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
