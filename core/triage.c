@@ -13,7 +13,11 @@
  * patset and keeps the first matching line per rule as evidence.  The
  * classifier then weighs that against how the process ended, as a third
  * table, triage_steps[], walked in order: how the process ended outranks
- * the log, except that a bare SIGKILL only counts when no rule explains it.
+ * the log.  A SIGKILL we did not send is decided by the oom_kill counter of
+ * the stage's own cgroup: grew, cgroup_oom; read and unchanged, killed; not
+ * readable, a log rule when one explains it, else cgroup_oom as a guess
+ * (triage_classify_guess says why).  A shell's "Killed" line is evidence of
+ * a SIGKILL, never of its cause (TRIAGE_SIGKILL_EVIDENCE).
  */
 #include <errno.h>
 #include <fcntl.h>
