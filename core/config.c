@@ -26,6 +26,7 @@
 
 #include "buf.h"
 #include "ckpt.h"
+#include "complete.h"
 #include "config.h"
 #include "err.h"
 #include "fsutil.h"
@@ -186,6 +187,9 @@ static const struct cfg_key cfg_loss_keys[] = {
 	  .help = "... for this many consecutive logged values" },
 	{ .name = "warmup_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
 	  .help = "no spike alerts before this step" },
+	{ .name = "on_nan", .type = CFG_STR, .def = "alert", .choices = "alert|stop",
+	  .help = "a NaN/Inf loss in a run stage: alert only, or also stop the stage (SIGTERM, "
+	  "SIGKILL after the grace) and fail it as nan_loss, so later stages never run" },
 };
 static const struct cfg_table cfg_loss_table = CFG_TABLE("loss", cfg_loss_keys, 0);
 
@@ -232,6 +236,16 @@ static const struct cfg_key cfg_restart_keys[] = {
 	  .help = "failure classes that may be retried (default: the triage table's)" },
 };
 static const struct cfg_table cfg_restart_table = CFG_TABLE("restart", cfg_restart_keys, 0);
+
+static const struct cfg_key cfg_completion_keys[] = {
+	{ .name = "require", .type = CFG_STRARR,
+	  .help = "paths or globs under the workdir that must each match a non-empty file (or a "
+	  "directory with an entry) before the last stage's marker is written; "
+	  "\"{final_checkpoint}\": the newest complete checkpoint is at the progress total; "
+	  "unmet: the last stage fails as missing_artifacts" },
+};
+static const struct cfg_table cfg_completion_table =
+    CFG_TABLE("completion", cfg_completion_keys, 0);
 
 static const struct cfg_key cfg_notify_keys[] = {
 	{ .name = "type", .type = CFG_STR, .flags = CFG_REQUIRED,
@@ -363,6 +377,8 @@ static const struct cfg_key cfg_root_keys[] = {
 	  .help = "checkpoint completeness" },
 	{ .name = "restart", .type = CFG_OBJ, .sub = &cfg_restart_table,
 	  .help = "bounds on automatic restarts" },
+	{ .name = "completion", .type = CFG_OBJ, .sub = &cfg_completion_table,
+	  .help = "what a finished run must have left" },
 	{ .name = "notify", .type = CFG_OBJARR, .max = 100, .sub = &cfg_notify_table,
 	  .help = "webhooks and commands to push events to" },
 	{ .name = "outbox", .type = CFG_OBJ, .sub = &cfg_outbox_table,
@@ -1122,6 +1138,31 @@ cfg_derive_ckpt(const struct cfg_ctx *ctx, const struct wk_config *cfg, const cJ
 	}
 }
 
+/* completion.require: relative entries that stay in the workdir; {final_checkpoint} needs checkpoints. */
+static void
+cfg_derive_complete(const struct cfg_ctx *ctx, const cJSON *root)
+{
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(root, "completion"), "require"), *it;
+	char *p, *why;
+	size_t i = 0;
+
+	cJSON_ArrayForEach(it, req) {
+		p = jsonc_path_elem("completion.require", i++);
+		why = NULL;
+		if (!cJSON_IsString(it))
+			;	/* the type check said so */
+		else if (complete_entry_ok(it->valuestring, &why) != 0)
+			cfg_error(ctx, p, "key \"%s\": %s", p, why);
+		else if (strcmp(it->valuestring, COMPLETE_FINAL_CKPT) == 0 &&
+		    !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "checkpoints")))
+			cfg_error(ctx, p, "key \"%s\": " COMPLETE_FINAL_CKPT " needs \"checkpoints\" "
+			    "(dir, pattern) to find the newest complete checkpoint", p);
+		free(why);
+		free(p);
+	}
+}
+
 static void
 cfg_derive_notify(const struct cfg_ctx *ctx, const cJSON *notify)
 {
@@ -1168,6 +1209,7 @@ cfg_derive(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON *root)
 	cfg->has_progress = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "progress"));
 	cfg_derive_stages(ctx, cfg, cJSON_GetObjectItemCaseSensitive(root, "chain"));
 	cfg_derive_ckpt(ctx, cfg, root);
+	cfg_derive_complete(ctx, root);
 	cfg_derive_notify(ctx, cJSON_GetObjectItemCaseSensitive(root, "notify"));
 	if (cfg->detach != NULL && strcmp(cfg->detach, "job") == 0 &&
 	    (!cJSON_IsObject(job) || !cJSON_HasObjectItem(job, "submit") ||

@@ -762,6 +762,37 @@ hb_markers(struct hb *h)
 	free(dir);
 }
 
+/* completion.require and loss.on_nan: what DONE needs, and whether a NaN stops the stage. */
+static void
+hb_completion(struct hb *h)
+{
+	struct buf *b = &h->b;
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(h->cfg->root, "completion"), "require"), *it;
+	int first = 1;
+
+	buf_puts(b, "6. Completion: the last stage's marker is written only when every "
+	    "`completion.require` entry matches a non-empty file (or a directory with an entry) "
+	    "under the workdir, `{final_checkpoint}` meaning the newest complete checkpoint is at "
+	    "the progress total; else that stage fails as `missing_artifacts` (not retryable), "
+	    "naming what is missing. Required here: ");
+	cJSON_ArrayForEach(it, req) {
+		if (!cJSON_IsString(it))
+			continue;
+		buf_puts(b, first ? "" : ", ");
+		hb_boxtext(h, it->valuestring, 0);
+		first = 0;
+	}
+	if (first)
+		buf_puts(b, "nothing (no `completion.require` in the config)");
+	buf_printf(b, ". A NaN/Inf loss (`loss.on_nan` %s): %s\n\n",
+	    config_get_str(h->cfg, "loss.on_nan"),
+	    strcmp(config_get_str(h->cfg, "loss.on_nan"), "stop") == 0 ?
+	    "the stage is stopped as a timeout is (SIGTERM, then SIGKILL) and fails as `nan_loss`, "
+	    "not retried, so the later stages never run on a diverged model." :
+	    "a `health_alert` only; the stage runs on.");
+}
+
 static void
 hb_resume(struct hb *h)
 {
@@ -829,6 +860,7 @@ hb_resume(struct hb *h)
 	else
 		buf_puts(b, "no `checkpoints` in the config");
 	buf_puts(b, "\n\n");
+	hb_completion(h);
 	if (tres != NULL) {
 		buf_puts(b, "An interrupted transfer resumes with (transfer.resume, on this machine):\n\n");
 		md_block(b, "sh", tres);

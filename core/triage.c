@@ -105,6 +105,12 @@ const struct triage_class_info triage_classes[TRIAGE_NCLASSES] = {
 	    "The box rebooted under the stage: check that the disk and GPUs came "
 	    "back (df -h, nvidia-smi), then relaunch; it resumes at the first "
 	    "missing marker.", 1, 1 },
+	[TRIAGE_MISSING_ARTIFACTS] = { TRIAGE_MISSING_ARTIFACTS, "missing_artifacts",
+	    "Finished without its required artifacts",
+	    "The last stage ended well, but what completion.require names is "
+	    "missing, empty, or the newest complete checkpoint is short of the "
+	    "progress total: read the evidence, check that the code writes those "
+	    "files (and its final checkpoint), then rerun.", 0, 0 },
 	[TRIAGE_UNKNOWN] = { TRIAGE_UNKNOWN, "unknown", "Failed, cause not recognised",
 	    "Nothing in the log matched a known failure: read the last lines of "
 	    "the stage's log before relaunching.", 0, 0 },

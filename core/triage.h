@@ -34,6 +34,7 @@ enum triage_class {
 	TRIAGE_NO_DONE_LINE,	/* exit 0 but done_when never appeared */
 	TRIAGE_LOST,		/* the exit status was lost (wrapper killed) */
 	TRIAGE_REBOOT,		/* the box rebooted under the stage */
+	TRIAGE_MISSING_ARTIFACTS, /* the last stage ended well but completion.require is not met */
 	TRIAGE_UNKNOWN,		/* failed, nothing recognised */
 	TRIAGE_NCLASSES
 };

@@ -46,6 +46,7 @@
 #include "buf.h"
 #include "cgroup.h"
 #include "ckpt.h"
+#include "complete.h"
 #include "config.h"
 #include "deliver.h"
 #include "err.h"
@@ -59,6 +60,7 @@
 #include "log.h"
 #include "logscan.h"
 #include "monotime.h"
+#include "nanstop.h"
 #include "notify.h"
 #include "outbox.h"
 #include "onbox.h"
@@ -140,6 +142,7 @@ struct runner {
 	struct health	*health;	/* NULL: none (its patterns failed) */
 	cJSON		*saved;		/* scan.json as the last onbox left it, or NULL */
 	time_t		 htick;		/* last health tick: one per heartbeat_s, not per event */
+	struct nanstop	 nan;		/* loss.on_nan stop: the attempt to stop (nanstop.h) */
 
 	struct notify_sinks sinks;
 	struct outbox_opts outbox;
@@ -509,6 +512,7 @@ runner_scan_save(struct runner *r)
 
 	if (r->health != NULL)
 		cJSON_AddItemToObject(doc, "health", health_save(r->health));
+	nanstop_save(&r->nan, doc);
 	if (r->st != NULL && !r->st->has_wait && r->nsrc > 0) {
 		cJSON_AddStringToObject(doc, "stage", r->st->name);
 		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
@@ -554,6 +558,7 @@ runner_scan_init(struct runner *r)
 		if (r->health != NULL && cJSON_GetObjectItem(doc, "health") != NULL &&
 		    health_load(r->health, cJSON_GetObjectItem(doc, "health")) != 0)
 			log_warn("%s: not a health state of this onbox: starting afresh", path);
+		nanstop_load(&r->nan, doc);
 		r->saved = doc;	/* transferred */
 	}
 	free(path);
@@ -607,6 +612,10 @@ runner_health_alerts(struct runner *r)
 	cJSON *ev;
 
 	for (i = 0; i < n; i++) {
+		int stop = al[i].kind == HEALTH_NAN_LOSS && (r->st == NULL || !r->st->has_wait) &&
+		    nanstop_alert(&r->nan, r->cfg, r->st != NULL ? r->st->name :
+		    json_str(r->saved, "stage", NULL), al[i].attempt, al[i].text);
+
 		ev = events_new(r->instance, r->cfg->run, "health_alert",
 		    r->st != NULL ? r->st->name : NULL, al[i].attempt);
 		/* One event per alert: the id carries its kind and sequence number. */
@@ -617,8 +626,11 @@ runner_health_alerts(struct runner *r)
 		cJSON_AddStringToObject(ev, "kind", health_kind_name(al[i].kind));
 		cJSON_AddStringToObject(ev, "severity", health_severity_name(al[i].severity));
 		cJSON_AddStringToObject(ev, "text", al[i].text);
-		snprintf(human, sizeof(human), "%s attempt %ld %s: %s", r->st != NULL ? r->st->name : "run",
-		    al[i].attempt, health_kind_name(al[i].kind), al[i].text);
+		if (stop)
+			cJSON_AddStringToObject(ev, "action", "stop_stage");	/* loss.on_nan stop */
+		snprintf(human, sizeof(human), "%s attempt %ld %s: %s%s", r->st != NULL ? r->st->name : "run",
+		    al[i].attempt, health_kind_name(al[i].kind), al[i].text,
+		    stop ? " · loss.on_nan stop: stopping the stage" : "");
 		runner_emit(r, ev, human);
 	}
 	free(al);
@@ -1153,6 +1165,38 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 	return r_;
 }
 
+/*
+ * completion.require, before the LAST stage's marker is written: unmet
+ * entries fail it as missing_artifacts (*own, freed by the caller, holds
+ * the evidence).  The total for {final_checkpoint} is progress.max, else
+ * this stage's log total, else the last one the health checker saw (an
+ * eval stage after the training prints none).
+ */
+static void
+runner_require(struct runner *r, struct outcome *o, char **own)
+{
+	struct health_view v;
+	long max = r->prog_max_log;
+	char *note = NULL;
+
+	*own = NULL;
+	if (o->cls != TRIAGE_NONE || r->idx + 1 != r->cfg->nchain || !complete_configured(r->cfg))
+		return;
+	if (max <= 0 && r->health != NULL) {
+		health_view(r->health, &v);
+		if (!v.max_from_config)
+			max = v.max;
+	}
+	if (complete_check(r->cfg, max, own, &note) > 0) {
+		log_warn("stage %s attempt %ld: completion.require not met: %s", r->st->name,
+		    r->attempt, *own);
+		o->cls = TRIAGE_MISSING_ARTIFACTS;
+		o->evidence = *own;
+	} else if (note != NULL)
+		log_warn("stage %s: completion.require met, but %s", r->st->name, note);
+	free(note);
+}
+
 /* ---- supervision ---- */
 
 enum sup_end { SUP_GONE, SUP_WAIT_HIT, SUP_CRASH, SUP_TIMEOUT, SUP_SIGNAL, SUP_STOP };
@@ -1188,7 +1232,8 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 {
 	struct deadline dl[4];	/* heartbeat, timeout, kill grace, next delivery */
 	struct pollfd pfd[4];
-	int killed = 0, cap, n, gone, pidfd_at, dfd_at, stop_sent = 0;
+	int killed = 0, cap, n, gone, pidfd_at, dfd_at, stop_sent = 0, nan_sent = 0;
+	const char *nan;
 	enum sup_end end;
 
 	dl[0] = r->hb;
@@ -1249,6 +1294,22 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 				}
 			} else
 				deadline_set(&dl[1], 50);	/* its pid is not recorded yet */
+		}
+		/* loss.on_nan stop: as a timeout, SIGTERM to the group, SIGKILL after the grace */
+		if (!nan_sent && !w->wait_stage && (w->kill_pgid > 0 || w->job != NULL) &&
+		    (nan = nanstop_due(&r->nan, r->st->name, r->attempt)) != NULL) {
+			nan_sent = 1;
+			json_set_str(a, "nan_stop", nan);
+			(void)runner_hist_save(r, hist);
+			log_warn("stage %s attempt %ld: %s: loss.on_nan is stop: stopping it",
+			    r->st->name, r->attempt, nan);
+			if (w->job != NULL)
+				jobrun_stop(w->job);
+			else if (!killed) {
+				kill(-w->kill_pgid, SIGTERM);
+				killed = 1;
+				deadline_set(&dl[2], KILL_GRACE_MS);
+			}
 		}
 		if (killed && deadline_expired(&dl[2])) {
 			deadline_clear(&dl[2]);
@@ -1960,7 +2021,8 @@ runner_stage(struct runner *r, size_t idx)
 	cJSON *hist, *a;
 	enum sup_end end;
 	int rc = 0, lost_follow = 0, held;
-	char *lockp = NULL, *oom_why = NULL, *guess = NULL;
+	char *lockp = NULL, *oom_why = NULL, *guess = NULL, *req = NULL;
+	const char *nan;
 
 	r->st = st;
 	r->idx = idx;
@@ -2208,15 +2270,26 @@ runner_stage(struct runner *r, size_t idx)
 		proc_boot_id(boot, sizeof(boot));
 		in.rebooted = rec.boot[0] != '\0' && strcmp(rec.boot, boot) != 0;
 	}
+	nan = st->has_wait ? NULL : nanstop_due(&r->nan, st->name, r->attempt);
+	if (nan == NULL && !st->has_wait)
+		nan = json_str(a, "nan_stop", NULL);
+	in.we_stopped = nan != NULL;
 	o.cls = triage_classify_guess(&in, &r->ts, &o.evidence, &guess);
 	o.guess = guess;
 	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
 		o.cls = TRIAGE_UNKNOWN;
+	if (nan != NULL) {
+		o.cls = TRIAGE_NAN_LOSS;	/* loss.on_nan stop, however it ended */
+		o.evidence = nan;
+		o.guess = NULL;
+	}
+	runner_require(r, &o, &req);
 	rc = o.cls == TRIAGE_NONE ? 0 : 1;
 	if (runner_finalize(r, hist, a, &o) != 0)
 		rc = 1;
  out:
 	jobrun_detach(r->job);	/* it borrowed hist */
+	free(req);
 	free(lockp);
 	free(oom_why);
 	free(guess);
@@ -2578,6 +2651,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 	deliver_free(&r.dl);
 	notify_sinks_free(&r.sinks);
 	health_free(r.health);
+	nanstop_free(&r.nan);
 	cJSON_Delete(r.saved);
 	runner_stage_reset(&r);
 	log_tee_close();

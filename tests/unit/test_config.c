@@ -595,6 +595,69 @@ test_choices_and_notify(void **state)
 }
 
 static void
+test_completion_and_on_nan(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(load(f,
+	    "{\n"
+	    "  'run': 'r1', 'workdir': '/w',\n"
+	    "  'chain': [ { 'stage': 'a', 'run': 'x' } ],\n"
+	    "  'loss': { 'pattern': 'loss=(\\\\S+)', 'on_nan': 'halt' },\n"
+	    "  'completion': { 'require': [\n"
+	    "    '/etc/passwd',\n"
+	    "    'results/../../x',\n"
+	    "    '..',\n"
+	    "    'ckpt/{final_checkpoint}',\n"
+	    "    '{final_checkpoint}',\n"
+	    "    '',\n"
+	    "    7,\n"
+	    "    '~/r.json',\n"
+	    "    'results/..x/ok.json', 'a/*.json', 'dir/'\n"
+	    "  ] }\n"
+	    "}\n"), WK_ERR_PARSE);
+	expect(f, f->path, 4, "key \"loss.on_nan\": \"halt\" is not one of alert|stop");
+	expect(f, f->path, 6, "key \"completion.require[0]\": \"/etc/passwd\" is absolute: "
+	    "entries are relative to the workdir");
+	expect(f, f->path, 7, "key \"completion.require[1]\": \"results/../../x\" leaves the "
+	    "workdir (a \"..\" component)");
+	expect(f, f->path, 8, "key \"completion.require[2]\": \"..\" leaves the workdir (a \"..\" "
+	    "component)");
+	expect(f, f->path, 9, "key \"completion.require[3]\": {final_checkpoint} must be an entry "
+	    "of its own, not part of a path");
+	expect(f, f->path, 10, "key \"completion.require[4]\": {final_checkpoint} needs "
+	    "\"checkpoints\" (dir, pattern) to find the newest complete checkpoint");
+	expect(f, f->path, 11, "key \"completion.require[5]\": empty: name a file, directory or glob "
+	    "under the workdir");
+	expect(f, f->path, 12, "key \"completion.require[6]\": expected string, got number 7");
+	expect(f, f->path, 13, "key \"completion.require[7]\": \"~/r.json\": no ~ expansion here: "
+	    "entries are relative to the workdir");
+	assert_int_equal(f->d.n, 9);
+	assert_null(msg(f, "require[8]"));
+	assert_null(msg(f, "require[9]"));
+	assert_null(msg(f, "require[10]"));
+
+	/* Accepted: defaults, and every kind of entry with checkpoints configured. */
+	assert_int_equal(load(f,
+	    "{ 'run': 'r1', 'workdir': '/w', 'chain': [ { 'stage': 'a', 'run': 'x' } ],\n"
+	    "  'loss': { 'pattern': 'loss=(\\\\S+)' } }\n"), 0);
+	assert_string_equal(config_get_str(f->cfg, "loss.on_nan"), "alert");
+	assert_int_equal(load(f,
+	    "{ 'run': 'r1', 'workdir': '/w', 'chain': [ { 'stage': 'a', 'run': 'x' } ],\n"
+	    "  'loss': { 'pattern': 'loss=(\\\\S+)', 'on_nan': 'stop' },\n"
+	    "  'checkpoints': { 'dir': 'ckpt', 'pattern': '^step_(\\\\d+)$' },\n"
+	    "  'completion': { 'require': [ 'results/metrics.json', 'eval/*.csv', 'out/',\n"
+	    "    '{final_checkpoint}' ] } }\n"), 0);
+	assert_string_equal(config_get_str(f->cfg, "loss.on_nan"), "stop");
+	/* not an array */
+	assert_int_equal(load(f,
+	    "{ 'run': 'r1', 'workdir': '/w', 'chain': [ { 'stage': 'a', 'run': 'x' } ],\n"
+	    "  'completion': { 'require': 'results/metrics.json', 'requires': [] } }\n"), WK_ERR_PARSE);
+	expect(f, f->path, 2, "key \"completion.require\": expected array of strings, got string");
+	expect(f, f->path, 2, "unknown key \"completion.requires\" (did you mean \"require\"?)");
+}
+
+static void
 test_multiple_errors(void **state)
 {
 	struct fx *f = *state;
@@ -921,6 +984,10 @@ test_print_keys(void **state)
 	assert_non_null(strstr(text, "  notify[].url_env "));
 	assert_non_null(strstr(text, "default 3,33 * * * *"));
 	assert_non_null(strstr(text, "tmux|nohup|slurm|job"));
+	assert_non_null(strstr(text, "  completion.require "));
+	assert_non_null(strstr(text, "{final_checkpoint}"));
+	assert_non_null(strstr(text, "  loss.on_nan "));
+	assert_non_null(strstr(text, "alert|stop"));
 	free(text);
 }
 
@@ -945,6 +1012,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_required_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_wait_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choices_and_notify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completion_and_on_nan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multiple_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workdir_expansion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_config_path, setup, teardown),

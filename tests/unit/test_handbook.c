@@ -566,6 +566,10 @@ test_first_command_and_resume_run(void **state)
 	assert_string_equal(out, want);
 	/* ...and the on-box one is that command as is. */
 	assert_non_null(strstr(sec, start));
+	/* completion.require and loss.on_nan, with this config's values (neither set: the defaults) */
+	assert_non_null(strstr(sec, "6. Completion: the last stage's marker is written only when"));
+	assert_non_null(strstr(sec, "Required here: nothing (no `completion.require` in the config)"));
+	assert_non_null(strstr(sec, "(`loss.on_nan` alert): a `health_alert` only"));
 	free(want);
 	free(start);
 	free(out);

@@ -450,7 +450,7 @@ test_class_table(void **state)
 	static const char *const names[TRIAGE_NCLASSES] = {
 		"none", "disk_full", "cgroup_oom", "cuda_oom", "hbm_oom", "node_lost",
 		"nccl_timeout", "bad_accelerator", "nan_loss", "code_error", "preempted",
-		"killed", "timeout", "no_done_line", "lost", "reboot", "unknown",
+		"killed", "timeout", "no_done_line", "lost", "reboot", "missing_artifacts", "unknown",
 	};
 	size_t i, j;
 
