@@ -99,7 +99,7 @@ sink_add(struct buf *b, const char *line, size_t len, int truncated)
 }
 
 static void
-on_line(void *arg, const char *line, size_t len, int truncated)
+on_line(void *arg, const char *line, size_t len, int flags)
 {
 	struct sink *s = arg;
 	struct pattern_span g[3];
@@ -107,7 +107,7 @@ on_line(void *arg, const char *line, size_t len, int truncated)
 
 	if (len > s->max_line)
 		abort();
-	sink_add(&s->lines, line, len, truncated);
+	sink_add(&s->lines, line, len, (flags & LOGSCAN_TRUNCATED) != 0);
 	triage_scan_line(&ts, line, len);
 	if (pattern_match_groups(progress_re, line, len, g, 3) == 1) {
 		for (i = 0; i < 3; i++)
