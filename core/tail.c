@@ -307,7 +307,8 @@ void
 tailkeep_line(struct tailkeep *tk, const char *line, size_t len, int flags)
 {
 	const char *h;
-	size_t pre, same;
+	char start[TAILKEEP_PREFIX_MAX + 2];
+	size_t pre, same, n;
 
 	if (flags & LOGSCAN_CR) {
 		/* A redraw: it replaces the bar's state; a blank one only clears the screen. */
@@ -320,7 +321,13 @@ tailkeep_line(struct tailkeep *tk, const char *line, size_t len, int flags)
 	/* A bar redrawn with no '\n' when a traceback was printed: the header is glued to it. */
 	h = len >= strlen(TB_HEADER) ? memmem(line, len, TB_HEADER, strlen(TB_HEADER)) : NULL;
 	pre = h != NULL ? (size_t)(h - line) : 0;
-	if (pre > 0 && tailkeep_prefix_len(line) != pre) {
+	if (pre > 0) {
+		/* line is not NUL-terminated: look for a rank prefix in a copy of its start. */
+		n = pre < sizeof(start) - 1 ? pre : sizeof(start) - 1;
+		memcpy(start, line, n);
+		start[n] = '\0';
+	}
+	if (pre > 0 && tailkeep_prefix_len(start) != pre) {
 		if (!is_blank(line, pre))
 			bar_set(tk, line, pre);
 		bar_commit(tk);
