@@ -97,22 +97,22 @@ struct run {
 };
 
 static void
-count_line(void *arg, const char *line, size_t len, int truncated)
+count_line(void *arg, const char *line, size_t len, int flags)
 {
 	struct run *r = arg;
 
 	(void)line;
-	(void)truncated;
+	(void)flags;
 	r->lines++;
 	r->bytes += len + 1;
 }
 
 static void
-health_cb(void *arg, const char *line, size_t len, int truncated)
+health_cb(void *arg, const char *line, size_t len, int flags)
 {
 	struct run *r = arg;
 
-	count_line(arg, line, len, truncated);
+	count_line(arg, line, len, flags);
 	health_line(r->h, line, len, (time_t)1767225600 + (time_t)(r->lines / 1000));
 }
 

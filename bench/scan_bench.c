@@ -32,9 +32,9 @@ now_s(void)
 }
 
 static void
-line_fn(void *arg, const char *line, size_t len, int truncated)
+line_fn(void *arg, const char *line, size_t len, int flags)
 {
-	(void)truncated;
+	(void)flags;
 	health_line(arg, line, len, 0);
 }
 

@@ -194,6 +194,7 @@ logscan_open(struct logscan *ls)
 	ls->rdoff = ls->pos.off;
 	buf_reset(&ls->partial);
 	ls->skipping = 0;
+	ls->cr_pending = 0;
 	ls->fd = fd;
 	/*
 	 * A kept position is verified like one we read up to: against the
@@ -211,18 +212,44 @@ logscan_open(struct logscan *ls)
 }
 
 static void
-logscan_deliver(struct logscan *ls, const char *line, size_t len, int truncated,
+logscan_deliver(struct logscan *ls, const char *line, size_t len, int flags,
     logscan_line_fn fn, void *arg)
 {
-	if (!truncated && len > 0 && line[len - 1] == '\r')
+	if (!(flags & LOGSCAN_TRUNCATED) && len > 0 && line[len - 1] == '\r')
 		len--;
 	if (len > ls->max_line) {
 		len = ls->max_line;
-		truncated = 1;
+		flags |= LOGSCAN_TRUNCATED;
 	}
 	ls->lines++;
 	if (fn != NULL)
-		fn(arg, line, len, truncated);
+		fn(arg, line, len, flags);
+}
+
+/* Deliver the held partial line with flags (LOGSCAN_CR or 0) and forget it. */
+static void
+logscan_deliver_partial(struct logscan *ls, int flags, logscan_line_fn fn, void *arg)
+{
+	/* An empty segment before a lone '\r' is not a line; before "\r\n" it is. */
+	if (!(flags & LOGSCAN_CR) || ls->partial.len > 0 || ls->skipping)
+		logscan_deliver(ls, ls->partial.data, ls->partial.len,
+		    flags | (ls->skipping ? LOGSCAN_TRUNCATED : 0), fn, arg);
+	buf_reset(&ls->partial);
+	ls->skipping = 0;
+}
+
+/* Keep seg bytes of the line being assembled: max_line + 1, one more tells a cut line. */
+static void
+logscan_hold(struct logscan *ls, const char *p, size_t seg)
+{
+	size_t room;
+
+	if (ls->skipping)
+		return;
+	room = ls->max_line + 1 - ls->partial.len;
+	if (seg > room)
+		ls->skipping = 1;
+	buf_append(&ls->partial, p, seg > room ? room : seg);
 }
 
 /*
@@ -231,13 +258,15 @@ logscan_deliver(struct logscan *ls, const char *line, size_t len, int truncated,
  * A line ends at '\n', at "\r\n", or at a lone '\r': progress bars (tqdm)
  * redraw with '\r' and write no '\n' until the epoch ends, and their
  * progress must not wait for it.  Empty '\r' segments are not lines.  A '\r'
- * that ends one read and a '\n' that starts the next are one "\r\n".
+ * that ends one read and a '\n' that starts the next are one "\r\n": such
+ * a '\r' holds its line (cr_pending) until the next byte tells which it was;
+ * pos.off stays before the held line, as for any partial line.
  */
 static void
 logscan_feed(struct logscan *ls, const char *data, size_t n, logscan_line_fn fn, void *arg)
 {
 	const char *p = data, *end = data + n, *nl, *cr, *brk;
-	size_t seg, room, skip;
+	size_t seg, skip;
 	int is_cr;
 
 	while (p < end) {
@@ -246,9 +275,11 @@ logscan_feed(struct logscan *ls, const char *data, size_t n, logscan_line_fn fn,
 			if (*p == '\n') {
 				p++;
 				ls->rdoff++;
-				ls->pos.off = ls->rdoff;
-				continue;
-			}
+				logscan_deliver_partial(ls, 0, fn, arg);
+			} else
+				logscan_deliver_partial(ls, LOGSCAN_CR, fn, arg);
+			ls->pos.off = ls->rdoff;
+			continue;
 		}
 		nl = memchr(p, '\n', (size_t)(end - p));
 		cr = memchr(p, '\r', (size_t)((nl != NULL ? nl : end) - p));
@@ -257,24 +288,20 @@ logscan_feed(struct logscan *ls, const char *data, size_t n, logscan_line_fn fn,
 		/* "\r\n": the line is what comes before the '\r'; two bytes end it. */
 		seg = (size_t)((brk != NULL ? (cr != NULL && !is_cr ? cr : brk) : end) - p);
 		skip = brk == NULL ? 0 : (cr != NULL && !is_cr ? 2 : 1);
+		if (is_cr && cr + 1 == end) {
+			/* The last byte read is a '\r': the next read says whether "\r\n". */
+			logscan_hold(ls, p, seg);
+			ls->rdoff += seg + 1;
+			ls->cr_pending = 1;
+			break;
+		}
 		if (brk != NULL && ls->partial.len == 0 && !ls->skipping) {
 			if (!is_cr || seg > 0)
-				logscan_deliver(ls, p, seg, 0, fn, arg);
+				logscan_deliver(ls, p, seg, is_cr ? LOGSCAN_CR : 0, fn, arg);
 		} else {
-			/* Keep max_line + 1 bytes: one more tells a cut line from a '\r'. */
-			if (!ls->skipping) {
-				room = ls->max_line + 1 - ls->partial.len;
-				if (seg > room)
-					ls->skipping = 1;
-				buf_append(&ls->partial, p, seg > room ? room : seg);
-			}
-			if (brk != NULL) {
-				if (!is_cr || ls->partial.len > 0 || ls->skipping)
-					logscan_deliver(ls, ls->partial.data, ls->partial.len,
-					    ls->skipping, fn, arg);
-				buf_reset(&ls->partial);
-				ls->skipping = 0;
-			}
+			logscan_hold(ls, p, seg);
+			if (brk != NULL)
+				logscan_deliver_partial(ls, is_cr ? LOGSCAN_CR : 0, fn, arg);
 		}
 		ls->rdoff += seg;
 		if (brk == NULL)
@@ -282,8 +309,6 @@ logscan_feed(struct logscan *ls, const char *data, size_t n, logscan_line_fn fn,
 		ls->rdoff += skip;
 		ls->pos.off = ls->rdoff;
 		p += seg + skip;
-		if (is_cr && p == end)
-			ls->cr_pending = 1;
 	}
 }
 
@@ -307,6 +332,7 @@ logscan_read(struct logscan *ls, logscan_line_fn fn, void *arg, char *chunk)
 	if (limit < ls->rdoff || !logscan_fp_ok(ls)) {
 		buf_reset(&ls->partial);
 		ls->skipping = 0;
+		ls->cr_pending = 0;
 		ls->rdoff = ls->pos.off = 0;
 		ls->fp_len = 0;
 	}
@@ -397,6 +423,7 @@ logscan_seek_end(struct logscan *ls)
 		return WK_ERR_SYSTEM;
 	buf_reset(&ls->partial);
 	ls->skipping = 0;
+	ls->cr_pending = 0;
 	ls->rdoff = ls->pos.off = (uint64_t)st.st_size;
 	logscan_fp_load(ls);
 	return 0;
@@ -405,11 +432,12 @@ logscan_seek_end(struct logscan *ls)
 void
 logscan_flush(struct logscan *ls, logscan_line_fn fn, void *arg)
 {
-	if (ls->partial.len == 0 && !ls->skipping)
+	int flags = ls->cr_pending ? LOGSCAN_CR : 0;
+
+	if (ls->partial.len == 0 && !ls->skipping && !ls->cr_pending)
 		return;
-	logscan_deliver(ls, ls->partial.data, ls->partial.len, ls->skipping, fn, arg);
-	buf_reset(&ls->partial);
-	ls->skipping = 0;
+	ls->cr_pending = 0;
+	logscan_deliver_partial(ls, flags, fn, arg);
 	ls->pos.off = ls->rdoff;
 }
 

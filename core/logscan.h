@@ -10,7 +10,7 @@
  *     through the descriptor still open, then the new file is read from 0;
  *   - a file that does not exist yet: polls report 0 bytes until it appears.
  * Lines longer than max_line are cut at max_line bytes (the rest up to the
- * newline is skipped and the line is flagged truncated); NUL bytes and binary
+ * newline is skipped and the line is flagged LOGSCAN_TRUNCATED); NUL bytes and binary
  * garbage pass through as bytes.  A line ends at '\n', "\r\n" or a lone '\r'
  * (progress bars redraw with '\r'); the callback sees it without them.
  *
@@ -37,8 +37,17 @@ struct logscan_pos {
 void logscan_fp_hex(const struct logscan_pos *pos, char *out);
 int logscan_fp_parse(struct logscan_pos *pos, const char *hex);
 
-/* Called once per complete line; line is NOT NUL-terminated. */
-typedef void (*logscan_line_fn)(void *arg, const char *line, size_t len, int truncated);
+/*
+ * Called once per complete line; line is NOT NUL-terminated.  flags tell how
+ * it ended: LOGSCAN_CR when by a lone '\r' (a progress bar's redraw, which
+ * the next segment overwrites on a terminal), else by '\n' or "\r\n" (or
+ * by logscan_flush: no terminator yet); LOGSCAN_TRUNCATED when it was cut at
+ * max_line.  A '\r' that ends one read is held until the next byte is seen,
+ * so a "\r\n" split between reads is never reported as a lone '\r'.
+ */
+#define LOGSCAN_TRUNCATED	0x1
+#define LOGSCAN_CR		0x2
+typedef void (*logscan_line_fn)(void *arg, const char *line, size_t len, int flags);
 
 struct logscan {
 	char		*path;		/* owned */
@@ -47,7 +56,7 @@ struct logscan {
 	size_t		 max_line;
 	struct buf	 partial;	/* bytes after the last '\n' */
 	int		 skipping;	/* inside an over-long line */
-	int		 cr_pending;	/* the last read ended with a lone '\r' */
+	int		 cr_pending;	/* the last read ended with '\r': partial is a line whose end is not known yet */
 	uint64_t	 lines;		/* complete lines delivered, for statistics */
 	uint64_t	 bytes;		/* bytes read, for statistics */
 	unsigned char	 fp[32];	/* the last bytes read, ending at rdoff */

@@ -34,6 +34,7 @@
 #include "log.h"
 #include "logscan.h"
 #include "pattern.h"
+#include "tail.h"
 #include "triage.h"
 #include "xmalloc.h"
 
@@ -53,6 +54,7 @@ struct sink {
 	struct buf	 lines;
 	size_t		 max_line;
 	struct linering	 ring;
+	struct tailkeep	 tk;
 	time_t		 now;
 };
 
@@ -99,7 +101,7 @@ sink_add(struct buf *b, const char *line, size_t len, int truncated)
 }
 
 static void
-on_line(void *arg, const char *line, size_t len, int truncated)
+on_line(void *arg, const char *line, size_t len, int flags)
 {
 	struct sink *s = arg;
 	struct pattern_span g[3];
@@ -107,7 +109,7 @@ on_line(void *arg, const char *line, size_t len, int truncated)
 
 	if (len > s->max_line)
 		abort();
-	sink_add(&s->lines, line, len, truncated);
+	sink_add(&s->lines, line, len, (flags & LOGSCAN_TRUNCATED) != 0);
 	triage_scan_line(&ts, line, len);
 	if (pattern_match_groups(progress_re, line, len, g, 3) == 1) {
 		for (i = 0; i < 3; i++)
@@ -117,6 +119,7 @@ on_line(void *arg, const char *line, size_t len, int truncated)
 	health_line(health, line, len, s->now);
 	s->now += 7;
 	linering_push(&s->ring, line, len);
+	tailkeep_line(&s->tk, line, len, flags);
 }
 
 /* The lines a one-shot read of d[0..n) gives (the last, unterminated one too). */
@@ -232,6 +235,37 @@ after(struct sink *s)
 
 	for (i = 0; i < s->ring.count; i++)
 		check_printable(linering_get(&s->ring, i));
+
+	/* The readable last lines: printable, bounded, and the same through scan.json. */
+	{
+		struct tailkeep tk2;
+		cJSON *lines = tailkeep_lines(&s->tk), *lines2, *it;
+		char *text;
+
+		if (cJSON_GetArraySize(lines) > TAILKEEP_TB_LINES + TAILKEEP_LINES + 2)
+			abort();
+		cJSON_ArrayForEach(it, lines)
+			check_printable(it->valuestring);
+		text = cJSON_PrintUnformatted(lines);
+		if (text == NULL || strlen(text) > TAILKEEP_OUT_BYTES + 2)
+			abort();
+		free(text);
+		tailkeep_init(&tk2);
+		doc = tailkeep_save(&s->tk);
+		text = cJSON_PrintUnformatted(doc);
+		cJSON_Delete(doc);
+		doc = cJSON_Parse(text);
+		free(text);
+		if (tailkeep_load(&tk2, doc) != 0)
+			abort();
+		cJSON_Delete(doc);
+		lines2 = tailkeep_lines(&tk2);
+		if (!cJSON_Compare(lines, lines2, 1))
+			abort();
+		cJSON_Delete(lines);
+		cJSON_Delete(lines2);
+		tailkeep_free(&tk2);
+	}
 }
 
 int
@@ -251,6 +285,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.max_line = max_line;
 	s.now = 1700000000;
 	linering_init(&s.ring, RING_LINES);
+	tailkeep_init(&s.tk);
 	triage_scan_reset(&ts);
 	if (health_load(health, health_empty) != 0)
 		abort();
@@ -300,6 +335,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	logscan_free(&ls);
 	linering_free(&s.ring);
+	tailkeep_free(&s.tk);
 	buf_free(&s.lines);
 	buf_free(&want);
 	unlink(log_path);

@@ -69,10 +69,10 @@
 #include "proc.h"
 #include "spawn.h"
 #include "stop.h"
+#include "tail.h"
 #include "triage.h"
 #include "xmalloc.h"
 
-#define TAIL_LINES	30
 #define KILL_GRACE_MS	10000	/* SIGTERM, then SIGKILL after this */
 #define RUNNER_POLICY_HISTORY 64	/* attempts the policy looks back on */
 #define REC_WAIT_MS	5000	/* a live wrapper writes its record within this */
@@ -98,7 +98,7 @@ struct source {
 	char		*path;
 	int		 wd;		/* inotify watch on its directory, -1 none */
 	struct logscan	 ls;
-	struct linering	 tail;
+	struct tailkeep	 tail;		/* the readable last lines (core/tail.h) */
 };
 
 /* An event the outbox could not take yet, and the first sink it is not queued for. */
@@ -198,7 +198,7 @@ runner_last_line(const struct runner *r)
 
 	/* The program's own log first: that is where its progress goes. */
 	for (i = r->nsrc; i-- > 0;)
-		if ((l = linering_last(&r->src[i].tail)) != NULL)
+		if ((l = tailkeep_last(&r->src[i].tail)) != NULL)
 			return l;
 	return NULL;
 }
@@ -457,7 +457,7 @@ source_open(struct runner *r, struct source *s, const char *label, const char *p
 	s->path = xstrdup(path);
 	s->wd = -1;
 	logscan_init(&s->ls, path, LOGSCAN_DEFAULT_MAX_LINE);
-	linering_init(&s->tail, TAIL_LINES);
+	tailkeep_init(&s->tail);
 	(void)r;
 }
 
@@ -480,7 +480,7 @@ source_close(struct runner *r, struct source *s)
 {
 	(void)r;	/* directory watches stay: they are shared and cheap */
 	logscan_free(&s->ls);
-	linering_free(&s->tail);
+	tailkeep_free(&s->tail);
 	free(s->path);
 	memset(s, 0, sizeof(*s));
 	s->wd = -1;
@@ -508,7 +508,7 @@ runner_scan_save(struct runner *r)
 {
 	cJSON *doc = cJSON_CreateObject(), *srcs;
 	char *path = runner_scan_path(r), hex[2 * sizeof(((struct logscan_pos *)0)->fp) + 1];
-	size_t i, k;
+	size_t i;
 
 	if (r->health != NULL)
 		cJSON_AddItemToObject(doc, "health", health_save(r->health));
@@ -524,7 +524,7 @@ runner_scan_save(struct runner *r)
 		srcs = cJSON_AddObjectToObject(doc, "sources");
 		for (i = 0; i < r->nsrc; i++) {
 			struct logscan_pos pos;
-			cJSON *o = cJSON_AddObjectToObject(srcs, r->src[i].label), *tail;
+			cJSON *o = cJSON_AddObjectToObject(srcs, r->src[i].label);
 
 			logscan_get_pos(&r->src[i].ls, &pos);
 			cJSON_AddNumberToObject(o, "dev", (double)pos.dev);
@@ -532,9 +532,7 @@ runner_scan_save(struct runner *r)
 			cJSON_AddNumberToObject(o, "off", (double)pos.off);
 			logscan_fp_hex(&pos, hex);
 			cJSON_AddStringToObject(o, "fp", hex);
-			tail = cJSON_AddArrayToObject(o, "tail");
-			for (k = 0; k < r->src[i].tail.count; k++)
-				cJSON_AddItemToArray(tail, cJSON_CreateString(linering_get(&r->src[i].tail, k)));
+			cJSON_AddItemToObject(o, "tail", tailkeep_save(&r->src[i].tail));
 		}
 	}
 	if (jsonfile_save(path, doc) != 0)
@@ -581,9 +579,11 @@ runner_scan_restore(struct runner *r)
 			if ((o = cJSON_GetObjectItem(srcs, r->src[i].label)) == NULL)
 				continue;
 			source_from(&r->src[i], o);
-			cJSON_ArrayForEach(l, cJSON_GetObjectItem(o, "tail"))
-				if (cJSON_IsString(l))
-					linering_push(&r->src[i].tail, l->valuestring, strlen(l->valuestring));
+			if (tailkeep_load(&r->src[i].tail, cJSON_GetObjectItem(o, "tail")) != 0)
+				cJSON_ArrayForEach(l, cJSON_GetObjectItem(o, "tail"))	/* an older onbox's */
+					if (cJSON_IsString(l))
+						tailkeep_line(&r->src[i].tail, l->valuestring,
+						    strlen(l->valuestring), 0);
 			log_info("stage %s attempt %ld: %s continues at byte %.0f, where the last onbox "
 			    "stopped reading", r->st->name, r->attempt, r->src[i].label,
 			    json_num(o, "off", 0));
@@ -651,7 +651,7 @@ parse_long(const char *s, size_t len)
 }
 
 static void
-runner_line(void *arg, const char *line, size_t len, int truncated)
+runner_line(void *arg, const char *line, size_t len, int flags)
 {
 	struct line_ctx *lc = arg;
 	struct runner *r = lc->r;
@@ -659,7 +659,6 @@ runner_line(void *arg, const char *line, size_t len, int truncated)
 	struct pattern_span g[3];
 	long v;
 
-	(void)truncated;
 	if (st->done_re != NULL && !r->done_seen && pattern_match(st->done_re, line, len) == 1)
 		r->done_seen = 1;
 	if (st->has_wait && st->wait.re != NULL && !r->wait_seen &&
@@ -667,7 +666,7 @@ runner_line(void *arg, const char *line, size_t len, int truncated)
 		r->wait_seen = 1;
 	if (lc->catchup)
 		return;
-	linering_push(&lc->s->tail, line, len);
+	tailkeep_line(&lc->s->tail, line, len, flags);
 	triage_scan_line(&r->ts, line, len);
 	if (r->health != NULL)
 		health_line(r->health, line, len, time(NULL));
@@ -879,16 +878,14 @@ struct outcome {
 static void
 add_tail(cJSON *obj, const struct runner *r)
 {
-	cJSON *arr = cJSON_AddArrayToObject(obj, "last_lines");
 	const struct source *s = NULL;
 	size_t i;
 
 	/* The attempt's own output carries tracebacks; fall back to the program's log. */
 	for (i = 0; i < r->nsrc && s == NULL; i++)
-		if (r->src[i].tail.count > 0)
+		if (!tailkeep_empty(&r->src[i].tail))
 			s = &r->src[i];
-	for (i = 0; s != NULL && i < s->tail.count; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(linering_get(&s->tail, i)));
+	cJSON_AddItemToObject(obj, "last_lines", s != NULL ? tailkeep_lines(&s->tail) : cJSON_CreateArray());
 }
 
 static void

@@ -1458,11 +1458,11 @@ struct pump {
 };
 
 static void
-pump_line(void *arg, const char *line, size_t len, int truncated)
+pump_line(void *arg, const char *line, size_t len, int flags)
 {
 	struct pump *p = arg;
 
-	(void)truncated;
+	(void)flags;
 	health_line(p->h, line, len, p->now);
 }
 
