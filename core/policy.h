@@ -79,7 +79,9 @@
  * the caller must write into each attempt for the policy to work:
  *   "ended_unix"      when it ended (also for "lost"/"reboot" attempts),
  *   "class"           for every failed or lost attempt,
- *   POLICY_KEY_PROGRESSED  (policy_mark_progress() computes and writes it),
+ *   POLICY_KEY_PROGRESSED  (policy_mark_progress() computes and writes it,
+ *                  with POLICY_KEY_CKPT_STEP: no_progress reads both),
+ *   POLICY_KEY_CKPT_FROM  at launch, when a complete checkpoint exists,
  * and, for the record, POLICY_KEY_CHECKPOINT, POLICY_KEY_PID or
  * POLICY_KEY_JOB_ID.
  */
