@@ -234,6 +234,12 @@ static const struct cfg_key cfg_restart_keys[] = {
 	  .help = "the same class failing again this soon after a restart escalates" },
 	{ .name = "retry_classes", .type = CFG_STRARR,
 	  .help = "failure classes that may be retried (default: the triage table's)" },
+	{ .name = "no_progress_max", .type = CFG_INT, .min = 0, .max = 1000, .def = "2",
+	  .help = "this many failed attempts in a row without a new complete checkpoint stop "
+	  "restarting (stages that resume from {checkpoint}); 0 off" },
+	{ .name = "recovery_s", .type = CFG_INT, .min = 0, .max = CFG_TIMEOUT_MAX, .def = "0",
+	  .help = "alert recovery_stalled when a relaunched attempt shows no step this long; "
+	  "0: 3 x the step interval before the failure, at least 600" },
 };
 static const struct cfg_table cfg_restart_table = CFG_TABLE("restart", cfg_restart_keys, 0);
 

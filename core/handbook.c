@@ -828,10 +828,11 @@ hb_resume(struct hb *h)
 	    "resumes a dead run when patrol.auto_resume is true (here: %s), only as the restart "
 	    "policy below allows (the same table in both; the first rule that holds decides). "
 	    "restart.max %ld, restart.window_s %ld, restart.max_in_window %ld, "
-	    "restart.escalate_s %ld; retryable classes: %s.\n\n",
+	    "restart.escalate_s %ld, restart.no_progress_max %ld; retryable classes: %s.\n\n",
 	    config_get_bool(h->cfg, "patrol.auto_resume") ? "true" : "false",
 	    config_get_int(h->cfg, "restart.max"), config_get_int(h->cfg, "restart.window_s"),
 	    config_get_int(h->cfg, "restart.max_in_window"), config_get_int(h->cfg, "restart.escalate_s"),
+	    config_get_int(h->cfg, "restart.no_progress_max"),
 	    cJSON_GetObjectItemCaseSensitive(h->cfg->root, "restart") != NULL &&
 	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(h->cfg->root, "restart"),
 	    "retry_classes") != NULL ? "restart.retry_classes" : buf_str(&cls));

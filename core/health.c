@@ -35,6 +35,8 @@ const struct health_kind_info health_kinds[HEALTH_NKINDS] = {
 	{ HEALTH_THROUGHPUT_DROP, "throughput_drop", HEALTH_DEGRADED, "throughput drop" },
 	{ HEALTH_THROUGHPUT_RECOVERED, "throughput_recovered", HEALTH_INFO,
 	  "throughput back to its baseline" },
+	{ HEALTH_RECOVERY_STALLED, "recovery_stalled", HEALTH_DEGRADED,
+	  "no step after a relaunch" },
 };
 
 static const char *const hl_sev_names[] = {
@@ -90,6 +92,12 @@ struct hl_state {
 	double	 tick_val;
 	long	 low_ticks;
 	int	 tp_latched;
+	/* recovery: the attempt watched for its first step (health_expect_step); 0 none */
+	long	 rec_attempt;
+	long	 rec_since;		/* its launch, unix seconds */
+	long	 rec_limit;		/* seconds */
+	double	 rec_interval;		/* the step interval before the failure; <= 0 unknown */
+	int	 rec_fired;
 	/* alerts not yet taken, oldest first */
 	struct health_alert alerts[HEALTH_ALERTS_MAX];
 	size_t	 nalerts;
@@ -750,6 +758,68 @@ hl_throughput(struct health *h, const char *line, size_t len)
 		st->nrecent++;
 }
 
+/* ---- recovery ---- */
+
+void
+health_expect_step(struct health *h, time_t started, long limit_s, double interval_s)
+{
+	struct hl_state *st = &h->st;
+
+	if (h->progress == NULL || limit_s <= 0)
+		return;
+	if (st->rec_attempt != st->attempt)
+		st->rec_fired = 0;
+	st->rec_attempt = st->attempt;
+	st->rec_since = (long)started;
+	st->rec_limit = limit_s;
+	st->rec_interval = isfinite(interval_s) && interval_s > 0 ? interval_s : -1;
+}
+
+double
+health_step_interval(const struct health *h)
+{
+	const struct hl_state *st = &h->st;
+	const struct hl_sample *a, *b;
+
+	if (!st->prog_attempt || st->nsamples < 2)
+		return -1;
+	a = &st->samples[0];
+	b = &st->samples[st->nsamples - 1];
+	if (b->t <= a->t || b->step <= a->step)
+		return -1;
+	return (double)(b->t - a->t) / (double)(b->step - a->step);
+}
+
+/* " (attempt 2; before the failure a step came every 300 s)" into buf. */
+static const char *
+hl_rec_words(const struct hl_state *st, char *buf, size_t len)
+{
+	char iv[32];
+
+	if (st->rec_interval > 0)
+		snprintf(buf, len, "attempt %ld; before the failure a step came every %s s",
+		    st->attempt, hl_fmt(st->rec_interval, iv, sizeof(iv)));
+	else
+		snprintf(buf, len, "attempt %ld; the step interval before the failure is unknown",
+		    st->attempt);
+	return buf;
+}
+
+static void
+hl_recovery(struct health *h, time_t now)
+{
+	struct hl_state *st = &h->st;
+	char w[128];
+
+	if (st->rec_attempt == 0 || st->rec_attempt != st->attempt || st->rec_fired ||
+	    st->prog_attempt || (long)now - st->rec_since < st->rec_limit)
+		return;
+	st->rec_fired = 1;
+	hl_alert(h, HEALTH_RECOVERY_STALLED, now, (double)((long)now - st->rec_since),
+	    (double)st->rec_limit, NULL, NULL, "no new step %ld s after the relaunch (%s)",
+	    (long)now - st->rec_since, hl_rec_words(st, w, sizeof(w)));
+}
+
 void
 health_tick(struct health *h, time_t now)
 {
@@ -757,6 +827,7 @@ health_tick(struct health *h, time_t now)
 	char a[32], b[32], at[48];
 	double m, limit;
 
+	hl_recovery(h, now);
 	if (st->nrecent == 0)
 		return;		/* nothing logged since the last tick: no judgement */
 	m = hl_median(st->recent, st->nrecent);
@@ -994,6 +1065,12 @@ health_view(const struct health *h, struct health_view *v)
 		    "loss %s is more than %.0f%% above its trend %s (%ld spike values in a row now)",
 		    hl_fmt(st->loss_last, a, sizeof(a)), h->spike_pct,
 		    hl_fmt(st->trend, b, sizeof(b)), st->spike_run);
+	if (st->rec_fired && st->rec_attempt == st->attempt && !st->prog_attempt) {
+		char w[128];
+
+		hl_reason(v, HEALTH_RECOVERY_STALLED, "no new step within %ld s of the relaunch (%s)",
+		    st->rec_limit, hl_rec_words(st, w, sizeof(w)));
+	}
 	if (st->tp_latched)
 		hl_reason(v, HEALTH_THROUGHPUT_DROP,
 		    "throughput %s is more than %.0f%% below its baseline %s (%ld low ticks)",
@@ -1150,6 +1227,17 @@ health_save(const struct health *h)
 	cJSON_AddNumberToObject(t, "low_ticks", (double)st->low_ticks);
 	cJSON_AddBoolToObject(t, "drop", st->tp_latched);
 
+	if (st->rec_attempt != 0) {
+		cJSON *r = cJSON_AddObjectToObject(o, "recovery");
+
+		cJSON_AddNumberToObject(r, "attempt", (double)st->rec_attempt);
+		cJSON_AddNumberToObject(r, "since", (double)st->rec_since);
+		cJSON_AddNumberToObject(r, "limit_s", (double)st->rec_limit);
+		if (st->rec_interval > 0)
+			cJSON_AddNumberToObject(r, "interval_s", st->rec_interval);
+		cJSON_AddBoolToObject(r, "fired", st->rec_fired);
+	}
+
 	arr = cJSON_AddArrayToObject(o, "alerts");
 	for (i = 0; i < st->nalerts; i++)
 		cJSON_AddItemToArray(arr, health_alert_json(&st->alerts[i]));
@@ -1276,6 +1364,17 @@ health_load(struct health *h, const cJSON *doc)
 	st->tick_have = !isnan(st->tick_val);
 	st->low_ticks = hl_json_long(t, "low_ticks", 0, 0, HL_LONG_MAX);
 	st->tp_latched = hl_json_bool(t, "drop");
+
+	p = cJSON_GetObjectItemCaseSensitive(doc, "recovery");
+	st->rec_attempt = hl_json_long(p, "attempt", 0, -HL_LONG_MAX, HL_LONG_MAX);
+	st->rec_since = hl_json_long(p, "since", 0, 0, HL_LONG_MAX);
+	st->rec_limit = hl_json_long(p, "limit_s", 0, 0, HL_LONG_MAX);
+	st->rec_interval = hl_json_get(p, "interval_s", -1);
+	if (!isfinite(st->rec_interval) || st->rec_interval <= 0)
+		st->rec_interval = -1;
+	st->rec_fired = hl_json_bool(p, "fired");
+	if (st->rec_limit <= 0)
+		st->rec_attempt = 0;
 
 	arr = hl_json_array(doc, "alerts");
 	cJSON_ArrayForEach(it, arr)

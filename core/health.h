@@ -66,6 +66,11 @@
  *	(DEGRADED), latched until a tick that is not low ("throughput_recovered").
  *	Note tqdm prints "s/it" instead of "it/s" below 1 it/s: a pattern for
  *	"it/s" alone then goes silent instead of low.
+ *   recovery  after a relaunch the caller calls health_expect_step() with
+ *	when the attempt started and how long its first step may take; a
+ *	health_tick() at or past that limit with no progress line in the
+ *	attempt raises "recovery_stalled" (DEGRADED), once per attempt (kept
+ *	across save/load), and it is a reason until a progress line comes.
  * Warm-up (loss.warmup_steps, throughput.warmup_steps): values logged while
  * the current step is below warmup_steps are not judged (loss values still
  * feed the trend).  In a later attempt (> 1) warm-up counts from the first
@@ -118,6 +123,7 @@ enum health_kind {
 	HEALTH_LOSS_RECOVERED,		/* ... and back near it */
 	HEALTH_THROUGHPUT_DROP,		/* throughput below its baseline for `ticks` ticks */
 	HEALTH_THROUGHPUT_RECOVERED,	/* ... and back */
+	HEALTH_RECOVERY_STALLED,	/* no step in a relaunched attempt within its limit */
 	HEALTH_NKINDS
 };
 
@@ -193,8 +199,26 @@ long health_attempt(const struct health *h);
 /* One new line of the log (without its '\n'; not NUL-terminated; any bytes). */
 void health_line(struct health *h, const char *line, size_t len, time_t now);
 
-/* One check: judges throughput (see the top of the file). */
+/* One check: judges throughput and recovery (see the top of the file). */
 void health_tick(struct health *h, time_t now);
+
+/*
+ * Watch the current attempt (health_new_attempt's) for its first progress
+ * line: started is when it was launched (unix seconds), limit_s how long
+ * that may take (> 0), interval_s the step interval before the failure for
+ * the alert's words (<= 0 unknown).  Called again for the same attempt (a
+ * restarted onbox re-attaching) it updates the numbers and never fires a
+ * second time.  Needs progress.pattern (else it is a no-op).
+ */
+void health_expect_step(struct health *h, time_t started, long limit_s, double interval_s);
+
+/*
+ * Seconds per step in the current attempt from its progress lines: from
+ * the first kept sample to the newest (at most HEALTH_RATE_SAMPLES x
+ * HEALTH_RATE_SPACING_S back); < 0 when unknown (fewer than two samples at
+ * different seconds, or no step advanced).
+ */
+double health_step_interval(const struct health *h);
 
 struct health_alert {
 	enum health_kind kind;

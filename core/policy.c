@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ckpt.h"
 #include "err.h"
 #include "jsonfile.h"
 #include "policy.h"
@@ -183,6 +184,35 @@ pred_escalate(const struct policy_in *in, const struct policy_facts *f, struct p
 }
 
 static int
+pred_no_progress(const struct policy_in *in, const struct policy_facts *f, struct policy_out *o)
+{
+	const struct policy_attempt *first;
+
+	(void)in;
+	if (f->np_max <= 0 || f->np_run < f->np_max)
+		return 0;
+	first = f->last - (f->np_max - 1);
+	if (f->np_max == 1)
+		say(o, "attempt %ld failed", f->last->n);
+	else if (f->np_max == 2)
+		say(o, "attempts %ld and %ld both failed", first->n, f->last->n);
+	else
+		say(o, "the last %ld attempts (%ld to %ld) all failed", f->np_max, first->n,
+		    f->last->n);
+	say(o, " without a new complete checkpoint (");
+	if (f->last->ckpt_step >= 0)
+		say(o, "newest still step %ld", f->last->ckpt_step);
+	else
+		say(o, "still none");
+	say(o, "): a restart would repeat them, not restarted (restart.no_progress_max %ld). "
+	    "Newest: attempt %ld, ", f->np_max, f->last->n);
+	say_class(o, f);
+	say(o, ". Find why it fails before its next checkpoint (its last lines), fix the cause, "
+	    "then onbox start");
+	return 1;
+}
+
+static int
 pred_flapping(const struct policy_in *in, const struct policy_facts *f, struct policy_out *o)
 {
 	(void)in;
@@ -242,6 +272,12 @@ const struct policy_row policy_table[] = {
 	  "start without real progress (infrastructure classes too)",
 	  "the restart did not help: a person looks at it (a box that reboots after every restart "
 	  "is not fixed by restarting)" },
+	{ POLICY_NO_PROGRESS, "no_progress", pred_no_progress, POLICY_STOP,
+	  "the last restart.no_progress_max failed attempts in a row (retryable classes, "
+	  "infrastructure too) added no new complete checkpoint; only for a stage whose command "
+	  "resumes from {checkpoint}",
+	  "a restart would repeat them from the same checkpoint: stopped and reported; fix the "
+	  "cause, then onbox start" },
 	{ POLICY_FLAPPING, "flapping", pred_flapping, POLICY_STOP,
 	  "more than restart.max_in_window failures (any class) ended within restart.window_s",
 	  "the run is flapping: stopped and reported instead of restarted again" },
@@ -282,6 +318,46 @@ policy_action_name(enum policy_action action)
 
 /* ---- facts ---- */
 
+/* Does the stage decided about resume from checkpoints ({checkpoint} in its command)? */
+static int
+stage_resumes(const struct policy_in *in)
+{
+	size_t i;
+
+	if (in->stage == NULL || !ckpt_configured(in->cfg))
+		return 0;
+	for (i = 0; i < in->cfg->nchain; i++)
+		if (strcmp(in->cfg->chain[i].name, in->stage) == 0)
+			return in->cfg->chain[i].run != NULL && ckpt_uses_token(in->cfg->chain[i].run);
+	return 0;
+}
+
+/*
+ * Failed attempts of retryable classes, newest back, that added no new
+ * complete checkpoint (see policy.h); stops at the first that did, or
+ * whose checkpoints are unknown, or that succeeded or was not retryable.
+ */
+static long
+no_progress_run(const struct policy_in *in, size_t n)
+{
+	const struct policy_attempt *x, *att = in->att;
+	long run = 0, before;
+	size_t i;
+
+	for (i = n; i > 0; i--) {
+		x = &att[i - 1];
+		if (x->cls == NULL || !x->ckpt_known || !class_retryable(in->cfg, x->cls))
+			break;
+		before = x->ckpt_from;
+		if (i >= 2 && att[i - 2].ckpt_known && att[i - 2].ckpt_step > before)
+			before = att[i - 2].ckpt_step;
+		if (x->ckpt_step > before)
+			break;
+		run++;
+	}
+	return run;
+}
+
 /* When an earlier attempt ended, as a lower bound; 0 unknown. */
 static time_t
 end_of(const struct policy_attempt *a)
@@ -306,6 +382,8 @@ facts(const struct policy_in *in, struct policy_facts *f)
 	f->escalate_s = config_get_int(in->cfg, "restart.escalate_s");
 	if (n == 0)
 		return;
+	if (stage_resumes(in))
+		f->np_max = config_get_int(in->cfg, "restart.no_progress_max");
 	f->last = &att[n - 1];
 	f->prev = n >= 2 ? &att[n - 2] : NULL;
 	if (f->last->cls == NULL)
@@ -325,6 +403,8 @@ facts(const struct policy_in *in, struct policy_facts *f)
 	for (i = f->series; i + 1 < n; i++)
 		if (att[i].cls != NULL && class_counts(in->cfg, att[i].cls))
 			f->used_before++;
+	if (f->np_max > 0)
+		f->np_run = no_progress_run(in, n);
 
 	/* The failure being decided ended by now at the latest. */
 	end = f->last->ended > 0 ? f->last->ended : in->now;
@@ -423,6 +503,7 @@ hist_entry(const cJSON *e, struct policy_attempt *a)
 
 	memset(a, 0, sizeof(*a));
 	a->exit_code = -1;
+	a->ckpt_step = a->ckpt_from = -1;
 	if (!cJSON_IsObject(e))
 		return -1;
 	if (num_get(e, "attempt", 1, POLICY_ATTEMPT_MAX, 1, &v) != 1)
@@ -461,7 +542,17 @@ hist_entry(const cJSON *e, struct policy_attempt *a)
 		if (!cJSON_IsBool(p))
 			return -1;
 		a->progressed = cJSON_IsTrue(p);
+		a->ckpt_known = 1;	/* policy_mark_progress wrote it, and the checkpoint step with it */
 	}
+	/* Checkpoint steps out of shape: unknown (no_progress passes over it), not a bad entry. */
+	if ((r = num_get(e, POLICY_KEY_CKPT_STEP, 0, POLICY_STEP_MAX, 1, &v)) == 1)
+		a->ckpt_step = (long)v;
+	else if (r < 0)
+		a->ckpt_known = 0;
+	if ((r = num_get(e, POLICY_KEY_CKPT_FROM, 0, POLICY_STEP_MAX, 1, &v)) == 1)
+		a->ckpt_from = (long)v;
+	else if (r < 0)
+		a->ckpt_known = 0;
 
 	if (strcmp(result, "done") == 0)
 		a->cls = NULL;
@@ -547,6 +638,37 @@ policy_mark_progress(const cJSON *hist, cJSON *a, long step, long ckpt_step)
 		json_set_num(a, POLICY_KEY_CKPT_STEP, (double)ckpt_step);
 	json_set_bool(a, POLICY_KEY_PROGRESSED, p);
 	return p;
+}
+
+int
+policy_recovery(const struct wk_config *cfg, const cJSON *hist, const cJSON *a,
+    long *limit_s, double *interval_s)
+{
+	const cJSON *arr = hist_array(hist), *e, *prev = NULL;
+	const char *res;
+	long set = config_get_int(cfg, "restart.recovery_s");
+	double v, lim;
+
+	*limit_s = POLICY_RECOVERY_MIN_S;
+	*interval_s = -1;
+	cJSON_ArrayForEach(e, arr) {
+		if (e == a)
+			break;
+		prev = e;
+	}
+	if (e == NULL || prev == NULL || str_get(prev, "result", &res) < 0 || res == NULL ||
+	    (strcmp(res, "failed") != 0 && strcmp(res, "lost") != 0))
+		return 0;
+	if (num_get(prev, POLICY_KEY_STEP_INTERVAL, 0, POLICY_TIME_MAX, 0, &v) == 1 && v > 0)
+		*interval_s = v;
+	if (set > 0)
+		*limit_s = set;
+	else if (*interval_s > 0) {
+		lim = ceil(POLICY_RECOVERY_FACTOR * *interval_s);
+		*limit_s = lim > POLICY_RECOVERY_MIN_S ? (lim < POLICY_TIME_MAX ? (long)lim :
+		    (long)POLICY_TIME_MAX) : POLICY_RECOVERY_MIN_S;
+	}
+	return 1;
 }
 
 cJSON *

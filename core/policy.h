@@ -14,6 +14,10 @@
  *   escalate     same class as the attempt before, and  STOP and escalate
  *                it ended within restart.escalate_s of
  *                its start without real progress
+ *   no_progress  the last restart.no_progress_max       STOP
+ *                failed attempts in a row added no new
+ *                complete checkpoint (stages that resume
+ *                from {checkpoint} only)
  *   flapping     more than restart.max_in_window        STOP
  *                failures ended in restart.window_s
  *   budget       a counting failure with restart.max    STOP
@@ -23,6 +27,24 @@
  * Retryable: the class is named in restart.retry_classes when that array is
  * set, else triage_info()->retryable; a class name triage does not know is
  * never retryable.
+ *
+ * No progress: an attempt added a new complete checkpoint when the newest
+ * complete checkpoint at its end (POLICY_KEY_CKPT_STEP; absent: none) has
+ * a higher step than the newest before it: at its launch
+ * (POLICY_KEY_CKPT_FROM; absent: none) and at the end of the attempt
+ * before.  The rule counts, from the newest attempt back, the failed
+ * attempts of retryable classes (infrastructure ones too: a preemption
+ * that always comes before the first checkpoint is not helped by another
+ * restart) that added none; a success, a never-retry failure (the relaunch
+ * after it was a person's), an attempt that added one, and an attempt
+ * whose checkpoints are unknown (no POLICY_KEY_PROGRESSED: ended while no
+ * onbox watched, or written by an older onbox) end the count.  It holds
+ * when the count reaches restart.no_progress_max (0: the rule is off).
+ * It applies only to a stage that resumes from checkpoints: in->stage
+ * names a stage of cfg->chain whose command holds {checkpoint}, with
+ * checkpoints configured.  Without checkpoints a restart starts over from
+ * scratch anyway and how far it gets is chance (a preemption): budget,
+ * escalate and flapping decide then, and steps are not used instead.
  *
  * Counting: a failure counts against the budget unless its class is
  * infrastructure (triage_info()->infra: preempted, node_lost, reboot) or
@@ -57,7 +79,9 @@
  * the caller must write into each attempt for the policy to work:
  *   "ended_unix"      when it ended (also for "lost"/"reboot" attempts),
  *   "class"           for every failed or lost attempt,
- *   POLICY_KEY_PROGRESSED  (policy_mark_progress() computes and writes it),
+ *   POLICY_KEY_PROGRESSED  (policy_mark_progress() computes and writes it,
+ *                  with POLICY_KEY_CKPT_STEP: no_progress reads both),
+ *   POLICY_KEY_CKPT_FROM  at launch, when a complete checkpoint exists,
  * and, for the record, POLICY_KEY_CHECKPOINT, POLICY_KEY_PID or
  * POLICY_KEY_JOB_ID.
  */
@@ -82,6 +106,8 @@
 #define POLICY_KEY_PROGRESSED	 "progressed"	  /* bool: real progress in this attempt */
 #define POLICY_KEY_STEP		 "step"		  /* number: best progress step it reached */
 #define POLICY_KEY_CKPT_STEP	 "checkpoint_step" /* number: newest complete checkpoint's step at its end */
+#define POLICY_KEY_CKPT_FROM	 "checkpoint_step_from" /* number: newest complete checkpoint's step at its launch */
+#define POLICY_KEY_STEP_INTERVAL "step_interval_s" /* number: seconds per step before its end (recovery_stalled) */
 #define POLICY_KEY_CHECKPOINT	 "checkpoint"	  /* string: the checkpoint it resumed from; absent: fresh */
 #define POLICY_KEY_PID		 "pid"		  /* number: the stage's process (else "wrapper_pid") */
 #define POLICY_KEY_JOB_ID	 "job_id"	  /* string: the cluster manager's job id (job backend) */
@@ -108,6 +134,9 @@ struct policy_attempt {
 	long		 pid;		/* the stage's pid, 0 unknown */
 	const char	*job_id;	/* NULL: not a job, or unknown */
 	const char	*checkpoint;	/* resumed from; NULL: fresh start or unknown */
+	int		 ckpt_known;	/* ckpt_step and ckpt_from are known (onbox marked its progress) */
+	long		 ckpt_step;	/* newest complete checkpoint's step at its end; -1 none */
+	long		 ckpt_from;	/* ... at its launch; -1 none */
 };
 
 enum policy_action {
@@ -121,6 +150,7 @@ enum policy_rule {
 	POLICY_NO_FAILURE,
 	POLICY_NEVER_RETRY,
 	POLICY_ESCALATE,
+	POLICY_NO_PROGRESS,
 	POLICY_FLAPPING,
 	POLICY_BUDGET,
 	POLICY_RETRY,
@@ -134,6 +164,7 @@ struct policy_in {
 	const struct policy_attempt *att; /* the failed stage's attempts, oldest first */
 	size_t		 natt;		/* the last one is the failure being decided */
 	time_t		 now;		/* unix seconds, the moment of the decision; required */
+	const char	*stage;		/* the stage's name in cfg->chain; NULL: unknown (no_progress off) */
 };
 
 struct policy_out {
@@ -166,6 +197,9 @@ struct policy_facts {
 	long		 in_window;
 	long		 duration;	/* last's end - start in seconds; -1 unknown */
 	long		 max, window_s, max_in_window, escalate_s;	/* restart.* */
+	long		 np_max;	/* restart.no_progress_max; 0 when the rule does not apply */
+	long		 np_run;	/* failed attempts in a row, newest back, without a new checkpoint */
+	long		 np_newest;	/* the newest complete checkpoint's step before them; -1 none */
 };
 
 struct policy_row {
@@ -226,6 +260,23 @@ int policy_progressed(long best_before, long step, long ckpt_before, long ckpt_s
  * Returns the progressed flag written.  hist and a stay the caller's.
  */
 int policy_mark_progress(const cJSON *hist, cJSON *a, long step, long ckpt_step);
+
+/*
+ * recovery_stalled (onbox's supervision; health.h raises the alert): does
+ * attempt a of hist (the stages/<stage>.json document; a in its attempts)
+ * get watched for its first step after a relaunch, and for how long?  Yes
+ * when a is not the stage's first attempt and the attempt before it ended
+ * "failed" or "lost" (a relaunch after a failure: the policy's restart,
+ * patrol's resume, or a person's onbox start).  *limit_s is
+ * restart.recovery_s when > 0, else three times the step interval the
+ * attempt before saw (POLICY_KEY_STEP_INTERVAL), at least
+ * POLICY_RECOVERY_MIN_S (that minimum when the interval is unknown);
+ * *interval_s is that interval, or -1 unknown.  Returns 1 (watch) or 0.
+ */
+#define POLICY_RECOVERY_MIN_S	600
+#define POLICY_RECOVERY_FACTOR	3
+int policy_recovery(const struct wk_config *cfg, const cJSON *hist, const cJSON *a,
+    long *limit_s, double *interval_s);
 
 /*
  * The decision as a new JSON object (caller cJSON_Delete()s) for events and

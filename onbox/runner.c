@@ -961,6 +961,7 @@ runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
 	in.att = att;
 	in.natt = n;
 	in.now = time(NULL);
+	in.stage = r->st->name;
 	policy_decide(&in, out);
 	free(final);
 	return out->action == POLICY_RESTART;
@@ -979,6 +980,28 @@ runner_ckpt_step(const struct runner *r)
 	ckpt_scan_free(scan);
 	free(why);
 	return step;
+}
+
+/* An ending attempt's seconds per step, for the next attempt's recovery_stalled limit. */
+static void
+runner_mark_interval(const struct runner *r, cJSON *a)
+{
+	double iv = r->health != NULL ? health_step_interval(r->health) : -1;
+
+	if (iv > 0)
+		json_set_num(a, POLICY_KEY_STEP_INTERVAL, (double)(long long)(iv * 100 + 0.5) / 100);
+}
+
+/* A relaunched attempt: recovery_stalled when no step shows in time (policy_recovery). */
+static void
+runner_watch_recovery(struct runner *r, const cJSON *hist, const cJSON *a)
+{
+	double iv;
+	long limit;
+
+	if (r->health != NULL && policy_recovery(r->cfg, hist, a, &limit, &iv))
+		health_expect_step(r->health, (time_t)json_num(a, "started_unix", (double)time(NULL)),
+		    limit, iv);
 }
 
 /* The policy's decision overridden to stop, by rule (the caller writes pol->reason). */
@@ -1064,6 +1087,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 		json_set_num(a, POLICY_KEY_PID, (double)r->stage_pid);
 	/* Real progress (steps past the best before, or a newer complete checkpoint) resets the budget. */
 	(void)policy_mark_progress(hist, a, r->prog_have ? r->prog_cur : -1, runner_ckpt_step(r));
+	runner_mark_interval(r, a);
 	if (!ok) {
 		restart = runner_policy(r, hist, &pol);
 		if (restart && mwhy != NULL) {
@@ -2131,6 +2155,7 @@ runner_stage(struct runner *r, size_t idx)
 	if (!st->has_wait) {
 		runner_sources_run(r, a);
 		runner_scan_restore(r);
+		runner_watch_recovery(r, hist, a);
 		if (st->timeout_s > 0) {
 			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->timeout_s;
 		}

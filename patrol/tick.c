@@ -285,6 +285,7 @@ tick_policy(struct tick *t, struct policy_out *pol)
 	in.att = att;
 	in.natt = n;
 	in.now = t->probe.box_time > 0 ? t->probe.box_time : time(NULL);
+	in.stage = t->out.stage;
 	policy_decide(&in, pol);
 	return pol->action == POLICY_RESTART;
 }

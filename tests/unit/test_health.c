@@ -1733,6 +1733,89 @@ test_queue_and_json(void **state)
 	health_free(h);
 }
 
+/* ---- recovery ---- */
+
+/*
+ * A relaunched attempt watched for its first step: nothing before the
+ * limit, one recovery_stalled at it, never again for that attempt (not
+ * after save/load either), a reason until a step comes; a step in time
+ * fires nothing; the next attempt is watched afresh.  And the step
+ * interval an ending attempt leaves for the next one's limit.
+ */
+static void
+test_recovery_stalled(void **state)
+{
+	struct health_opts o;
+	struct health *h;
+	struct health_alert al;
+	long k;
+
+	(void)state;
+	opts_gen(&o);
+	h = mk(&o);
+	health_new_attempt(h, 1);
+	assert_true(health_step_interval(h) < 0);
+	/* Attempt 1: a step every 5 s (fed once per second), 40 steps. */
+	for (k = 1; k <= 200; k++)
+		if (k % 5 == 0)
+			gen_line(h, T0 + k, k / 5, 100, 2.0, 1000);
+	assert_true(fabs(health_step_interval(h) - 5.0) < 0.2);
+	(void)take(h, HEALTH_NKINDS, NULL);
+	/* Not watched: ticks fire nothing however long it is silent. */
+	health_tick(h, T0 + 100000);
+	no_alerts(h);
+
+	health_new_attempt(h, 2);
+	assert_true(health_step_interval(h) < 0);	/* a new attempt, no step yet */
+	health_expect_step(h, T0 + 1000, 900, 300);
+	health_tick(h, T0 + 1899);
+	no_alerts(h);
+	assert_null(reason(h, HEALTH_RECOVERY_STALLED));
+	health_tick(h, T0 + 1900);
+	al = take_one(h, HEALTH_RECOVERY_STALLED);
+	assert_int_equal(al.severity, HEALTH_DEGRADED);
+	assert_int_equal(al.attempt, 2);
+	assert_string_equal(al.text, "no new step 900 s after the relaunch (attempt 2; before the "
+	    "failure a step came every 300 s)");
+	assert_non_null(reason(h, HEALTH_RECOVERY_STALLED));
+	health_tick(h, T0 + 5000);
+	no_alerts(h);
+	/* A restarted onbox: the same attempt again, never a second alert. */
+	h = restart(h, &o);
+	health_new_attempt(h, 2);
+	health_expect_step(h, T0 + 1000, 900, 300);
+	health_tick(h, T0 + 9000);
+	no_alerts(h);
+	assert_non_null(strstr(reason(h, HEALTH_RECOVERY_STALLED), "within 900 s of the relaunch"));
+	/* The first step ends the reason. */
+	gen_line(h, T0 + 9001, 41, 100, 2.0, 1000);
+	assert_null(reason(h, HEALTH_RECOVERY_STALLED));
+
+	/* Attempt 3: its step comes in time, nothing fires. */
+	health_new_attempt(h, 3);
+	health_expect_step(h, T0 + 10000, 3, -1);
+	gen_line(h, T0 + 10002, 42, 100, 2.0, 1000);
+	health_tick(h, T0 + 10010);
+	no_alerts(h);
+
+	/* Attempt 4: interval unknown, said so; watched afresh. */
+	health_new_attempt(h, 4);
+	health_expect_step(h, T0 + 20000, 3, -1);
+	health_tick(h, T0 + 20003);
+	al = take_one(h, HEALTH_RECOVERY_STALLED);
+	assert_non_null(strstr(al.text, "(attempt 4; the step interval before the failure is unknown)"));
+	health_free(h);
+
+	/* Without a progress pattern there is nothing to watch. */
+	o.progress_re = NULL;
+	h = mk(&o);
+	health_new_attempt(h, 2);
+	health_expect_step(h, T0, 3, 1);
+	health_tick(h, T0 + 100);
+	no_alerts(h);
+	health_free(h);
+}
+
 int
 main(void)
 {
@@ -1755,6 +1838,7 @@ main(void)
 		cmocka_unit_test(test_logscan_restart),
 		cmocka_unit_test(test_config_keys),
 		cmocka_unit_test(test_queue_and_json),
+		cmocka_unit_test(test_recovery_stalled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,8 @@
 
 #define T0	1795000000L	/* a fixed "now" for every case */
 
-enum { C_DEFAULT, C_TIGHT, C_ONE, C_ZERO, C_NOESC, C_CLASSES, C_NOCLASSES, C_N };
+enum { C_DEFAULT, C_TIGHT, C_ONE, C_ZERO, C_NOESC, C_CLASSES, C_NOCLASSES, C_CKPT, C_CKPT3,
+    C_CKPT0, C_NOTOKEN, C_RECOV, C_N };
 
 static struct wk_config *cfgs[C_N];
 static char dir[64];
@@ -42,6 +43,24 @@ static const char *const restart_json[C_N] = {
 	[C_NOESC] = "{ \"max\": 5, \"window_s\": 100, \"max_in_window\": 1000, \"escalate_s\": 0 }",
 	[C_CLASSES] = "{ \"retry_classes\": [\"cuda_oom\", \"preempted\", \"no_such_class\", \"none\"] }",
 	[C_NOCLASSES] = "{ \"retry_classes\": [] }",
+	[C_CKPT] = "{ \"max\": 1, \"escalate_s\": 0 }",	/* no_progress_max 2 */
+	[C_CKPT3] = "{ \"max\": 5, \"escalate_s\": 0, \"no_progress_max\": 3 }",
+	[C_CKPT0] = "{ \"max\": 5, \"escalate_s\": 0, \"no_progress_max\": 0 }",
+	[C_NOTOKEN] = "{ \"max\": 5, \"escalate_s\": 0 }",
+	[C_RECOV] = "{ \"recovery_s\": 3 }",
+};
+
+/* Checkpoints and the stages, for the configs that have them (else one stage "train" running x). */
+static const char *const extra_json[C_N] = {
+	[C_CKPT] = "\"checkpoints\": { \"dir\": \"ckpt\", \"pattern\": \"^step_(\\\\d+)$\" },\n"
+	    "  \"chain\": [ { \"stage\": \"train\", \"run\": \"python train.py --resume {checkpoint}\" },\n"
+	    "    { \"stage\": \"eval\", \"run\": \"python eval.py\" } ] }\n",
+	[C_CKPT3] = "\"checkpoints\": { \"dir\": \"ckpt\", \"pattern\": \"^step_(\\\\d+)$\" },\n"
+	    "  \"chain\": [ { \"stage\": \"train\", \"run\": \"python train.py --resume {checkpoint}\" } ] }\n",
+	[C_CKPT0] = "\"checkpoints\": { \"dir\": \"ckpt\", \"pattern\": \"^step_(\\\\d+)$\" },\n"
+	    "  \"chain\": [ { \"stage\": \"train\", \"run\": \"python train.py --resume {checkpoint}\" } ] }\n",
+	[C_NOTOKEN] = "\"checkpoints\": { \"dir\": \"ckpt\", \"pattern\": \"^step_(\\\\d+)$\" },\n"
+	    "  \"chain\": [ { \"stage\": \"train\", \"run\": \"python train.py --auto-resume\" } ] }\n",
 };
 
 static int
@@ -61,7 +80,10 @@ setup(void **state)
 		buf_printf(&b, "{ \"run\": \"r\", \"workdir\": \"/w\",\n");
 		if (restart_json[i] != NULL)
 			buf_printf(&b, "  \"restart\": %s,\n", restart_json[i]);
-		buf_printf(&b, "  \"chain\": [ { \"stage\": \"train\", \"run\": \"x\" } ] }\n");
+		if (extra_json[i] != NULL)
+			buf_printf(&b, "  %s", extra_json[i]);
+		else
+			buf_printf(&b, "  \"chain\": [ { \"stage\": \"train\", \"run\": \"x\" } ] }\n");
 		snprintf(name, sizeof(name), "wk%zu.json", i);
 		p = fs_join(dir, name);
 		atomic_write_str(p, b.data);
@@ -103,6 +125,18 @@ A(long n, long s, long e, const char *cls, int prog)
 	return a;
 }
 
+/* An attempt onbox marked: the newest complete checkpoint at its launch and end (-1 none). */
+static struct policy_attempt
+AC(long n, long s, long e, const char *cls, long from, long to)
+{
+	struct policy_attempt a = A(n, s, e, cls, 0);
+
+	a.ckpt_known = 1;
+	a.ckpt_from = from;
+	a.ckpt_step = to;
+	return a;
+}
+
 static void
 decide_full(int c, int seen, int finished, const struct policy_attempt *att, size_t n,
     struct policy_out *o)
@@ -116,6 +150,7 @@ decide_full(int c, int seen, int finished, const struct policy_attempt *att, siz
 	in.att = att;
 	in.natt = n;
 	in.now = (time_t)T0;
+	in.stage = "train";
 	policy_decide(&in, o);
 	/* Always one line, always a stable rule name that matches the enum. */
 	assert_null(strchr(o->reason, '\n'));
@@ -524,7 +559,7 @@ static void
 test_table(void **state)
 {
 	static const char *const names[] = { "finished", "unseen", "no_failure", "never_retry",
-	    "escalate", "flapping", "budget", "retry" };
+	    "escalate", "no_progress", "flapping", "budget", "retry" };
 	const struct policy_row *rows;
 	size_t n, i;
 
@@ -885,6 +920,264 @@ test_mark_progress(void **state)
 	cJSON_Delete(h);
 }
 
+/* ---- no_progress ---- */
+
+/*
+ * Two failed attempts in a row without a new complete checkpoint stop
+ * (restart.no_progress_max 2), whatever the budget says; infrastructure
+ * classes too (a preemption that always comes first).
+ */
+static void
+test_no_progress(void **state)
+{
+	struct policy_attempt none[] = {
+		AC(1, T0 - 400, T0 - 300, "preempted", -1, -1),
+		AC(2, T0 - 200, T0 - 100, "preempted", -1, -1),
+	};
+	struct policy_attempt four[] = {
+		AC(1, T0 - 900, T0 - 700, "preempted", -1, 4),	/* made step 4 */
+		AC(2, T0 - 600, T0 - 500, "preempted", 4, 4),
+		AC(3, T0 - 400, T0 - 300, "preempted", 4, 4),
+	};
+	struct policy_attempt newer[] = {
+		AC(1, T0 - 400, T0 - 300, "preempted", -1, -1),
+		AC(2, T0 - 200, T0 - 100, "preempted", -1, 3),	/* a new one: no stop */
+	};
+	struct policy_attempt resumed[] = {
+		AC(1, T0 - 400, T0 - 300, "preempted", -1, 3),
+		AC(2, T0 - 200, T0 - 100, "preempted", 3, 6),
+		AC(3, T0 - 90, T0 - 50, "preempted", 6, 9),
+	};
+	struct policy_attempt counting[] = {
+		AC(1, T0 - 4000, T0 - 3000, "nccl_timeout", 10, 10),
+		AC(2, T0 - 2000, T0 - 1000, "nccl_timeout", 10, 10),
+	};
+	struct policy_out o;
+
+	(void)state;
+	/* One failure: restarted. */
+	expect(C_CKPT, none, 1, POLICY_RETRY, NULL, &o);
+	expect(C_CKPT, none, 2, POLICY_NO_PROGRESS, "attempts 1 and 2 both failed without a new "
+	    "complete checkpoint (still none): a restart would repeat them, not restarted "
+	    "(restart.no_progress_max 2). Newest: attempt 2, preempted (", &o);
+	assert_non_null(strstr(o.reason, "fix the cause, then onbox start"));
+	assert_int_equal(o.escalate, 0);
+	/* Attempt 1 made a checkpoint; 2 and 3 did not. */
+	expect(C_CKPT, four, 2, POLICY_RETRY, NULL, &o);
+	expect(C_CKPT, four, 3, POLICY_NO_PROGRESS, "attempts 2 and 3 both failed without a new "
+	    "complete checkpoint (newest still step 4)", &o);
+	/* A new complete checkpoint in the newest attempt: restarted. */
+	expect(C_CKPT, newer, 2, POLICY_RETRY, NULL, &o);
+	expect(C_CKPT, resumed, 3, POLICY_RETRY, NULL, &o);
+	/* Before budget: restart.max 1 would stop attempt 2 too; no_progress says why. */
+	expect(C_CKPT, counting, 2, POLICY_NO_PROGRESS, "nccl_timeout", &o);
+	counting[1].ckpt_step = 20;
+	expect(C_CKPT, counting, 2, POLICY_BUDGET, NULL, &o);
+}
+
+/* restart.no_progress_max 3 needs three; 0 switches the rule off. */
+static void
+test_no_progress_max(void **state)
+{
+	struct policy_attempt a[] = {
+		AC(1, T0 - 900, T0 - 800, "preempted", -1, 5),
+		AC(2, T0 - 700, T0 - 600, "preempted", 5, 5),
+		AC(3, T0 - 500, T0 - 400, "node_lost", 5, 5),
+		AC(4, T0 - 300, T0 - 200, "preempted", 5, 5),
+	};
+	struct policy_out o;
+
+	(void)state;
+	expect(C_CKPT3, a, 3, POLICY_RETRY, NULL, &o);
+	expect(C_CKPT3, a, 4, POLICY_NO_PROGRESS, "the last 3 attempts (2 to 4) all failed without "
+	    "a new complete checkpoint (newest still step 5)", &o);
+	expect(C_CKPT0, a, 4, POLICY_RETRY, NULL, &o);
+}
+
+/*
+ * What ends the count: a success, a never-retry failure (a person relaunched
+ * after it), an attempt whose checkpoints are unknown (ended while no onbox
+ * watched).  And where the rule does not apply: no checkpoints configured,
+ * a command without {checkpoint} (a restart starts over: no steps instead),
+ * another stage, an unknown stage.
+ */
+static void
+test_no_progress_scope(void **state)
+{
+	struct policy_attempt ok[] = {
+		AC(1, T0 - 900, T0 - 800, "preempted", -1, -1),
+		AC(2, T0 - 700, T0 - 600, NULL, -1, -1),
+		AC(3, T0 - 300, T0 - 200, "preempted", -1, -1),
+	};
+	struct policy_attempt fixed[] = {
+		AC(1, T0 - 900, T0 - 800, "code_error", -1, -1),
+		AC(2, T0 - 300, T0 - 200, "preempted", -1, -1),
+	};
+	struct policy_attempt unknown[] = {
+		AC(1, T0 - 900, T0 - 800, "preempted", -1, -1),
+		A(2, T0 - 700, T0 - 600, "lost", 0),
+		AC(3, T0 - 300, T0 - 200, "preempted", -1, -1),
+	};
+	struct policy_attempt two[] = {
+		AC(1, T0 - 900, T0 - 800, "preempted", -1, -1),
+		AC(2, T0 - 300, T0 - 200, "preempted", -1, -1),
+	};
+	struct policy_out o;
+	struct policy_in in;
+
+	(void)state;
+	expect(C_CKPT, ok, 3, POLICY_RETRY, NULL, &o);
+	expect(C_CKPT, fixed, 2, POLICY_RETRY, NULL, &o);
+	expect(C_CKPT, unknown, 3, POLICY_RETRY, NULL, &o);
+	expect(C_CKPT, two, 2, POLICY_NO_PROGRESS, NULL, &o);
+	expect(C_NOESC, two, 2, POLICY_RETRY, NULL, &o);	/* no checkpoints configured */
+	expect(C_NOTOKEN, two, 2, POLICY_RETRY, NULL, &o);	/* no {checkpoint} in the command */
+	memset(&in, 0, sizeof(in));
+	in.cfg = cfgs[C_CKPT];
+	in.seen = 1;
+	in.att = two;
+	in.natt = 2;
+	in.now = (time_t)T0;
+	policy_decide(&in, &o);			/* stage unknown: off */
+	assert_int_equal(o.rule, POLICY_RETRY);
+	in.stage = "eval";			/* a stage that does not resume */
+	policy_decide(&in, &o);
+	assert_int_equal(o.rule, POLICY_RETRY);
+	in.stage = "nope";
+	policy_decide(&in, &o);
+	assert_int_equal(o.rule, POLICY_RETRY);
+	in.stage = "train";
+	policy_decide(&in, &o);
+	assert_int_equal(o.rule, POLICY_NO_PROGRESS);
+}
+
+/*
+ * The history as onbox writes it (progressed, checkpoint_step,
+ * checkpoint_step_from), read as onbox and patrol both read it: the same
+ * answer, and patrol's running-but-dead attempt (no progress record)
+ * decided as unknown, which never stops on no_progress.
+ */
+static const char np_hist[] =
+    "{ \"stage\": \"train\", \"attempts\": [\n"
+    "  { \"attempt\": 1, \"kind\": \"run\", \"started_unix\": 1794999000, \"result\": \"failed\",\n"
+    "    \"class\": \"preempted\", \"ended_unix\": 1794999100, \"signal\": 15, \"step\": 6,\n"
+    "    \"checkpoint_step\": 4, \"progressed\": true, \"step_interval_s\": 12.5 },\n"
+    "  { \"attempt\": 2, \"kind\": \"run\", \"started_unix\": 1794999200, \"result\": \"failed\",\n"
+    "    \"class\": \"preempted\", \"ended_unix\": 1794999300, \"signal\": 15, \"step\": 6,\n"
+    "    \"checkpoint\": \"/w/ckpt/step_000004\", \"checkpoint_step_from\": 4,\n"
+    "    \"checkpoint_step\": 4, \"progressed\": false },\n"
+    "  { \"attempt\": 3, \"kind\": \"run\", \"started_unix\": 1794999400, \"result\": \"failed\",\n"
+    "    \"class\": \"preempted\", \"ended_unix\": 1794999500, \"signal\": 15, \"step\": 6,\n"
+    "    \"checkpoint\": \"/w/ckpt/step_000004\", \"checkpoint_step_from\": 4,\n"
+    "    \"checkpoint_step\": 4, \"progressed\": false },\n"
+    "  { \"attempt\": 4, \"kind\": \"run\", \"started_unix\": 1794999600, \"result\": \"running\",\n"
+    "    \"checkpoint_step_from\": 4 } ] }\n";
+
+static void
+test_no_progress_history(void **state)
+{
+	struct policy_attempt a[8];
+	struct policy_out onbox, patrol;
+	struct policy_in in;
+	size_t n = 0, skipped = 99;
+	cJSON *h = cJSON_Parse(np_hist), *e;
+
+	(void)state;
+	assert_non_null(h);
+	assert_int_equal(policy_attempts_from_history(h, a, 8, &n, &skipped), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(skipped, 0);
+	assert_int_equal(a[0].ckpt_known, 1);
+	assert_int_equal(a[0].ckpt_from, -1);
+	assert_int_equal(a[0].ckpt_step, 4);
+	assert_int_equal(a[2].ckpt_from, 4);
+	memset(&in, 0, sizeof(in));
+	in.cfg = cfgs[C_CKPT];
+	in.seen = 1;
+	in.att = a;
+	in.natt = 2;
+	in.now = (time_t)1794999310;
+	in.stage = "train";
+	policy_decide(&in, &onbox);
+	assert_int_equal(onbox.rule, POLICY_RETRY);
+	in.natt = 3;
+	in.now = (time_t)1794999510;
+	policy_decide(&in, &onbox);
+	assert_int_equal(onbox.rule, POLICY_NO_PROGRESS);
+	assert_non_null(strstr(onbox.reason, "attempts 2 and 3 both failed without a new complete "
+	    "checkpoint (newest still step 4)"));
+	/* Patrol: the same history through its probe, a moment later: the same answer. */
+	in.now = (time_t)1794999600;
+	policy_decide(&in, &patrol);
+	assert_int_equal(patrol.rule, onbox.rule);
+	assert_int_equal(patrol.action, onbox.action);
+	assert_string_equal(patrol.reason, onbox.reason);
+	/* Patrol's dead "running" attempt 4 as tick_policy adds it: checkpoints unknown. */
+	a[3] = A(4, 1794999600, 1794999700, "lost", 0);
+	in.natt = 4;
+	in.now = (time_t)1794999700;
+	policy_decide(&in, &patrol);
+	assert_int_equal(patrol.rule, POLICY_RETRY);
+	/* A checkpoint step out of shape is unknown, not a bad entry. */
+	e = cJSON_GetArrayItem(cJSON_GetObjectItem(h, "attempts"), 1);
+	cJSON_ReplaceItemInObject(e, "checkpoint_step", cJSON_CreateString("4"));
+	assert_int_equal(policy_attempts_from_history(h, a, 8, &n, &skipped), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(skipped, 0);
+	assert_int_equal(a[1].ckpt_known, 0);
+	in.natt = 3;
+	in.now = (time_t)1794999510;
+	policy_decide(&in, &onbox);
+	assert_int_equal(onbox.rule, POLICY_RETRY);
+	cJSON_Delete(h);
+}
+
+/* recovery_stalled's limit from the history (policy_recovery). */
+static void
+test_recovery_limit(void **state)
+{
+	static const char doc[] =
+	    "{ \"attempts\": [\n"
+	    "  { \"attempt\": 1, \"result\": \"failed\", \"step_interval_s\": 300 },\n"
+	    "  { \"attempt\": 2, \"result\": \"lost\", \"step_interval_s\": 100.5 },\n"
+	    "  { \"attempt\": 3, \"result\": \"failed\" },\n"
+	    "  { \"attempt\": 4, \"result\": \"done\", \"step_interval_s\": 300 },\n"
+	    "  { \"attempt\": 5, \"result\": \"stopped\" },\n"
+	    "  { \"attempt\": 6, \"result\": \"running\" }\n"
+	    "] }";
+	cJSON *h = cJSON_Parse(doc), *arr = cJSON_GetObjectItem(h, "attempts");
+	double iv;
+	long lim;
+
+	(void)state;
+	assert_non_null(h);
+	/* The first attempt is no relaunch. */
+	assert_int_equal(policy_recovery(cfgs[C_DEFAULT], h, cJSON_GetArrayItem(arr, 0), &lim, &iv), 0);
+	/* After a failure with a step every 300 s: 900 s. */
+	assert_int_equal(policy_recovery(cfgs[C_DEFAULT], h, cJSON_GetArrayItem(arr, 1), &lim, &iv), 1);
+	assert_int_equal(lim, 900);
+	assert_true(iv == 300);
+	/* After a lost one with 100.5 s: 301.5 s is below the floor, 600. */
+	assert_int_equal(policy_recovery(cfgs[C_DEFAULT], h, cJSON_GetArrayItem(arr, 2), &lim, &iv), 1);
+	assert_int_equal(lim, POLICY_RECOVERY_MIN_S);
+	assert_true(iv == 100.5);
+	/* Interval unknown: the floor. */
+	assert_int_equal(policy_recovery(cfgs[C_DEFAULT], h, cJSON_GetArrayItem(arr, 3), &lim, &iv), 1);
+	assert_int_equal(lim, 600);
+	assert_true(iv < 0);
+	/* restart.recovery_s set: it, however small. */
+	assert_int_equal(policy_recovery(cfgs[C_RECOV], h, cJSON_GetArrayItem(arr, 1), &lim, &iv), 1);
+	assert_int_equal(lim, 3);
+	assert_true(iv == 300);
+	/* After a success or a stop on purpose: not watched. */
+	assert_int_equal(policy_recovery(cfgs[C_DEFAULT], h, cJSON_GetArrayItem(arr, 4), &lim, &iv), 0);
+	assert_int_equal(policy_recovery(cfgs[C_DEFAULT], h, cJSON_GetArrayItem(arr, 5), &lim, &iv), 0);
+	/* Not in the history: not watched. */
+	assert_int_equal(policy_recovery(cfgs[C_DEFAULT], h, h, &lim, &iv), 0);
+	assert_int_equal(policy_recovery(cfgs[C_DEFAULT], NULL, h, &lim, &iv), 0);
+	cJSON_Delete(h);
+}
+
 int
 main(void)
 {
@@ -906,6 +1199,11 @@ main(void)
 		cmocka_unit_test(test_history_bounded),
 		cmocka_unit_test(test_progressed),
 		cmocka_unit_test(test_mark_progress),
+		cmocka_unit_test(test_no_progress),
+		cmocka_unit_test(test_no_progress_max),
+		cmocka_unit_test(test_no_progress_scope),
+		cmocka_unit_test(test_no_progress_history),
+		cmocka_unit_test(test_recovery_limit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
