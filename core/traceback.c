@@ -406,6 +406,18 @@ tb_where_json(const cJSON *lines, const char *workdir)
 }
 
 int
+tb_add_where(cJSON *obj, const char *workdir)
+{
+	cJSON *w = tb_where_json(cJSON_GetObjectItemCaseSensitive(obj, "last_lines"), workdir);
+
+	if (w == NULL)
+		return 0;
+	cJSON_DeleteItemFromObjectCaseSensitive(obj, "where");
+	cJSON_AddItemToObject(obj, "where", w);	/* transferred */
+	return 1;
+}
+
+int
 tb_where_text(const cJSON *where, char *buf, size_t len)
 {
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(where, "file");

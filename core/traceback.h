@@ -42,6 +42,12 @@ int tb_where_find(const char *const *lines, size_t n, struct tb_where *out);
 cJSON *tb_where_json(const cJSON *lines, const char *workdir);
 
 /*
+ * Add "where" to obj (a FAILED marker, a stage_failed event) from its own
+ * "last_lines", when they say; 1 added.
+ */
+int tb_add_where(cJSON *obj, const char *workdir);
+
+/*
  * "at train.py:38 in lr_at" (basename:line, " in function" when known) from
  * a "where" object into buf; 1 written, 0 where is not a usable object.
  */
