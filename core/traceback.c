@@ -226,7 +226,9 @@ tb_walk(const char *const *body, const int *gid, size_t n, int gi, struct tb_gro
 			memset(&cur, 0, sizeof(cur));
 			cur.linked = linked;
 			ind = tb_indent(s);
-			summary = h != s + ind;
+			/* "  traceback : Traceback ...": torchrun's summary; other text before it is
+			 * a progress bar the traceback was printed after */
+			summary = strncmp(s + ind, "traceback", 9) == 0 && h != s + ind;
 			active = 1;
 			nframes = 0;
 		} else if (tb_frame(s, &fr)) {

@@ -74,6 +74,8 @@ struct expect {
 static const struct expect expects[] = {
 	/* user code calling user code */
 	{ "py_keyerror.txt", 1, "/tests/e2e/fixtures/torch/train.py", 62, "lr_at" },
+	/* the header printed after a tqdm bar that had no newline (the bar's redraws split at CR) */
+	{ "py_keyerror_after_tqdm_bar.txt", 1, "/tests/e2e/fixtures/torch/train.py", 62, "lr_at" },
 	/* the error is raised in torch's linear.py: the user's line calling the model */
 	{ "py_shape_in_torch.txt", 1, "/tests/e2e/fixtures/torch/train.py", 142, "main" },
 	/* the last traceback (the ValueError raised in the handler), not the KeyError's */
