@@ -2,7 +2,7 @@
 # End-to-end tests of "where" (core/traceback.c) on the real PyTorch training
 # (tests/e2e/fixtures/torch/train.py): the FAILED marker, the stage_failed
 # event, the webhook text, onbox status, and patrol's CRASHED line, --json and
-# handbook name the user's line, never torch's.  Line numbers come from the
+# handbook, and sentinel name the user's line, never torch's.  Line numbers come from the
 # script (grep -n), never written here.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
@@ -80,6 +80,14 @@ test_patrol_crashed_says_where() {
 	assert_eq "$(json "$T/p.json" 'd["where"]')" "{'file': 'train.py', 'line': $line, 'function': 'lr_at'}"
 	hb="$T/state/watchkeeper/t1/HANDBOOK.md"
 	assert_grep "TRAIN_DONE.FAILED\`: class \`code_error\`.*, failed \`at train\.py:$line in lr_at\`" "$hb"
+	# sentinel's failed output, text and --json
+	rc=0; timeout 60 "$TOP/$BUILD/sentinel" -c "$T/wk.json" --marker TRAIN_DONE --interval 1 \
+		--max-ticks 3 >"$T/s.out" 2>"$T/s.err" || rc=$?
+	assert_eq "$rc" 3
+	assert_grep "^  where: at train\.py:$line in lr_at$" "$T/s.out"
+	rc=0; timeout 60 "$TOP/$BUILD/sentinel" -c "$T/wk.json" --marker TRAIN_DONE --interval 1 \
+		--max-ticks 3 --json >"$T/s.json" 2>"$T/s.err" || rc=$?
+	assert_eq "$(json "$T/s.json" 'd["where"]["line"]')" "$line"
 }
 
 tt keyerror_where test_keyerror_where
