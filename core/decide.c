@@ -12,6 +12,7 @@
 #include "monotime.h"
 #include "pattern.h"
 #include "probe.h"
+#include "traceback.h"
 #include "triage.h"
 
 #define D_EXIT_OK	0
@@ -166,6 +167,7 @@ pred_crashed(const struct decide_in *in, const struct decide_facts *f, struct de
 {
 	const struct wk_stage *st;
 	const char *cls;
+	char at[200];
 
 	if (f->alive || f->done || f->first_missing < 0)
 		return 0;
@@ -179,6 +181,10 @@ pred_crashed(const struct decide_in *in, const struct decide_facts *f, struct de
 		    triage_info(o->cls)->remediation);
 		if (json_str(f->failed, "evidence", NULL) != NULL)
 			say(o, " · last: %.200s", json_str(f->failed, "evidence", ""));
+		if (tb_where_text(cJSON_GetObjectItem(f->failed, "where"), at, sizeof(at))) {
+			say(o, "%s%s", json_str(f->failed, "evidence", NULL) != NULL ? " " : " · ", at);
+			o->where = cJSON_GetObjectItem(f->failed, "where");
+		}
 	} else if (f->tail_cls != TRIAGE_NONE) {
 		o->cls = f->tail_cls;
 		say(o, "%s (%s), nothing running: %s", st->name, triage_info(f->tail_cls)->name,

@@ -82,6 +82,7 @@ struct decide_out {
 	int		 alive;
 	int		 no_progress;	/* this tick saw no progress (for the stall count) */
 	const struct slurm_job *job;	/* slurm: the job of out->stage (points into in->slurm), or NULL */
+	const cJSON	*where;		/* CRASHED: the FAILED marker's "where" (points into in->p), or NULL */
 };
 
 /* What the probe says, worked out once before the table is walked. */

@@ -48,6 +48,7 @@
 #include "remote.h"
 #include "slurm.h"
 #include "sshq.h"
+#include "traceback.h"
 #include "triage.h"
 #include "xmalloc.h"
 
@@ -467,6 +468,7 @@ hb_status(struct hb *h)
 	const cJSON *ps = h->ps, *att, *res, *last, *fo, *it, *ck;
 	struct buf *b = &h->b;
 	const char *v;
+	char at[200];
 	double cur, max;
 
 	if (ps == NULL) {
@@ -579,6 +581,11 @@ hb_status(struct hb *h)
 				buf_puts(b, ", attempt ");
 				hb_num(b, json_num(it, "attempt", 0));
 			}
+			if (tb_where_text(cJSON_GetObjectItemCaseSensitive(it, "where"), at,
+			    sizeof(at))) {
+				buf_puts(b, ", failed ");
+				hb_boxtext(h, at, 0);
+			}
 			if ((v = json_str(it, "last_line", NULL)) != NULL) {
 				buf_puts(b, ", last line ");
 				hb_boxtext(h, v, 0);
@@ -620,12 +627,17 @@ hb_stage_state(struct hb *h, const struct wk_stage *s)
 	const cJSON *f = hb_failed(h->ps, s->marker);
 	int st = hb_marker_state(h->ps, s->marker);
 	const char *cur = json_str(h->ps, "stage", NULL);
+	char at[200];
 
 	if (st == 1)
 		buf_puts(&h->b, "done (marker present at the last seen tick)");
 	else if (f != NULL) {
 		buf_puts(&h->b, "FAILED, class ");
 		hb_boxtext(h, json_str(f, "class", "unknown"), 0);
+		if (tb_where_text(cJSON_GetObjectItemCaseSensitive(f, "where"), at, sizeof(at))) {
+			buf_puts(&h->b, ", ");
+			hb_boxtext(h, at, 0);
+		}
 	} else if (st == 0)
 		buf_puts(&h->b, "not done (marker missing at the last seen tick)");
 	else

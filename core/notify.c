@@ -46,6 +46,7 @@
 #include "monotime.h"
 #include "notify.h"
 #include "spawn.h"
+#include "traceback.h"
 #include "xmalloc.h"
 
 #ifndef WK_VERSION
@@ -420,7 +421,7 @@ notify_text_failed(struct buf *b, const cJSON *ev)
 {
 	const char *cls = notify_ev_str(ev, "class"), *sig = notify_ev_str(ev, "signal");
 	long code = notify_ev_long(ev, "exit_code", -1);
-	char *last = notify_text_last(ev);
+	char *last = notify_text_last(ev), at[200];
 
 	notify_put_run(b, ev);
 	notify_put_word(b, notify_ev_str(ev, "stage"));
@@ -437,6 +438,14 @@ notify_text_failed(struct buf *b, const cJSON *ev)
 		buf_printf(b, " (exit %ld)", code);
 	notify_put_attempt(b, ev, "attempt %ld");
 	notify_put_part(b, "last: ", last);
+	/* " at train.py:62 in lr_at": where the traceback says it failed */
+	if (tb_where_text(cJSON_GetObjectItemCaseSensitive(ev, "where"), at, sizeof(at))) {
+		if (last != NULL)
+			buf_putc(b, ' ');
+		else if (b->len > 0)
+			buf_puts(b, SEP);
+		notify_put_flat(b, at);
+	}
 	free(last);
 }
 

@@ -251,7 +251,7 @@ status_build(const struct wk_config *cfg)
 static void
 status_print(const cJSON *doc)
 {
-	const cJSON *state = cJSON_GetObjectItem(doc, "state"), *st, *ev, *failed, *lines, *l, *job;
+	const cJSON *state = cJSON_GetObjectItem(doc, "state"), *st, *ev, *failed, *lines, *l, *job, *w;
 	char dur[32];
 	double age = json_num(doc, "heartbeat_age_s", -1);
 
@@ -312,6 +312,12 @@ status_print(const cJSON *doc)
 			lines = cJSON_GetObjectItem(failed, "last_lines");
 			if (json_str(failed, "evidence", NULL) != NULL)
 				printf("      evidence: %s\n", json_str(failed, "evidence", ""));
+			/* the file as the marker has it (relative to the workdir under it) */
+			if ((w = cJSON_GetObjectItem(failed, "where")) != NULL &&
+			    json_str(w, "file", NULL) != NULL)
+				printf("      where: %s:%ld%s%s\n", json_str(w, "file", ""),
+				    json_long(w, "line", 0), json_str(w, "function", NULL) ? " in " : "",
+				    json_str(w, "function", ""));
 			else if ((l = cJSON_GetArrayItem(lines, cJSON_GetArraySize(lines) - 1)) != NULL &&
 			    cJSON_IsString(l))
 				printf("      last: %s\n", l->valuestring);

@@ -70,6 +70,7 @@
 #include "spawn.h"
 #include "stop.h"
 #include "tail.h"
+#include "traceback.h"
 #include "triage.h"
 #include "xmalloc.h"
 
@@ -1033,7 +1034,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 	const struct outcome *o = &oc;
 	cJSON *m = cJSON_CreateObject(), *ev, *pj = NULL;
 	char when[TIMEFMT_LEN], dur[32], ex[64], *mpath = NULL, *logrel, human[1024];
-	char *mwhy = NULL;
+	char *mwhy = NULL, where_txt[200] = "";
 	time_t now = time(NULL), started = (time_t)json_num(a, "started_unix", (double)now);
 	int ok, r_ = 0, restart = 0, e, hist_ok;
 	struct policy_out pol;
@@ -1123,6 +1124,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 			cJSON_AddStringToObject(m, "exec_error", o->exec_error);
 		cJSON_AddItemToObject(m, "policy", cJSON_Duplicate(pj, 1));
 		add_tail(m, r);
+		(void)tb_add_where(m, r->cfg->workdir);
 	}
 	/*
 	 * A failure the policy restarts leaves no FAILED marker: a sentinel or
@@ -1160,12 +1162,16 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 		if (o->guess != NULL)
 			cJSON_AddStringToObject(ev, "guess", o->guess);
 		add_tail(ev, r);
+		/* " at train.py:62 in lr_at" beside the evidence (core/traceback.c) */
+		if (tb_add_where(ev, r->cfg->workdir) && tb_where_text(cJSON_GetObjectItem(ev,
+		    "where"), where_txt + 1, sizeof(where_txt) - 1))
+			where_txt[0] = ' ';
 		cJSON_AddBoolToObject(ev, "restarting", restart);
 		cJSON_AddItemToObject(ev, "policy", pj);	/* transferred */
 		pj = NULL;
-		snprintf(human, sizeof(human), "%s FAILED (%s, %s) attempt %ld%s%.200s · %s: %.400s",
+		snprintf(human, sizeof(human), "%s FAILED (%s, %s) attempt %ld%s%.200s%s · %s: %.400s",
 		    st->name, ci->name, ex, r->attempt, o->evidence ? " · last: " : "",
-		    o->evidence ? o->evidence : "", restart ? "restarting" : "not restarted",
+		    o->evidence ? o->evidence : "", where_txt, restart ? "restarting" : "not restarted",
 		    pol.reason);
 	}
 	if (!ok && !hist_ok) {

@@ -559,6 +559,9 @@ tick_remember_box(struct tick *t, const char *when)
 
 		cJSON_AddStringToObject(e, "class", json_str(p->failed[i].doc, "class", "unknown"));
 		cJSON_AddNumberToObject(e, "attempt", (double)json_long(p->failed[i].doc, "attempt", 0));
+		if (cJSON_IsObject(cJSON_GetObjectItem(p->failed[i].doc, "where")))
+			cJSON_AddItemToObject(e, "where",
+			    cJSON_Duplicate(cJSON_GetObjectItem(p->failed[i].doc, "where"), 1));
 		if (n > 0 && cJSON_IsString(cJSON_GetArrayItem(lines, n - 1))) {
 			char *l = notify_scrub(&t->sinks, cJSON_GetArrayItem(lines, n - 1)->valuestring);
 
@@ -675,6 +678,8 @@ tick_print(struct tick *t, const char *when, const char *line, int json)
 		cJSON_AddStringToObject(o, "stage", t->out.stage);
 	if (t->out.v == V_CRASHED)
 		cJSON_AddStringToObject(o, "class", triage_info(t->out.cls)->name);
+	if (t->out.v == V_CRASHED && t->out.where != NULL)
+		cJSON_AddItemToObject(o, "where", cJSON_Duplicate(t->out.where, 1));
 	if (t->action[0] != '\0')
 		cJSON_AddStringToObject(o, "action", t->action);
 	if (t->have_probe && t->probe.results != NULL)

@@ -47,6 +47,7 @@
 #include "sentinel.h"
 #include "sshq.h"
 #include "target.h"
+#include "traceback.h"
 #include "xmalloc.h"
 
 #define TICK_BUDGET_S	30	/* the check itself, on top of the connect timeout */
@@ -300,6 +301,7 @@ sentinel_decided(struct sentinel *s, const struct mwait *w, enum mwait_outcome o
 	if (!s->json) {
 		cJSON *lines = sentinel_lines(s, s->failed_doc), *it;
 		const char *stage = json_str(s->failed_doc, "stage", s->spec.stage_of[i]);
+		char at[200];
 
 		printf("sentinel: %s FAILED (tick %ld, %s): class %s", s->spec.markers[i], s->tick, el,
 		    json_str(s->failed_doc, "class", "unknown"));
@@ -310,6 +312,8 @@ sentinel_decided(struct sentinel *s, const struct mwait *w, enum mwait_outcome o
 		printf("\n");
 		if (json_str(s->failed_doc, "remediation", NULL) != NULL)
 			printf("  remediation: %s\n", json_str(s->failed_doc, "remediation", ""));
+		if (tb_where_text(cJSON_GetObjectItem(s->failed_doc, "where"), at, sizeof(at)))
+			printf("  where: %s\n", at);
 		if (cJSON_GetArraySize(lines) > 0)
 			printf("  last lines:\n");
 		cJSON_ArrayForEach(it, lines)
@@ -482,6 +486,9 @@ sentinel_json(const struct sentinel *s)
 		if (json_str(s->failed_doc, "remediation", NULL) != NULL)
 			cJSON_AddStringToObject(o, "remediation", json_str(s->failed_doc, "remediation", ""));
 		cJSON_AddItemToObject(o, "last_lines", sentinel_lines(s, s->failed_doc));
+		if (cJSON_IsObject(cJSON_GetObjectItem(s->failed_doc, "where")))
+			cJSON_AddItemToObject(o, "where",
+			    cJSON_Duplicate(cJSON_GetObjectItem(s->failed_doc, "where"), 1));
 	}
 	cJSON_AddStringToObject(o, "last_seen", s->seen);
 	if (s->decided_attempt > 0)

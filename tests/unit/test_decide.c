@@ -273,6 +273,24 @@ test_rows(void **state)
 	assert_int_equal(o.cls, TRIAGE_CUDA_OOM);
 	assert_int_equal(o.action, ACT_RESUME);
 	assert_int_equal(verdict_exit(o.v), 1);
+	assert_null(o.where);
+	/* Where the traceback failed, beside the evidence (the marker's "where"). */
+	b.extra = "@failed EVAL_DONE\n|{\"class\": \"code_error\", \"attempt\": 1, \"evidence\": "
+	    "\"KeyError: 'warmup_steps'\", \"where\": {\"file\": \"src/train.py\", \"line\": 62, "
+	    "\"function\": \"lr_at\"}}\n";
+	run_case(&b, -1, 0, V_CRASHED, "eval (code_error) attempt 1", &o);
+	assert_non_null(strstr(o.details, " \xc2\xb7 last: KeyError: 'warmup_steps' at train.py:62 in lr_at"));
+	assert_non_null(o.where);	/* into the probe, freed by run_case: not read here */
+	/* ...and without evidence, its own part; a malformed one is left out. */
+	b.extra = "@failed EVAL_DONE\n|{\"class\": \"unknown\", \"attempt\": 1, "
+	    "\"where\": {\"file\": \"kernel_check.cu\", \"line\": 14}}\n";
+	run_case(&b, -1, 0, V_CRASHED, "eval (unknown) attempt 1", &o);
+	assert_non_null(strstr(o.details, " \xc2\xb7 at kernel_check.cu:14"));
+	b.extra = "@failed EVAL_DONE\n|{\"class\": \"unknown\", \"attempt\": 1, \"where\": 3}\n";
+	run_case(&b, -1, 0, V_CRASHED, "eval (unknown) attempt 1", &o);
+	assert_null(strstr(o.details, " at "));
+	assert_null(o.where);
+	b.extra = "@failed EVAL_DONE\n|{\"class\": \"cuda_oom\", \"attempt\": 2, \"evidence\": \"CUDA out of memory\"}\n";
 	/* CRASHED from the output tail when no FAILED marker was written (onbox died too). */
 	b.markers = "";
 	b.extra = "@log output train.2.log\n|step 4600/5155\n|Traceback (most recent call last):\n"

@@ -710,6 +710,30 @@ test_logbook_tail(void **state)
 	buf_free(&b);
 }
 
+/* The FAILED marker's "where" (core/traceback.c) in the status and the chain. */
+static void
+test_failed_where(void **state)
+{
+	cJSON *ps = pstate_sample(), *f;
+	char *md, *sec;
+
+	(void)state;
+	f = cJSON_GetObjectItem(cJSON_GetObjectItem(ps, "failed"), "EVAL_DONE");
+	cJSON_AddItemToObject(f, "where", cJSON_Parse("{\"file\": \"src/eval.py\", \"line\": 88,"
+	    " \"function\": \"score\"}"));
+	md = render(ps, "/opt/wk/bin", 0);
+	sec = section(md, "Current status");
+	assert_non_null(strstr(sec, "EVAL_DONE.FAILED`: class `cuda_oom`"));
+	assert_non_null(strstr(sec, ", failed `at eval.py:88 in score`"));
+	free(sec);
+	sec = section(md, "The chain");
+	assert_non_null(strstr(sec, "FAILED, class `cuda_oom`, `at eval.py:88 in score`"));
+	free(sec);
+	assert_int_equal(check_structure(md, NULL) >= 0, 1);
+	free(md);
+	cJSON_Delete(ps);
+}
+
 int
 main(void)
 {
@@ -718,6 +742,7 @@ main(void)
 		cmocka_unit_test(test_decision_table_is_the_code_table),
 		cmocka_unit_test(test_triage_table_and_steps),
 		cmocka_unit_test(test_marker_paths),
+		cmocka_unit_test(test_failed_where),
 		cmocka_unit_test(test_hostile_values_stay_inert),
 		cmocka_unit_test(test_no_secret),
 		cmocka_unit_test(test_claims_parse_back),

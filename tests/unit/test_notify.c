@@ -588,6 +588,17 @@ test_text(void **state)
 	    "[llama-ft-1] train FAILED (nccl) attempt 1 \xc2\xb7 last: RuntimeError: boom");
 	expect_text("{ \"run\": \"r\", \"event\": \"stage_failed\", \"stage\": \"train\","
 	    " \"attempt\": 1, \"exit_code\": 3 }", "[r] train FAILED (exit 3) attempt 1");
+	/* where the traceback failed (core/traceback.c), basename:line beside the evidence */
+	expect_text("{ \"run\": \"r\", \"event\": \"stage_failed\", \"stage\": \"train\","
+	    " \"attempt\": 1, \"class\": \"code_error\", \"evidence\": \"KeyError: 'warmup_steps'\","
+	    " \"where\": { \"file\": \"src/train.py\", \"line\": 62, \"function\": \"lr_at\" } }",
+	    "[r] train FAILED (code_error) attempt 1 \xc2\xb7 last: KeyError: 'warmup_steps'"
+	    " at train.py:62 in lr_at");
+	expect_text("{ \"run\": \"r\", \"event\": \"stage_failed\", \"stage\": \"train\","
+	    " \"where\": { \"file\": \"kernel_check.cu\", \"line\": 14 } }",
+	    "[r] train FAILED \xc2\xb7 at kernel_check.cu:14");
+	expect_text("{ \"run\": \"r\", \"event\": \"stage_failed\", \"stage\": \"train\","
+	    " \"where\": \"train.py:3\" }", "[r] train FAILED");
 	expect_text("{ \"run\": \"r\", \"event\": \"stage_failed\", \"stage\": \"train\","
 	    " \"signal\": \"SIGKILL\" }", "[r] train FAILED (SIGKILL)");
 	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"stage_started\", \"stage\": \"train\","
