@@ -482,6 +482,11 @@ hb_status(struct hb *h)
 		}
 	} else
 		buf_puts(b, "unknown");
+	if ((v = json_str(ps, "caveats_text", NULL)) != NULL && *v != '\0') {
+		/* a DONE that went wrong on the way says so (caveats.h) */
+		buf_puts(b, "\n- Caveats: ");
+		hb_boxtext(h, v, 0);
+	}
 	buf_puts(b, "\n- Progress: ");
 	cur = json_num(ps, "progress", -1);
 	max = json_num(ps, "progress_max", -1);

@@ -99,6 +99,11 @@ struct probe {
 	size_t		 slurm_len;
 	/* .watchkeeper/stopped (`onbox stop`): {when, by, stage, attempt, how}; NULL: not stopped */
 	cJSON		*stopped;
+	/*
+	 * .watchkeeper/caveats.json (caveats.h): what went wrong on the way to
+	 * the DONE, {caveats: [...], text, more}; NULL: none (or unreadable).
+	 */
+	cJSON		*caveats;
 };
 
 /*
