@@ -2,9 +2,13 @@
 # End-to-end tests of completion with caveats (core/caveats.h) on the real
 # PyTorch training: a chain that finished after a NaN loss or a restart says
 # so wherever DONE is said (the chain_done event and its line, the webhook,
-# onbox status and --json, caveats.json for patrol's probe), and a chain
+# onbox status and --json, patrol's DONE line and --json through the real
+# probe over the suite's sshd, the handbook's status), and a chain
 # that went cleanly says exactly what it said before.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+PATROL="$TOP/$BUILD/patrol"
+patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
 
 # tconf TRAIN_FLAGS [EXTRA_TOP_LEVEL_JSON]: train (the real training) then eval.
 tconf() {
@@ -102,6 +106,39 @@ assert len(e)==2 and "caveats" in e[0] and "caveats" not in e[1] and "caveats_te
 	assert_eq "$(onbox status --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(str("caveats" in d).lower())')" false
 }
 
+# patrol sees the box over ssh (one combined probe): its DONE line, --json,
+# the webhook of the verdict and the handbook say the caveats; then the
+# chain runs again cleanly and patrol's DONE says nothing more than before.
+test_patrol_done_with_caveats() {
+	box
+	start_receiver
+	tconf "--fail nan --fail-at 5" "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"config\": \"$T/wk.json\", \"connect_timeout_s\": 3},
+  \"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/generic\"}],"
+	onbox run >"$T/out" 2>&1
+	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	assert_grep '^[0-9T:-]+Z t1 DONE every marker present · caveats: nan_loss at step 5 \(attempt 1\)$' "$T/p1"
+	rc=0; patrol --once --json >"$T/p2.json" || rc=$?
+	assert_eq "$rc" 0
+	assert_eq "$(json "$T/p2.json" 'd["verdict"]')" DONE
+	assert_eq "$(json "$T/p2.json" 'd["caveats_text"]')" "nan_loss at step 5 (attempt 1)"
+	assert_eq "$(json "$T/p2.json" '[(c["kind"], c["step"]) for c in d["caveats"]]')" "[('nan_loss', 5)]"
+	# patrol's own DONE webhook carries them too.
+	wait_for 20 sh -c "grep -q verdict_changed '$T/recv.jsonl'"
+	assert_eq "$(recv_json "[json.loads(x['body']).get('caveats_text') for x in r if json.loads(x['body'])['event']=='verdict_changed']")" \
+		"['nan_loss at step 5 (attempt 1)']"
+	assert_grep '^- Caveats: .*nan_loss at step 5 \(attempt 1\)' "$T/state/watchkeeper/t1/HANDBOOK.md"
+	# The chain again, cleanly: no caveats anywhere patrol looks.
+	rm -rf "$T/work/ckpt" "$T/work/results" "$T/work/train.log" "$(W)/markers"/*
+	tconf "" "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"config\": \"$T/wk.json\", \"connect_timeout_s\": 3},"
+	onbox run >"$T/out2" 2>&1
+	rc=0; patrol --once >"$T/p3" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	assert_grep '^[0-9T:-]+Z t1 DONE every marker present$' "$T/p3"
+	assert_no_grep 'Caveats' "$T/state/watchkeeper/t1/HANDBOOK.md"
+}
+
 tt nan_loss_done_with_caveat test_nan_loss_done_with_caveat
 tt restart_done_with_caveat test_restart_done_with_caveat
 tt clean_done_no_caveats test_clean_done_no_caveats
+tt patrol_done_with_caveats test_patrol_done_with_caveats
