@@ -711,6 +711,7 @@ hb_markers(struct hb *h)
 		{ "state.json", "onbox's heartbeat: time, stage, attempt, pids, progress, last lines" },
 		{ "logs", "one log per stage attempt, `<stage>.<attempt>.log`" },
 		{ "events.jsonl", "append-only event log" },
+		{ "caveats.json", "only after a DONE that went wrong on the way: its health alerts and restarts" },
 		{ "outbox", "notifications not yet delivered" },
 		{ "onbox.log", "onbox's own diagnostics" },
 	};
