@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caveats.h"
 #include "ckpt.h"
 #include "decide.h"
 #include "jsonfile.h"
@@ -322,6 +323,8 @@ pred_done(const struct decide_in *in, const struct decide_facts *f, struct decid
 	if (!f->done)
 		return 0;
 	say(o, "every marker present");
+	if (caveats_text(in->p->caveats) != NULL)
+		say(o, " · caveats: %s", caveats_text(in->p->caveats));
 	if (in->p->results != NULL)
 		say(o, " · results: %s", in->cfg->results);
 	return 1;

@@ -484,6 +484,11 @@ hb_status(struct hb *h)
 		}
 	} else
 		buf_puts(b, "unknown");
+	if ((v = json_str(ps, "caveats_text", NULL)) != NULL && *v != '\0') {
+		/* a DONE that went wrong on the way says so (caveats.h) */
+		buf_puts(b, "\n- Caveats: ");
+		hb_boxtext(h, v, 0);
+	}
 	buf_puts(b, "\n- Progress: ");
 	cur = json_num(ps, "progress", -1);
 	max = json_num(ps, "progress_max", -1);
@@ -718,6 +723,7 @@ hb_markers(struct hb *h)
 		{ "state.json", "onbox's heartbeat: time, stage, attempt, pids, progress, last lines" },
 		{ "logs", "one log per stage attempt, `<stage>.<attempt>.log`" },
 		{ "events.jsonl", "append-only event log" },
+		{ "caveats.json", "only after a DONE that went wrong on the way: its health alerts and restarts" },
 		{ "outbox", "notifications not yet delivered" },
 		{ "onbox.log", "onbox's own diagnostics" },
 	};

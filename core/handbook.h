@@ -41,6 +41,7 @@ struct handbook_ctx {
 /*
  * patrol.json keys the handbook reads (patrol writes them every tick):
  *   verdict, details, last_tick (UTC ISO), ticks, unseen_ticks,
+ *   caveats_text "nan_loss at step 15 (attempt 1), 1 restart"  a DONE's caveats (caveats.h)
  *   seen_at (UTC ISO of the last tick that saw the box),
  *   progress, progress_max (numbers; absent when unknown),
  *   markers   ["TRAIN_DONE", ...]      present at the last seen tick

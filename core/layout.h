@@ -7,6 +7,8 @@
  *   logs/<stage>.<attempt>.log  stdout+stderr of one attempt
  *   state.json                  onbox's heartbeat
  *   events.jsonl                append-only event log
+ *   caveats.json                the DONE chain's caveats (health alerts, restarts; caveats.h),
+ *                               written when it finishes with some, removed when it starts again
  *   outbox/                     notifications not yet delivered
  *   stages/<stage>.json         the stage's attempt history (onbox writes)
  *   attempts/<stage>.<n>.json   one attempt's process record (its wrapper writes)

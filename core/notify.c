@@ -407,6 +407,8 @@ notify_text_done(struct buf *b, const cJSON *ev)
 	notify_put_word(b, type != NULL && strcmp(type, "chain_done") == 0 ? "chain" :
 	    notify_ev_str(ev, "stage"));
 	notify_put_word(b, "DONE");
+	/* what went wrong on the way (caveats.h): a DONE never hides it */
+	notify_put_part(b, "caveats: ", notify_ev_str(ev, "caveats_text"));
 	notify_put_part(b, "", notify_ev_str(ev, "progress"));
 	notify_put_part(b, "results: ", summary);
 	if (cJSON_IsNumber(dur) && dur->valuedouble >= 0) {

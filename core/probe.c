@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "caveats.h"
 #include "ckpt.h"
 #include "config.h"
 #include "err.h"
@@ -91,6 +92,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	    "[ -f \"$D/state.json\" ] && head -c 262144 \"$D/state.json\" | p\n"
 	    /* the run was stopped on purpose (`onbox stop`): its record */
 	    "[ -f \"$D/stopped\" ] && { echo @stopped; head -c 4096 \"$D/stopped\" | p; }\n"
+	    /* what went wrong on the way to a DONE (caveats.h): onbox writes it at the end */
+	    "[ -f \"$D/" CAVEATS_FILE "\" ] && { echo @caveats; head -c " CAVEATS_FILE_MAX_S " \"$D/" CAVEATS_FILE "\" | p; }\n"
 	    "lg=$(ls -t \"$D\"/logs/*.log 2>/dev/null | head -n 1)\n"
 	    "if [ -n \"$lg\" ]; then echo \"@log output ${lg##*/}\"; tail -c " "16384" " \"$lg\" | p; fi\n");
 	for (i = 0; i < cfg->nchain; i++) {
@@ -192,7 +195,7 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 enum probe_sec {
 	SEC_NONE, SEC_PROBE, SEC_ALIVE, SEC_MARKERS, SEC_FAILED, SEC_STATE, SEC_LOG, SEC_RESULTS,
 	SEC_DF, SEC_DFI, SEC_GPU, SEC_CGROUP, SEC_TRANSFER, SEC_EVENTS, SEC_HISTORY, SEC_CKPT,
-	SEC_SLURM, SEC_STOPPED, SEC_END, SEC_COUNT
+	SEC_SLURM, SEC_STOPPED, SEC_CAVEATS, SEC_END, SEC_COUNT
 };
 
 static const struct {
@@ -218,6 +221,7 @@ static const struct {
 	{ "ckpt", SEC_CKPT, 0, 0 },
 	{ "slurm", SEC_SLURM, 0, 0 },
 	{ "stopped", SEC_STOPPED, 0, 0 },
+	{ "caveats", SEC_CAVEATS, 0, 0 },
 	{ "end", SEC_END, 0, 1 },
 };
 
@@ -252,6 +256,7 @@ probe_free(struct probe *p)
 	free(p->ckpt);
 	free(p->slurm);
 	cJSON_Delete(p->stopped);
+	cJSON_Delete(p->caveats);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -410,6 +415,14 @@ probe_store(struct probe *p, enum probe_sec sec, const char *arg, struct buf *tx
 		if ((p->stopped = cJSON_Parse(t)) == NULL || !cJSON_IsObject(p->stopped)) {
 			cJSON_Delete(p->stopped);
 			p->stopped = cJSON_CreateObject();
+		}
+		break;
+	case SEC_CAVEATS:
+		/* written atomically and bounded; one we cannot read says nothing */
+		cJSON_Delete(p->caveats);
+		if ((p->caveats = cJSON_Parse(t)) != NULL && caveats_text(p->caveats) == NULL) {
+			cJSON_Delete(p->caveats);
+			p->caveats = NULL;
 		}
 		break;
 	case SEC_SLURM:

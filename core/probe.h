@@ -5,7 +5,7 @@
  * `sh -s` on one exec channel, gathers in one round trip everything the
  * decision table needs: liveness (tmux session, onbox and stage pids from the
  * heartbeat), markers and FAILED markers, the heartbeat itself, the tails of
- * the current attempt's output and of the stages' own logs, the results file,
+ * the current attempt's output and of the stages' own logs, a DONE's caveats, the results file,
  * disk bytes and inodes, GPU, cgroup memory and OOM kills, and the transfer
  * target's file count and bytes.
  *
@@ -99,6 +99,11 @@ struct probe {
 	size_t		 slurm_len;
 	/* .watchkeeper/stopped (`onbox stop`): {when, by, stage, attempt, how}; NULL: not stopped */
 	cJSON		*stopped;
+	/*
+	 * .watchkeeper/caveats.json (caveats.h): what went wrong on the way to
+	 * the DONE, {caveats: [...], text, more}; NULL: none (or unreadable).
+	 */
+	cJSON		*caveats;
 };
 
 /*

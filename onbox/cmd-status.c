@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "attempt.h"
+#include "caveats.h"
 #include "ckpt.h"
 #include "config.h"
 #include "curlcmd.h"
@@ -189,6 +190,13 @@ status_build(const struct wk_config *cfg)
 		free(mp);
 	}
 	cJSON_AddBoolToObject(doc, "done", ndone == (int)cfg->nchain);
+	if (ndone == (int)cfg->nchain) {
+		/* what went wrong on the way, as onbox wrote it when the chain finished */
+		cJSON *cav = caveats_load(cfg->workdir);
+
+		caveats_event(doc, cav);
+		cJSON_Delete(cav);
+	}
 	{
 		/* `onbox stop`'s record (stop.c): {when, by, stage, attempt, how}, or null */
 		cJSON *stopped = stop_record_load(cfg->workdir);
@@ -354,7 +362,9 @@ status_print(const cJSON *doc)
 			printf(" (%s)", json_str(ev, "class", ""));
 		printf("\n");
 	}
-	if (json_bool(doc, "done", 0))
+	if (json_bool(doc, "done", 0) && json_str(doc, "caveats_text", NULL) != NULL)
+		printf("DONE · caveats: %s\n", json_str(doc, "caveats_text", ""));
+	else if (json_bool(doc, "done", 0))
 		printf("DONE: every marker present\n");
 	if (cJSON_IsObject(cJSON_GetObjectItem(doc, "stopped"))) {
 		const cJSON *s = cJSON_GetObjectItem(doc, "stopped");

@@ -44,6 +44,7 @@
 #include "atomic.h"
 #include "attempt.h"
 #include "buf.h"
+#include "caveats.h"
 #include "cgroup.h"
 #include "ckpt.h"
 #include "complete.h"
@@ -2120,6 +2121,7 @@ runner_stage(struct runner *r, size_t idx)
 
 			unlink(flag);
 			free(flag);
+			caveats_clear(r->cfg->workdir);
 		}
 		a = hist_add(hist, r->attempt, st->has_wait ? "wait" : "run");
 		if (r->job == NULL)	/* a cluster job runs in no cgroup of ours */
@@ -2370,7 +2372,21 @@ runner_chain_done(struct runner *r)
 		cJSON_Delete(h);
 	}
 	runner_add_results(r, ev);
-	runner_emit(r, ev, "chain DONE: every marker present");
+	{
+		/* What went wrong on the way (caveats.h): in the event, the line, caveats.json. */
+		cJSON *cav = caveats_build(r->cfg);
+		char *human = caveats_text(cav) != NULL ?
+		    xstrfmt("chain DONE · caveats: %s", caveats_text(cav)) :
+		    xstrdup("chain DONE: every marker present");
+
+		caveats_event(ev, cav);
+		if (caveats_save(r->cfg->workdir, cav) != 0)
+			log_warn("cannot write %s/.watchkeeper/%s: %s", r->cfg->workdir, CAVEATS_FILE,
+			    strerror(errno));
+		runner_emit(r, ev, human);
+		free(human);
+		cJSON_Delete(cav);
+	}
 	(void)atomic_write_str(flag, "1\n");
 	free(flag);
 }

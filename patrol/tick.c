@@ -23,6 +23,7 @@
 
 #include "atomic.h"
 #include "buf.h"
+#include "caveats.h"
 #include "ckpt.h"
 #include "config.h"
 #include "crontab.h"
@@ -527,6 +528,8 @@ tick_notify(struct tick *t, const char *line)
 	cJSON_AddStringToObject(ev, "report", line);
 	if (t->out.v == V_DONE && t->have_probe && t->probe.results != NULL)
 		cJSON_AddStringToObject(ev, "results", t->probe.results);
+	if (t->out.v == V_DONE && t->have_probe)
+		caveats_event(ev, t->probe.caveats);
 	if (tick_push(t, &t->sinks, ev) == 0)
 		json_set_str(t->st.doc, "notified", verdict_name(t->out.v));
 	cJSON_Delete(ev);
@@ -570,6 +573,11 @@ tick_remember_box(struct tick *t, const char *when)
 		}
 	}
 	json_set(d, "failed", f);
+	/* the DONE's caveats (caveats.h), for the handbook's status */
+	if (caveats_text(p->caveats) != NULL && t->out.v == V_DONE)
+		json_set_str(d, "caveats_text", caveats_text(p->caveats));
+	else
+		cJSON_DeleteItemFromObjectCaseSensitive(d, "caveats_text");
 	if (t->out.progress_max >= 0)
 		json_set_num(d, "progress_max", (double)t->out.progress_max);
 	{
@@ -684,6 +692,8 @@ tick_print(struct tick *t, const char *when, const char *line, int json)
 		cJSON_AddStringToObject(o, "action", t->action);
 	if (t->have_probe && t->probe.results != NULL)
 		cJSON_AddStringToObject(o, "results", t->probe.results);
+	if (t->out.v == V_DONE && t->have_probe)
+		caveats_event(o, t->probe.caveats);	/* what went wrong on the way */
 	cJSON_AddStringToObject(o, "line", line);
 	s = cJSON_PrintUnformatted(o);
 	printf("%s\n", s);

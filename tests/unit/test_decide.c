@@ -320,6 +320,25 @@ test_rows(void **state)
 	run_case(&b, -1, 0, V_DONE, "every marker present", &o);
 	assert_int_equal(verdict_exit(o.v), 0);
 	assert_int_equal(o.action, ACT_FINISH);
+	assert_string_equal(o.details, "every marker present");	/* no caveats: as ever */
+	/* A DONE that went wrong on the way says so (caveats.h), nothing else changes. */
+	b.extra = "@caveats\n|{\"caveats\":[{\"kind\":\"nan_loss\",\"text\":\"nan_loss at step 15 (attempt 1)\","
+	    "\"stage\":\"train\",\"attempt\":1,\"step\":15},{\"kind\":\"restart\",\"text\":\"1 restart (killed)\","
+	    "\"stage\":\"train\",\"attempt\":1,\"count\":1}],\"text\":\"nan_loss at step 15 (attempt 1), "
+	    "1 restart (killed)\",\"more\":0}\n";
+	run_case(&b, -1, 0, V_DONE, NULL, &o);
+	assert_string_equal(o.details,
+	    "every marker present \xc2\xb7 caveats: nan_loss at step 15 (attempt 1), 1 restart (killed)");
+	assert_int_equal(verdict_exit(o.v), 0);
+	assert_int_equal(o.action, ACT_FINISH);
+	/* An unreadable or empty caveats file says nothing. */
+	b.extra = "@caveats\n|{\"caveats\":[\n";
+	run_case(&b, -1, 0, V_DONE, NULL, &o);
+	assert_string_equal(o.details, "every marker present");
+	b.extra = "@caveats\n|{\"caveats\":[],\"text\":\"\"}\n";
+	run_case(&b, -1, 0, V_DONE, NULL, &o);
+	assert_string_equal(o.details, "every marker present");
+	b.extra = "@log output train.2.log\n|step 4600/5155\n";	/* as before */
 	/* STALLED: alive, progress unchanged for stall_ticks ticks. */
 	b.alive = "|tmux 1\n|onbox 7 1\n|stage 8 1\n";
 	b.markers = "";

@@ -31,6 +31,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "handbook.h"
+#include "jsonfile.h"
 #include "policy.h"
 #include "remote.h"
 #include "triage.h"
@@ -734,6 +735,32 @@ test_failed_where(void **state)
 	cJSON_Delete(ps);
 }
 
+/* A DONE's caveats (caveats.h) are in the status; without them the status is as ever. */
+static void
+test_status_caveats(void **state)
+{
+	cJSON *ps = pstate_sample();
+	char *md, *sec;
+
+	(void)state;
+	md = render(ps, NULL, 0);
+	sec = section(md, "Current status");
+	assert_null(strstr(sec, "Caveats"));
+	free(sec);
+	free(md);
+	json_set_str(ps, "verdict", "DONE");
+	json_set_str(ps, "details", "every marker present \xc2\xb7 caveats: nan_loss at step 15 (attempt 1), 1 restart");
+	json_set_str(ps, "caveats_text", "nan_loss at step 15 (attempt 1), 1 restart");
+	md = render(ps, NULL, 0);
+	sec = section(md, "Current status");
+	if (strstr(sec, "\n- Caveats: ") == NULL || strstr(strstr(sec, "\n- Caveats: "),
+	    "nan_loss at step 15 (attempt 1), 1 restart") == NULL)
+		fail_msg("no caveats line in:\n%s", sec);
+	free(sec);
+	free(md);
+	cJSON_Delete(ps);
+}
+
 int
 main(void)
 {
@@ -750,6 +777,7 @@ main(void)
 		cmocka_unit_test(test_slurm_section),
 		cmocka_unit_test(test_cron_line),
 		cmocka_unit_test(test_logbook_tail),
+		cmocka_unit_test(test_status_caveats),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -607,6 +607,13 @@ test_text(void **state)
 	    " \"results\": \"acc,f1\\n0.812,0.790\\n\" }",
 	    "[llama-ft-1] chain DONE \xc2\xb7 results: acc=0.812 f1=0.790");
 	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"chain_done\" }", "[llama-ft-1] chain DONE");
+	/* A DONE that went wrong on the way says so first (caveats.h). */
+	expect_text("{ \"run\": \"r\", \"event\": \"chain_done\", \"duration_s\": 3720,"
+	    " \"caveats\": [{\"kind\": \"nan_loss\"}, {\"kind\": \"restart\"}],"
+	    " \"caveats_text\": \"nan_loss at step 15 (attempt 1), 1 restart\","
+	    " \"results\": \"acc,f1\\n0.812,0.790\\n\" }",
+	    "[r] chain DONE \xc2\xb7 caveats: nan_loss at step 15 (attempt 1), 1 restart \xc2\xb7 results: "
+	    "acc=0.812 f1=0.790 \xc2\xb7 1h02m");
 	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"stage_lost\", \"stage\": \"train\","
 	    " \"attempt\": 3, \"class\": \"reboot\" }", "[llama-ft-1] train attempt 3 LOST (reboot)");
 	expect_text("{ \"run\": \"llama-ft-1\", \"event\": \"run_stopped\", \"stage\": \"train\","

@@ -24,6 +24,7 @@
 
 #include "atomic.h"
 #include "buf.h"
+#include "caveats.h"
 #include "ckpt.h"
 #include "config.h"
 #include "diag.h"
@@ -190,6 +191,7 @@ test_probe_real(void **state)
 	assert_non_null(strstr(lg->tail, "Training completed"));
 	assert_null(probe_log(&p, "eval"));	/* no log configured */
 	assert_null(p.slurm);	/* detach nohup: no @slurm */
+	assert_null(p.caveats);	/* no caveats.json: no @caveats */
 	assert_string_equal(p.results, "metric,value\nacc,0.812\n");
 	assert_true(p.disk_used_pct >= 0 && p.disk_used_pct <= 100);
 	assert_true(p.inode_used_pct >= -1 && p.inode_used_pct <= 100);
@@ -277,6 +279,58 @@ test_probe_events(void **state)
 	free(why);
 }
 
+/* .watchkeeper/caveats.json (caveats.h) rides in @caveats; unreadable or empty: none. */
+static void
+test_probe_caveats(void **state)
+{
+	struct fx *f = *state;
+	struct probe p;
+	char *out, *why = NULL, *path = xstrfmt("%s/.watchkeeper/" CAVEATS_FILE, f->work);
+	cJSON *doc = cJSON_Parse("{\"caveats\": [{\"kind\": \"nan_loss\", \"text\": "
+	    "\"nan_loss at step 15 (attempt 1)\", \"stage\": \"train\", \"attempt\": 1, \"step\": 15},"
+	    "{\"kind\": \"restart\", \"text\": \"1 restart (killed)\", \"stage\": \"train\", "
+	    "\"attempt\": 1, \"count\": 1}], \"text\": \"nan_loss at step 15 (attempt 1), 1 restart (killed)\", "
+	    "\"more\": 0}");
+	size_t len;
+
+	assert_int_equal(caveats_save(f->work, doc), 0);
+	assert_true(fs_exists(path));
+	out = run_probe(f, &len);
+	if (probe_parse(out, len, &p, &why) != 0)
+		fail_msg("parse failed: %s\n%s", why, out);
+	assert_non_null(p.caveats);
+	assert_string_equal(caveats_text(p.caveats), "nan_loss at step 15 (attempt 1), 1 restart (killed)");
+	assert_int_equal(caveats_count(p.caveats), 2);
+	assert_int_equal(json_long(cJSON_GetArrayItem(cJSON_GetObjectItem(p.caveats, "caveats"), 0),
+	    "step", 0), 15);
+	probe_free(&p);
+	/* Every strict prefix is still a failure. */
+	for (size_t k = 0; k < len; k++) {
+		assert_int_not_equal(probe_parse(out, k, &p, &why), 0);
+		free(why);
+	}
+	free(out);
+	/* Not JSON, or no items: the probe parses, and says no caveats. */
+	unit_put(path, "{\"caveats\": [");
+	out = run_probe(f, &len);
+	assert_int_equal(probe_parse(out, len, &p, &why), 0);
+	assert_null(p.caveats);
+	probe_free(&p);
+	free(out);
+	unit_put(path, "{\"caveats\": [], \"text\": \"\"}");
+	out = run_probe(f, &len);
+	assert_int_equal(probe_parse(out, len, &p, &why), 0);
+	assert_null(p.caveats);
+	probe_free(&p);
+	free(out);
+	/* Saving none removes the file. */
+	cJSON_DeleteItemFromObject(doc, "caveats");
+	assert_int_equal(caveats_save(f->work, doc), 0);
+	assert_false(fs_exists(path));
+	cJSON_Delete(doc);
+	free(path);
+}
+
 static void
 test_probe_garbled(void **state)
 {
@@ -295,6 +349,10 @@ test_probe_garbled(void **state)
 		/* @slurm takes no name, and comes once */
 		"@probe 1 1795000000\n@alive\n@markers\n@state\n@slurm x\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
 		"@probe 1 1795000000\n@alive\n@markers\n@state\n@slurm\n|=squeue text 0\n@slurm\n|=squeue text 0\n"
+		"@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
+		/* @caveats takes no name, and comes once */
+		"@probe 1 1795000000\n@alive\n@markers\n@state\n@caveats x\n@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
+		"@probe 1 1795000000\n@alive\n@markers\n@state\n@caveats\n|{}\n@caveats\n|{}\n"
 		"@results\n@df\n@dfi\n@gpu\n@cgroup\n@transfer\n@end\n",
 	};
 	static const char good[] = "@probe 1 1795000000\n@alive\n|tmux 0\n|onbox 12 1\n|stage 0 0\n"
@@ -589,6 +647,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_probe_real, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_caveats, setup, teardown),
 		cmocka_unit_test(test_probe_garbled),
 		cmocka_unit_test_setup_teardown(test_probe_slurm_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_slurm_real, setup, teardown),
