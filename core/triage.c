@@ -347,7 +347,8 @@ triage_killed_by(const struct triage_input *in, int signo)
 
 /*
  * The classifier's steps.  Each returns a class, or TRIAGE_NCLASSES for "not
- * decided here"; *ev is the log line that decided it (a SIGKILL line for the counter steps).
+ * decided here"; *ev is its evidence: the log line that decided it (a SIGKILL line
+ * for the counter steps), the NaN alert's text, or what completion.require misses.
  */
 typedef enum triage_class (*triage_step_fn)(const struct triage_input *,
     const struct triage_scan *, const char **);
@@ -363,13 +364,28 @@ triage_step_lost(const struct triage_input *in, const struct triage_scan *ts, co
 }
 
 static enum triage_class
+triage_step_nan_stop(const struct triage_input *in, const struct triage_scan *ts, const char **ev)
+{
+	(void)ts;
+	if (in->nan_stopped == NULL)
+		return TRIAGE_NCLASSES;
+	*ev = in->nan_stopped;
+	return TRIAGE_NAN_LOSS;
+}
+
+static enum triage_class
 triage_step_exit0(const struct triage_input *in, const struct triage_scan *ts, const char **ev)
 {
 	(void)ts;
-	(void)ev;
 	if (!in->exited || in->exit_code != 0)
 		return TRIAGE_NCLASSES;
-	return in->done_required && !in->done_seen ? TRIAGE_NO_DONE_LINE : TRIAGE_NONE;
+	if (in->done_required && !in->done_seen)
+		return TRIAGE_NO_DONE_LINE;
+	if (in->missing != NULL) {
+		*ev = in->missing;
+		return TRIAGE_MISSING_ARTIFACTS;
+	}
+	return TRIAGE_NONE;
 }
 
 static enum triage_class
@@ -467,8 +483,12 @@ static const struct {
 	const char	*when;
 	triage_step_fn	 decide;
 } triage_steps[] = {
+	{ "onbox stopped it because the loss went NaN or Inf (loss.on_nan stop): nan_loss, "
+	    "however it ended", triage_step_nan_stop },
 	{ "the exit status was lost: reboot if the box rebooted, else lost", triage_step_lost },
-	{ "it exited 0: no_done_line if done_when never appeared, else none", triage_step_exit0 },
+	{ "it exited 0: no_done_line if done_when never appeared; missing_artifacts if it is the "
+	    "chain's last stage and an entry of completion.require is not there (or "
+	    "{final_checkpoint} is short of the total); else none", triage_step_exit0 },
 	{ "our timeout_s killed it: timeout", triage_step_timeout },
 	{ "the oom_kill counter of the stage's own cgroup (resolved at launch) grew: cgroup_oom",
 	    triage_step_oom_kill },

@@ -110,6 +110,8 @@ struct triage_input {
 	int	done_seen;
 	int	status_lost;
 	int	rebooted;
+	const char *nan_stopped; /* loss.on_nan stop ended it: the alert's text, else NULL */
+	const char *missing;	/* completion.require unmet for the last stage: what, else NULL */
 };
 
 /*

@@ -1194,35 +1194,37 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 }
 
 /*
- * completion.require, before the LAST stage's marker is written: unmet
- * entries fail it as missing_artifacts (*own, freed by the caller, holds
- * the evidence).  The total for {final_checkpoint} is progress.max, else
+ * completion.require, for the LAST stage when it ended well (exit 0, its
+ * done line seen, not stopped): what is missing, for the classifier's
+ * in->missing (missing_artifacts), or NULL.  *own, freed by the caller,
+ * holds that text.  The total for {final_checkpoint} is progress.max, else
  * this stage's log total, else the last one the health checker saw (an
  * eval stage after the training prints none).
  */
-static void
-runner_require(struct runner *r, struct outcome *o, char **own)
+static const char *
+runner_require(struct runner *r, const struct triage_input *in, char **own)
 {
 	struct health_view v;
 	long max = r->prog_max_log;
 	char *note = NULL;
 
 	*own = NULL;
-	if (o->cls != TRIAGE_NONE || r->idx + 1 != r->cfg->nchain || !complete_configured(r->cfg))
-		return;
+	if (in->status_lost || !in->exited || in->exit_code != 0 || in->nan_stopped != NULL ||
+	    (in->done_required && !in->done_seen) || r->idx + 1 != r->cfg->nchain ||
+	    !complete_configured(r->cfg))
+		return NULL;
 	if (max <= 0 && r->health != NULL) {
 		health_view(r->health, &v);
 		if (!v.max_from_config)
 			max = v.max;
 	}
-	if (complete_check(r->cfg, max, own, &note) > 0) {
+	if (complete_check(r->cfg, max, own, &note) > 0)
 		log_warn("stage %s attempt %ld: completion.require not met: %s", r->st->name,
 		    r->attempt, *own);
-		o->cls = TRIAGE_MISSING_ARTIFACTS;
-		o->evidence = *own;
-	} else if (note != NULL)
+	else if (note != NULL)
 		log_warn("stage %s: completion.require met, but %s", r->st->name, note);
 	free(note);
+	return *own;
 }
 
 /* ---- supervision ---- */
@@ -2304,16 +2306,12 @@ runner_stage(struct runner *r, size_t idx)
 	if (nan == NULL && !st->has_wait)
 		nan = json_str(a, "nan_stop", NULL);
 	in.we_stopped = nan != NULL;
+	in.nan_stopped = nan;
+	in.missing = runner_require(r, &in, &req);
 	o.cls = triage_classify_guess(&in, &r->ts, &o.evidence, &guess);
 	o.guess = guess;
 	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
 		o.cls = TRIAGE_UNKNOWN;
-	if (nan != NULL) {
-		o.cls = TRIAGE_NAN_LOSS;	/* loss.on_nan stop, however it ended */
-		o.evidence = nan;
-		o.guess = NULL;
-	}
-	runner_require(r, &o, &req);
 	rc = o.cls == TRIAGE_NONE ? 0 : 1;
 	if (runner_finalize(r, hist, a, &o) != 0)
 		rc = 1;

@@ -689,11 +689,48 @@ test_sigkill_log_lines(void **state)
 }
 
 /* The handbook prints the steps: the rule is there in words. */
+/* loss.on_nan stop and completion.require are rows of the same table, with their evidence. */
+static void
+test_nan_stop_and_missing(void **state)
+{
+	struct triage_scan ts;
+	struct triage_input in;
+	const char *ev = NULL;
+
+	(void)state;
+	assert_int_equal(triage_scan_init(&ts), 0);
+	feed(&ts, log_cuda_oom);
+	/* Stopped by us for a NaN loss: nan_loss whatever the end or the log looked like. */
+	in = (struct triage_input){ .exited = 0, .signo = SIGTERM, .we_stopped = 1, .oom_kills = -1,
+	    .nan_stopped = "loss is nan at step 4 (attempt 1)" };
+	assert_int_equal(triage_classify(&in, &ts, &ev), TRIAGE_NAN_LOSS);
+	assert_string_equal(ev, "loss is nan at step 4 (attempt 1)");
+	in = (struct triage_input){ .exited = 1, .exit_code = 0, .oom_kills = -1,
+	    .nan_stopped = "loss is inf at step 9 (attempt 2)" };
+	assert_int_equal(triage_classify(&in, &ts, &ev), TRIAGE_NAN_LOSS);
+	in = (struct triage_input){ .status_lost = 1, .oom_kills = -1, .nan_stopped = "loss is nan" };
+	assert_int_equal(triage_classify(&in, &ts, NULL), TRIAGE_NAN_LOSS);
+
+	/* Missing artifacts only turn a success into a failure. */
+	in = (struct triage_input){ .exited = 1, .exit_code = 0, .done_required = 1, .done_seen = 1,
+	    .oom_kills = -1, .missing = "missing: results/metrics.json" };
+	assert_int_equal(triage_classify(&in, &ts, &ev), TRIAGE_MISSING_ARTIFACTS);
+	assert_string_equal(ev, "missing: results/metrics.json");
+	in.done_seen = 0;
+	assert_int_equal(triage_classify(&in, &ts, NULL), TRIAGE_NO_DONE_LINE);
+	in = (struct triage_input){ .exited = 1, .exit_code = 1, .oom_kills = -1,
+	    .missing = "missing: results/metrics.json" };
+	assert_int_equal(triage_classify(&in, &ts, NULL), TRIAGE_CUDA_OOM);
+	assert_false(triage_info(TRIAGE_MISSING_ARTIFACTS)->retryable);
+	assert_false(triage_info(TRIAGE_NAN_LOSS)->retryable);
+	triage_scan_free(&ts);
+}
+
 static void
 test_steps_text(void **state)
 {
 	size_t i;
-	int counter = 0, killed = 0, guess = 0;
+	int counter = 0, killed = 0, guess = 0, nan = 0, missing = 0;
 
 	(void)state;
 	for (i = 0; triage_step_text(i) != NULL; i++) {
@@ -702,9 +739,12 @@ test_steps_text(void **state)
 		counter |= strstr(t, "counter") != NULL && strstr(t, "grew: cgroup_oom") != NULL;
 		killed |= strstr(t, "unchanged: killed") != NULL;
 		guess |= strstr(t, "unreadable: cgroup_oom") != NULL && strstr(t, "guess") != NULL;
+		nan |= strstr(t, "loss.on_nan stop): nan_loss") != NULL;
+		missing |= strstr(t, "completion.require") != NULL &&
+		    strstr(t, "missing_artifacts") != NULL;
 	}
 	assert_true(i > 5);
-	assert_true(counter && killed && guess);
+	assert_true(counter && killed && guess && nan && missing);
 }
 
 /* ---- the stage's own cgroup, against fake trees ---- */
@@ -1006,6 +1046,7 @@ main(void)
 		cmocka_unit_test(test_sigkill_counter_decides),
 		cmocka_unit_test(test_sigkill_log_lines),
 		cmocka_unit_test(test_steps_text),
+		cmocka_unit_test(test_nan_stop_and_missing),
 		cmocka_unit_test(test_cgroup_v1),
 		cmocka_unit_test(test_cgroup_v2_namespaced),
 		cmocka_unit_test(test_cgroup_missing),
