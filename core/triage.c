@@ -19,14 +19,11 @@
  * (triage_classify_guess says why).  A shell's "Killed" line is evidence of
  * a SIGKILL, never of its cause (TRIAGE_SIGKILL_EVIDENCE).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "err.h"
 #include "log.h"
@@ -541,56 +538,4 @@ triage_classify(const struct triage_input *in, const struct triage_scan *ts,
     const char **evidence)
 {
 	return triage_classify_guess(in, ts, evidence, NULL);
-}
-
-/* The value of the "oom_kill N" line in path, or -1. */
-static long
-triage_read_oom_kill(const char *path)
-{
-	char data[4096], *line, *save = NULL, *end;
-	ssize_t n;
-	size_t len = 0;
-	long v, r = -1;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
-		goto out;
-	while (len < sizeof(data) - 1) {
-		n = read(fd, data + len, sizeof(data) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	data[len] = '\0';
-	for (line = strtok_r(data, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "oom_kill ", 9) != 0)
-			continue;
-		errno = 0;
-		v = strtol(line + 9, &end, 10);
-		if (errno == 0 && end != line + 9 && v >= 0)
-			r = v;
-		break;
-	}
- out:
-	return r;
-}
-
-long
-triage_oom_kill_count(const char *root)
-{
-	char path[4096];
-	long r;
-
-	if (root == NULL)
-		root = "/sys/fs/cgroup";
-	snprintf(path, sizeof(path), "%s/memory.events", root);
-	if ((r = triage_read_oom_kill(path)) >= 0)
-		goto out;
-	snprintf(path, sizeof(path), "%s/memory/memory.oom_control", root);
-	r = triage_read_oom_kill(path);
- out:
-	return r;
 }

@@ -131,11 +131,4 @@ enum triage_class triage_classify_guess(const struct triage_input *in,
 /* The text of the classifier's step i (triage_steps[], walked in order), NULL past the last. */
 const char *triage_step_text(size_t i);
 
-/*
- * The cgroup's cumulative oom_kill counter (cgroup v2 memory.events, else v1
- * memory.oom_control), or -1 when neither is readable.  root lets tests point
- * it at a fake tree; NULL means "/sys/fs/cgroup".
- */
-long triage_oom_kill_count(const char *root);
-
 #endif
