@@ -240,12 +240,15 @@ test_resume_refreshes() {
 	assert_grep ' t1 RESUMED ' "$T/p1"
 	assert_eq "$(json "$(SEC)" 'd["WK_TEST_URL"]')" "http://127.0.0.1:$RPORT/new"
 	assert_eq "$(stat -c %a "$(SEC)")" 600
-	# The resumed onbox finds the killed attempt (SIGKILL reads as an OOM kill: not
-	# restarted) and says so, to the new URL.
+	# The resumed onbox finds the killed attempt (a SIGKILL we did not send, the
+	# cgroup's oom_kill counter unchanged: killed, retryable), says so and restarts
+	# it, all to the new URL.
 	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	wait_for 15 sh -c "grep -q stage_failed '$T/recv.jsonl' 2>/dev/null"
 	assert_eq "$(recv_json "[x['path'] for x in r if json.loads(x['body'])['event'] == 'stage_failed']")" "['/new']"
-	assert_eq "$(recv_json "[x['path'] for x in r if json.loads(x['body'])['event'] == 'stage_started']")" "['/old']"
+	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["class"]')" killed
+	wait_for 15 sh -c "[ \$(grep -c stage_started '$T/recv.jsonl') -ge 2 ]"
+	assert_eq "$(recv_json "[x['path'] for x in r if json.loads(x['body'])['event'] == 'stage_started']")" "['/old', '/new']"
 }
 
 # A resume whose secrets cannot be written goes on, and says so.
