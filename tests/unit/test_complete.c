@@ -21,20 +21,12 @@
 #include "complete.h"
 #include "config.h"
 #include "diag.h"
+#include "unit.h"
 
 struct fx {
 	char	 dir[PATH_MAX];		/* the workdir: its name holds '[', ']' and '*' */
 	struct wk_config *cfg;
 };
-
-static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static int
 setup(void **state)
@@ -56,7 +48,7 @@ teardown(void **state)
 	struct fx *f = *state;
 
 	config_free(f->cfg);
-	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	(void)unit_rmrf(f->dir);
 	free(f);
 	return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "cgroup.h"
 #include "triage.h"
+#include "unit.h"
 
 /* ---- fixtures: what real runs print ---- */
 
@@ -537,7 +538,7 @@ write_file(const char *path, const char *s)
 static void
 test_oom_kill_count(void **state)
 {
-	char dir[] = "/tmp/wk-triage-XXXXXX", path[256], cmd[300], *why = NULL;
+	char dir[] = "/tmp/wk-triage-XXXXXX", path[256], *why = NULL;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -562,8 +563,7 @@ test_oom_kill_count(void **state)
 	assert_int_equal(cgroup_oom_kill(dir, &why), 4);
 	free(why);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(unit_rmrf(dir), 0);
 }
 
 /* ---- a SIGKILL we did not send: the stage cgroup's oom_kill counter decides ---- */
@@ -752,33 +752,29 @@ test_steps_text(void **state)
 
 /* ---- the stage's own cgroup, against fake trees ---- */
 
+/* Fake files and directories under a test's root, with unit.h's helpers (no shell). */
 static void
 fake_file(const char *root, const char *rel, const char *s)
 {
-	char path[1024], cmd[1200];
+	char *path = xstrfmt("%s/%s", root, rel);
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	assert_int_equal(system(cmd), 0);
-	write_file(path, s);
+	unit_put(path, s);
+	free(path);
 }
 
 static void
 fake_dir(const char *root, const char *rel)
 {
-	char cmd[1200];
+	char *path = xstrfmt("%s/%s", root, rel);
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fs_mkdirs(path, 0755), 0);
+	free(path);
 }
 
 static void
 rm_tree(const char *root)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(unit_rmrf(root), 0);
 }
 
 /* This machine's layout: v1 hierarchies beside an empty cgroup2 one, the memory one in a subgroup. */
