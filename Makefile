@@ -56,8 +56,13 @@ PATROL_SRCS := $(sort $(wildcard patrol/*.c))
 PATROL_OBJS := $(PATROL_SRCS:%.c=$(BUILD)/obj/%.o)
 SENTINEL_SRCS := $(sort $(wildcard sentinel/*.c))
 SENTINEL_OBJS := $(SENTINEL_SRCS:%.c=$(BUILD)/obj/%.o)
-HANDBOOK_SRCS := $(sort $(wildcard handbook/*.c))
+# The handbook renderer is a library (handbook/render*.c) linked into patrol
+# and the handbook binary (handbook/main.c): patrol -> handbook, never core -> handbook.
+HANDBOOK_LIB_SRCS := $(sort $(wildcard handbook/render*.c))
+HANDBOOK_LIB_OBJS := $(HANDBOOK_LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+HANDBOOK_SRCS := $(filter-out $(HANDBOOK_LIB_SRCS),$(sort $(wildcard handbook/*.c)))
 HANDBOOK_OBJS := $(HANDBOOK_SRCS:%.c=$(BUILD)/obj/%.o)
+LIBHANDBOOK := $(BUILD)/libwatchkeeper-handbook.a
 LIB        := $(BUILD)/libwatchkeeper.a
 LIBSSH     := $(BUILD)/libwatchkeeper-ssh.a
 
@@ -95,26 +100,39 @@ $(LIBSSH): $(CORE_SSH_OBJS)
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
 
+$(LIBHANDBOOK): $(HANDBOOK_LIB_OBJS)
+	@rm -f $@
+	@echo "  AR      $@"
+	@$(AR) rcs $@ $^
+
+# patrol, the handbook binary and test_handbook include handbook.h.
+$(PATROL_OBJS) $(HANDBOOK_OBJS) $(HANDBOOK_LIB_OBJS): WK_CFLAGS += -Ihandbook
+
 $(BUILD)/onbox: $(ONBOX_OBJS) $(LIB)
 	@echo "  LD      $@"
 	@$(CC) $(WK_LDFLAGS) -o $@ $(ONBOX_OBJS) $(LIB) $(PKG_LIBS)
 
-$(BUILD)/patrol: $(PATROL_OBJS) $(LIB) $(LIBSSH)
+$(BUILD)/patrol: $(PATROL_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"
-	@$(CC) $(WK_LDFLAGS) -o $@ $(PATROL_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS)
+	@$(CC) $(WK_LDFLAGS) -o $@ $(PATROL_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS)
 
 $(BUILD)/sentinel: $(SENTINEL_OBJS) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"
 	@$(CC) $(WK_LDFLAGS) -o $@ $(SENTINEL_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
 
-$(BUILD)/handbook: $(HANDBOOK_OBJS) $(LIB) $(LIBSSH)
+$(BUILD)/handbook: $(HANDBOOK_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"
-	@$(CC) $(WK_LDFLAGS) -o $@ $(HANDBOOK_OBJS) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
+	@$(CC) $(WK_LDFLAGS) -o $@ $(HANDBOOK_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
 	@$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
+
+$(BUILD)/tests/test_handbook: tests/unit/test_handbook.c $(LIBHANDBOOK) $(LIB) $(LIBSSH)
+	@mkdir -p $(dir $@)
+	@echo "  CC+LD   $@"
+	@$(CC) $(WK_CFLAGS) -Ihandbook -MMD -MP -o $@ $< $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
 # A driver for the ssh transport's end-to-end tests (tests/e2e/test_ssh.sh).
 $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
@@ -176,4 +194,4 @@ clean:
 	rm -rf build
 
 -include $(CORE_OBJS:.o=.d) $(CORE_SSH_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(PATROL_OBJS:.o=.d) \
-	$(SENTINEL_OBJS:.o=.d) $(HANDBOOK_OBJS:.o=.d) $(UNIT_BINS:=.d)
+	$(SENTINEL_OBJS:.o=.d) $(HANDBOOK_OBJS:.o=.d) $(HANDBOOK_LIB_OBJS:.o=.d) $(UNIT_BINS:=.d)

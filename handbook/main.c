@@ -1,5 +1,6 @@
 /*
- * handbook.c: layer 4's entry point.
+ * main.c: the handbook binary, layer 4's entry point (the renderer is the
+ * library in handbook/render*.c).
  *
  *   handbook [-c FILE]                   write <statedir>/HANDBOOK.md, print its path
  *   handbook [-c FILE] -o FILE|-         write it to FILE, or to stdout
