@@ -1217,7 +1217,7 @@ cfg_derive(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON *root)
 	cfg_derive_ckpt(ctx, cfg, root);
 	cfg_derive_complete(ctx, root);
 	cfg_derive_notify(ctx, cJSON_GetObjectItemCaseSensitive(root, "notify"));
-	if (cfg->detach != NULL && strcmp(cfg->detach, "job") == 0 &&
+	if ((cfg->detach_kind = detach_parse(cfg->detach)) == DETACH_JOB &&
 	    (!cJSON_IsObject(job) || !cJSON_HasObjectItem(job, "submit") ||
 	    !cJSON_HasObjectItem(job, "status")))
 		cfg_error(ctx, "detach", "key \"detach\": \"job\" needs \"job.submit\" and "

@@ -23,6 +23,7 @@
 
 #include <cJSON.h>
 
+#include "detach.h"
 #include "diag.h"
 #include "pattern.h"
 
@@ -84,6 +85,7 @@ struct wk_config {
 	char	*profile_path;	/* the profile file merged, NULL when none */
 	char	*workdir;	/* absolute; "~/" expanded with $HOME; relative to the config's dir */
 	char	*detach;	/* tmux | nohup | slurm | job */
+	enum detach detach_kind; /* the same as an enum (detach.h) */
 	char	*session;	/* tmux session; default "wk-<run>" */
 	long	 heartbeat_s;
 	long	 poll_ms;	/* stat-poll fallback for filesystems where inotify is blind */

@@ -59,7 +59,7 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	    "live() { if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then echo 1; else echo 0; fi; }\n"
 	    "echo \"@probe " "1" " $(date +%s)\"\n"
 	    "echo @alive\n");
-	if (strcmp(cfg->detach, "tmux") == 0) {
+	if (cfg->detach_kind == DETACH_TMUX) {
 		buf_puts(&b, "if command -v tmux >/dev/null 2>&1; then if tmux has-session -t ");
 		{
 			char *target = xstrfmt("=%s", cfg->session);
@@ -119,7 +119,7 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 		    cfg->chain[i].name);
 		free(h);
 	}
-	if (strcmp(cfg->detach, "slurm") == 0) {
+	if (cfg->detach_kind == DETACH_SLURM) {
 		/* the run's jobs: the queue, the accounting, the controller (core/slurm.h) */
 		char *frag = slurm_query_script(cfg);
 

@@ -146,7 +146,7 @@ walk(const struct wk_config *cfg, const struct probe *p)
 		(void)probe_log(p, cfg->chain[i].name);
 	}
 	(void)probe_log(p, "output");
-	if (p->slurm != NULL && strcmp(cfg->detach, "slurm") == 0)
+	if (p->slurm != NULL && cfg->detach_kind == DETACH_SLURM)
 		walk_slurm(cfg, p->slurm, p->slurm_len, &sv, &sv_ok);
 	if (p->ckpt != NULL)
 		walk_ckpt(cfg, p);

@@ -234,7 +234,7 @@ hb_contract(struct hb *h)
 	md_code(b, cfg->workdir);
 	buf_puts(b, "\n- Detach primitive: ");
 	md_code(b, cfg->detach);
-	if (strcmp(cfg->detach, "tmux") == 0 && cfg->session != NULL) {
+	if (cfg->detach_kind == DETACH_TMUX && cfg->session != NULL) {
 		buf_puts(b, " (session ");
 		md_code(b, cfg->session);
 		buf_puts(b, ")");

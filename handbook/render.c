@@ -202,20 +202,20 @@ hb_table_head(struct buf *b, const char *intro, const char *cols)
 static const struct hb_section {
 	const char	*title;
 	void		(*fn)(struct hb *);
-	const char	*detach;	/* only with this detach; NULL: always */
+	enum detach	 only;		/* only with this detach; DETACH_NKINDS: always */
 } hb_sections[] = {
-	{ "Run contract", hb_contract, NULL },
-	{ "First command on reconnect", hb_first, NULL },
-	{ "Current status", hb_status, NULL },
-	{ "The chain", hb_chain, NULL },
-	{ "Marker paths", hb_markers, NULL },
-	{ "Resume", hb_resume, NULL },
-	{ "Slurm", hb_slurm, "slurm" },
-	{ "Decision table", hb_decide, NULL },
-	{ "Cron", hb_cron, NULL },
-	{ "Sentinel", hb_sentinel, NULL },
-	{ "Triage table", hb_triage, NULL },
-	{ "Logbook", hb_logbook, NULL },
+	{ "Run contract", hb_contract, DETACH_NKINDS },
+	{ "First command on reconnect", hb_first, DETACH_NKINDS },
+	{ "Current status", hb_status, DETACH_NKINDS },
+	{ "The chain", hb_chain, DETACH_NKINDS },
+	{ "Marker paths", hb_markers, DETACH_NKINDS },
+	{ "Resume", hb_resume, DETACH_NKINDS },
+	{ "Slurm", hb_slurm, DETACH_SLURM },
+	{ "Decision table", hb_decide, DETACH_NKINDS },
+	{ "Cron", hb_cron, DETACH_NKINDS },
+	{ "Sentinel", hb_sentinel, DETACH_NKINDS },
+	{ "Triage table", hb_triage, DETACH_NKINDS },
+	{ "Logbook", hb_logbook, DETACH_NKINDS },
 };
 
 /* ---- claims ---- */
@@ -317,7 +317,7 @@ handbook_render(const struct handbook_ctx *c)
 
 	hb_title(&h);
 	for (i = 0; i < sizeof(hb_sections) / sizeof(hb_sections[0]); i++) {
-		if (hb_sections[i].detach != NULL && strcmp(hb_sections[i].detach, c->cfg->detach) != 0)
+		if (hb_sections[i].only != DETACH_NKINDS && hb_sections[i].only != c->cfg->detach_kind)
 			continue;
 		buf_printf(&h.b, "## %s\n\n", hb_sections[i].title);
 		hb_sections[i].fn(&h);

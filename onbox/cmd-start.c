@@ -361,7 +361,7 @@ cmd_start_exec(struct onbox_ctx *ctx)
 	for (i = 0; i < sizeof(start_table) / sizeof(start_table[0]); i++)
 		if (strcmp(start_table[i].name, s.cfg->detach) == 0)
 			break;
-	if (strcmp(s.cfg->detach, "slurm") == 0) {
+	if (s.cfg->detach_kind == DETACH_SLURM) {
 		/* the scheduler is layer 1's supervisor: no onbox stays on the login node */
 		s.self = fs_self_exe();
 		s.cfgpath = fs_abspath(s.cfg->path);

@@ -206,7 +206,7 @@ status_build(const struct wk_config *cfg)
 		else
 			cJSON_AddNullToObject(doc, "stopped");
 	}
-	if (strcmp(cfg->detach, "slurm") == 0)
+	if (cfg->detach_kind == DETACH_SLURM)
 		status_slurm(cfg, doc);
 	if (ckpt_configured(cfg)) {
 		struct ckpt_scan *scan = NULL;

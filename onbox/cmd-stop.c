@@ -201,7 +201,7 @@ stop_local(const struct wk_config *cfg, const char *by)
 		if (strcmp(json_str(a, "kind", ""), "wait") == 0) {
 			snprintf(how, sizeof(how), "a wait: nothing of ours to signal");
 			mark = 1;
-		} else if (strcmp(cfg->detach, "job") == 0) {
+		} else if (cfg->detach_kind == DETACH_JOB) {
 			log_error("stage %s attempt %ld runs as a cluster job (\"detach\": \"job\") and no "
 			    "onbox watches it: start onbox again (`onbox start`), then `onbox stop` (it "
 			    "runs the profile's job.stop), or stop the job yourself", st->name, n);
@@ -527,7 +527,7 @@ cmd_stop_exec(struct onbox_ctx *ctx)
 		goto out;
 	}
 	by = stop_who(from);
-	if (strcmp(cfg->detach, "slurm") == 0) {
+	if (cfg->detach_kind == DETACH_SLURM) {
 		rc = stop_slurm(cfg, by);
 		goto out;
 	}

@@ -2602,7 +2602,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 	notify_sinks_load_box(cfg, &r.sinks);
 	runner_slurm_env(&r);
 	/* detach "job": each run stage's attempt is a job in a cluster manager (jobrun.c). */
-	if (strcmp(cfg->detach, "job") == 0 &&
+	if (cfg->detach_kind == DETACH_JOB &&
 	    (r.job = jobrun_new(cfg, r.instance, &r.sinks, runner_job_emit, &r)) == NULL) {
 		rc = WK_EX_CONFIG;
 		goto out;

@@ -597,7 +597,7 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int sec
 		goto out;
 	if (d.local[DF_PROFILE] != NULL && deploy_send(&d, DF_PROFILE, 0644) < 0)
 		goto out;
-	fallback = strcmp(cfg->detach, "tmux") == 0 && !d.tmux;
+	fallback = cfg->detach_kind == DETACH_TMUX && !d.tmux;
 	/* onbox start says it itself; without a start, deploy does. */
 	if (fallback && !start)
 		printf("tmux is not on the box's PATH: onbox will start run %s with nohup instead "

@@ -166,7 +166,7 @@ tick_decide(struct tick *t)
 	if (t->have_slurm)
 		slurm_view_free(&t->slurm);
 	t->have_slurm = 0;
-	if (t->have_probe && strcmp(t->cfg->detach, "slurm") == 0) {
+	if (t->have_probe && t->cfg->detach_kind == DETACH_SLURM) {
 		char *why = NULL;
 
 		/* A probe without a readable @slurm section says nothing about the jobs: unseen. */
