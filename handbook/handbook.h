@@ -32,30 +32,13 @@ struct handbook_ctx {
 	const char	*config_path;	/* the config on this machine, absolute */
 	const char	*bindir;	/* absolute dir holding patrol, sentinel, handbook; NULL: bare names */
 	const char	*statedir;	/* the run's local state dir */
-	const cJSON	*pstate;	/* patrol.json (see pstate keys below), or NULL: never ticked */
+	const cJSON	*pstate;	/* patrol.json (pstate_load(), pstate.h), or NULL: never ticked */
 	int		 cron;		/* 1 this run's crontab line is installed, 0 not, -1 unknown */
 	const char	*generator;	/* who writes it, for the note ("patrol"); NULL: log_prog() */
 	const char	*transport;	/* target_transport_text; NULL: pstate's "transport" */
 };
 
-/*
- * patrol.json keys the handbook reads (patrol writes them every tick):
- *   verdict, details, last_tick (UTC ISO), ticks, unseen_ticks,
- *   caveats_text "nan_loss at step 15 (attempt 1), 1 restart"  a DONE's caveats (caveats.h)
- *   seen_at (UTC ISO of the last tick that saw the box),
- *   progress, progress_max (numbers; absent when unknown),
- *   markers   ["TRAIN_DONE", ...]      present at the last seen tick
- *   failed    {"TRAIN_DONE": {"class": "oom", "attempt": 2, "last_line": "..."}}
- *   stage, attempt                     the box's current stage and attempt (state.json)
- *   attempts  {"train": 2, ...}        attempts per stage, when known
- *   resumes   [{time, was, class?, exit_status}]
- *   wandb     "https://wandb.ai/..."   when seen (step 5)
- *   checkpoint {"path":..., "step":..., "age_s":...} (step 5)
- *   transport "openssh: ProxyJump bastion"  the ssh transport and why (target_transport_text)
- *   deploy    {"at", "arch", "onbox_version", "onbox_path", "onbox_source": "uploaded"|
- *             "--onbox"|"box", "http": onbox --version's line 2, "tmux_missing": bool}
- *             what the last `patrol deploy` learned about the box (deploy writes it)
- */
+/* patrol.json's keys the handbook reads: see pstate.h (its one reader and writer). */
 
 /* The markdown; caller frees.  Never fails (missing state reads "unknown"). */
 char *handbook_render(const struct handbook_ctx *c);

@@ -30,6 +30,7 @@
 #include "handbook.h"
 #include "jsonfile.h"
 #include "log.h"
+#include "pstate.h"
 #include "probe.h"
 #include "ssh.h"
 #include "target.h"
@@ -232,27 +233,6 @@ handbook_check(const struct wk_config *cfg, const char *path)
 	return rc;
 }
 
-/* patrol.json, read without patrol's lock; NULL when missing or unreadable. */
-static cJSON *
-load_pstate(const char *statedir)
-{
-	char *p = fs_join(statedir, "patrol.json");
-	cJSON *doc = NULL;
-	int r = jsonfile_load(p, &doc);
-
-	if (r != 0) {
-		if (!(r == WK_ERR_SYSTEM && errno == ENOENT))
-			log_warn("ignoring %s: %s", p, wk_strerror(r));
-		doc = NULL;
-	} else if (!cJSON_IsObject(doc)) {
-		log_warn("ignoring %s: not a JSON object", p);
-		cJSON_Delete(doc);
-		doc = NULL;
-	}
-	free(p);
-	return doc;
-}
-
 static int
 handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *out)
 {
@@ -268,7 +248,7 @@ handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *
 	if ((self = fs_self_exe()) != NULL && (slash = strrchr(self, '/')) != NULL)
 		bindir = xstrndup(self, slash == self ? 1 : (size_t)(slash - self));
 	abs = fs_abspath(cfgpath);
-	ps = load_pstate(statedir);
+	ps = pstate_load(statedir);
 	memset(&c, 0, sizeof(c));
 	c.cfg = cfg;
 	c.config_path = abs;

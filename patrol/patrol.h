@@ -14,18 +14,10 @@
 #include <cJSON.h>
 
 #include "config.h"
-
-/* The run's local state: <statedir>/patrol.json, report.log, outbox/, patrol.lock. */
-struct pstate {
-	char	*dir;
-	cJSON	*doc;		/* patrol.json; never NULL after pstate_open */
-	int	 lockfd;
-};
+#include "pstate.h"
 
 /* Create the directory, take the lock (WK_ERR_BUSY when another patrol ticks), load the state. */
 int pstate_open(const struct wk_config *cfg, struct pstate *s);
-int pstate_save(struct pstate *s);
-void pstate_close(struct pstate *s);
 /* Append one line to <statedir>/report.log. */
 void pstate_report(struct pstate *s, const char *line);
 struct ssh_target;

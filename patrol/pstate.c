@@ -1,12 +1,8 @@
 /*
- * pstate.c: patrol's local state, one directory per run.
- *
- * patrol.json carries what one tick tells the next: the last verdict (a
- * change is pushed), the last progress and how many ticks it has not moved
- * (STALLED), the resumes patrol made (the restart budget).  It is written
- * atomically; patrol.lock (an OFD lock) keeps two overlapping cron ticks
- * from ever running at once.  It also remembers the ssh transport in use and
- * why ("transport"), so that the report log says it once, not every tick.
+ * pstate.c: patrol's local state, one directory per run: where it is
+ * (statedir_path), the report log, and the ssh transport patrol.json
+ * remembers ("transport"), so that the report log says it once, not every
+ * tick.  patrol.json itself is core/pstate.c's (its one reader and writer).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,54 +26,16 @@
 int
 pstate_open(const struct wk_config *cfg, struct pstate *s)
 {
-	char *p;
+	char *dir;
 	int r;
 
-	memset(s, 0, sizeof(*s));
-	s->lockfd = -1;
-	if ((s->dir = statedir_path(cfg, 1)) == NULL)
+	if ((dir = statedir_path(cfg, 1)) == NULL) {
+		memset(s, 0, sizeof(*s));
+		s->lockfd = -1;
 		return WK_ERR_SYSTEM;
-	p = fs_join(s->dir, "patrol.lock");
-	s->lockfd = lock_try(p);
-	free(p);
-	if (s->lockfd < 0)
-		return s->lockfd;
-	p = fs_join(s->dir, "patrol.json");
-	r = jsonfile_load(p, &s->doc);
-	free(p);
-	if (r != 0 || !cJSON_IsObject(s->doc)) {
-		cJSON_Delete(s->doc);
-		s->doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(s->doc, "run", cfg->run);
 	}
-	if (json_str(s->doc, "instance", NULL) == NULL) {
-		/* This machine's id for the run's events (a receiver dedupes by it). */
-		unsigned char rnd[8] = { 0 };
-		char hex[17];
-		FILE *fp = fopen("/dev/urandom", "re");
-		size_t i;
-
-		if (fp == NULL || fread(rnd, 1, sizeof(rnd), fp) != sizeof(rnd)) {
-			unsigned long long v = (unsigned long long)time(NULL) ^ (unsigned long long)getpid();
-
-			memcpy(rnd, &v, sizeof(rnd));
-		}
-		if (fp != NULL)
-			fclose(fp);
-		for (i = 0; i < sizeof(rnd); i++)
-			snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
-		json_set_str(s->doc, "instance", hex);
-	}
-	return 0;
-}
-
-int
-pstate_save(struct pstate *s)
-{
-	char *p = fs_join(s->dir, "patrol.json");
-	int r = jsonfile_save(p, s->doc);
-
-	free(p);
+	r = pstate_open_dir(dir, cfg->run, s);
+	free(dir);
 	return r;
 }
 
@@ -113,15 +71,4 @@ pstate_transport(struct pstate *s, const struct wk_config *cfg, const struct ssh
 	json_set_str(s->doc, "transport", text);
 	buf_free(&b);
 	free(text);
-}
-
-void
-pstate_close(struct pstate *s)
-{
-	if (s->lockfd >= 0)
-		close(s->lockfd);
-	cJSON_Delete(s->doc);
-	free(s->dir);
-	memset(s, 0, sizeof(*s));
-	s->lockfd = -1;
 }
