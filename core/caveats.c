@@ -12,6 +12,7 @@
 #include "caveats.h"
 #include "err.h"
 #include "events.h"
+#include "history.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "xmalloc.h"
@@ -45,7 +46,7 @@ cav_name(const char *s, char *out, size_t len)
 static int
 result_is(const cJSON *a, const char *res)
 {
-	return strcmp(json_str(a, "result", ""), res) == 0;
+	return strcmp(json_str(a, HIST_KEY_RESULT, ""), res) == 0;
 }
 
 /*
@@ -147,8 +148,9 @@ cav_restarts(const struct cav_stage *s, const cJSON *arr, int from)
 		if (!result_is(a, "failed") && !result_is(a, "lost"))
 			continue;
 		count++;
-		last = json_long(a, "attempt", 0);
-		cav_name(json_str(a, "class", result_is(a, "lost") ? "lost" : ""), name, sizeof(name));
+		last = json_long(a, HIST_KEY_ATTEMPT, 0);
+		cav_name(json_str(a, HIST_KEY_CLASS, result_is(a, "lost") ? "lost" : ""), name,
+		    sizeof(name));
 		if (name[0] == '\0')
 			continue;
 		dup = 0;
@@ -199,7 +201,7 @@ caveats_from(const char *const *stages, const cJSON *const *hists, size_t nstage
 		max = CAVEATS_MAX;
 	/* The window: the first stage's current series, the others' attempts since it began. */
 	for (k = 0; k < nstages; k++) {
-		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(hists[k], "attempts");
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(hists[k], HIST_KEY_ATTEMPTS);
 		int n = cJSON_GetArraySize(arr);
 
 		st[k].name = stages[k];
@@ -207,16 +209,16 @@ caveats_from(const char *const *stages, const cJSON *const *hists, size_t nstage
 		st[k].att = xcalloc(n > 0 ? (size_t)n : 1, sizeof(long));
 		if (k == 0) {
 			from[0] = series_start(arr);
-			chain_start = json_num(cJSON_GetArrayItem(arr, from[0]), "started_unix", 0);
+			chain_start = json_num(cJSON_GetArrayItem(arr, from[0]), HIST_KEY_STARTED_UNIX, 0);
 		} else {
 			/* attempts are appended in time order: the window is a suffix */
 			for (from[k] = n; from[k] > 0; from[k]--)
-				if (json_num(cJSON_GetArrayItem(arr, from[k] - 1), "started_unix", 0) <
+				if (json_num(cJSON_GetArrayItem(arr, from[k] - 1), HIST_KEY_STARTED_UNIX, 0) <
 				    chain_start)
 					break;
 		}
 		for (i = from[k]; i < n; i++)
-			st[k].att[st[k].natt++] = json_long(cJSON_GetArrayItem(arr, i), "attempt", 0);
+			st[k].att[st[k].natt++] = json_long(cJSON_GetArrayItem(arr, i), HIST_KEY_ATTEMPT, 0);
 	}
 	/* Health alerts, in the order they happened. */
 	for (; p != NULL && p < end; p = nl + 1) {
@@ -231,7 +233,7 @@ caveats_from(const char *const *stages, const cJSON *const *hists, size_t nstage
 		cJSON_Delete(ev);
 	}
 	for (k = 0; k < nstages; k++)
-		if ((o = cav_restarts(&st[k], cJSON_GetObjectItemCaseSensitive(hists[k], "attempts"),
+		if ((o = cav_restarts(&st[k], cJSON_GetObjectItemCaseSensitive(hists[k], HIST_KEY_ATTEMPTS),
 		    from[k])) != NULL)
 			cJSON_AddItemToArray(restarts, o);
 	/* The bound: restarts first, then the oldest alerts. */

@@ -22,8 +22,6 @@
 
 /* Sane bounds for values read from a history file (year 9999, attempt and pid ranges). */
 #define POLICY_TIME_MAX		253402300799.0
-#define POLICY_ATTEMPT_MAX	1000000000.0
-#define POLICY_PID_MAX		2147483647.0
 #define POLICY_STEP_MAX		1e15
 
 /*
@@ -460,153 +458,6 @@ policy_decide(const struct policy_in *in, struct policy_out *out)
 	one_line(out->reason);
 }
 
-/* ---- history ---- */
-
-/* 1: key present and a number in [lo, hi] (integral when asked); 0 absent; -1 malformed. */
-static int
-num_get(const cJSON *o, const char *key, double lo, double hi, int integral, double *v)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (it == NULL || cJSON_IsNull(it))
-		return 0;
-	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < lo ||
-	    it->valuedouble > hi ||
-	    (integral && (double)(long long)it->valuedouble != it->valuedouble))
-		return -1;
-	*v = it->valuedouble;
-	return 1;
-}
-
-/* 1 and *s (NULL when absent); -1 when present and not a string. */
-static int
-str_get(const cJSON *o, const char *key, const char **s)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	*s = NULL;
-	if (it == NULL || cJSON_IsNull(it))
-		return 1;
-	if (!cJSON_IsString(it))
-		return -1;
-	*s = it->valuestring;
-	return 1;
-}
-
-/* 1: an ended attempt in *a; 0: not ended yet; -1: malformed. */
-static int
-hist_entry(const cJSON *e, struct policy_attempt *a)
-{
-	const char *result, *cls;
-	double v;
-	int r;
-
-	memset(a, 0, sizeof(*a));
-	a->exit_code = -1;
-	a->ckpt_step = a->ckpt_from = -1;
-	if (!cJSON_IsObject(e))
-		return -1;
-	if (num_get(e, "attempt", 1, POLICY_ATTEMPT_MAX, 1, &v) != 1)
-		return -1;
-	a->n = (long)v;
-	if (str_get(e, "result", &result) < 0 || result == NULL)
-		return -1;
-	if (str_get(e, "class", &cls) < 0 || str_get(e, POLICY_KEY_JOB_ID, &a->job_id) < 0 ||
-	    str_get(e, POLICY_KEY_CHECKPOINT, &a->checkpoint) < 0)
-		return -1;
-	if ((r = num_get(e, "started_unix", 0, POLICY_TIME_MAX, 0, &v)) < 0)
-		return -1;
-	if (r == 1)
-		a->started = (time_t)v;
-	if ((r = num_get(e, "ended_unix", 0, POLICY_TIME_MAX, 0, &v)) < 0)
-		return -1;
-	if (r == 1)
-		a->ended = (time_t)v;
-	if ((r = num_get(e, "exit_code", -1, 255, 1, &v)) < 0)
-		return -1;
-	if (r == 1)
-		a->exit_code = (int)v;
-	if ((r = num_get(e, "signal", 0, 128, 1, &v)) < 0)
-		return -1;
-	if (r == 1)
-		a->signo = (int)v;
-	if ((r = num_get(e, POLICY_KEY_PID, 0, POLICY_PID_MAX, 1, &v)) < 0)
-		return -1;
-	if (r == 0 && (r = num_get(e, "wrapper_pid", 0, POLICY_PID_MAX, 1, &v)) < 0)
-		return -1;
-	if (r == 1)
-		a->pid = (long)v;
-	if (cJSON_GetObjectItemCaseSensitive(e, POLICY_KEY_PROGRESSED) != NULL) {
-		const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, POLICY_KEY_PROGRESSED);
-
-		if (!cJSON_IsBool(p))
-			return -1;
-		a->progressed = cJSON_IsTrue(p);
-		a->ckpt_known = 1;	/* policy_mark_progress wrote it, and the checkpoint step with it */
-	}
-	/* Checkpoint steps out of shape: unknown (no_progress passes over it), not a bad entry. */
-	if ((r = num_get(e, POLICY_KEY_CKPT_STEP, 0, POLICY_STEP_MAX, 1, &v)) == 1)
-		a->ckpt_step = (long)v;
-	else if (r < 0)
-		a->ckpt_known = 0;
-	if ((r = num_get(e, POLICY_KEY_CKPT_FROM, 0, POLICY_STEP_MAX, 1, &v)) == 1)
-		a->ckpt_from = (long)v;
-	else if (r < 0)
-		a->ckpt_known = 0;
-
-	if (strcmp(result, "done") == 0)
-		a->cls = NULL;
-	else if (strcmp(result, "failed") == 0)
-		a->cls = cls != NULL ? cls : "unknown";
-	else if (strcmp(result, "lost") == 0)
-		a->cls = cls != NULL ? cls : "lost";
-	else
-		return 0;
-	return 1;
-}
-
-static const cJSON *
-hist_array(const cJSON *hist)
-{
-	const cJSON *arr = cJSON_IsArray(hist) ? hist :
-	    cJSON_GetObjectItemCaseSensitive(hist, "attempts");
-
-	return cJSON_IsArray(arr) ? arr : NULL;
-}
-
-int
-policy_attempts_from_history(const cJSON *hist, struct policy_attempt *out, size_t cap,
-    size_t *n, size_t *skipped)
-{
-	const cJSON *arr = hist_array(hist), *e;
-	struct policy_attempt a;
-	size_t good = 0, bad = 0, drop, seen = 0;
-	int r;
-
-	*n = 0;
-	if (skipped != NULL)
-		*skipped = 0;
-	if (arr == NULL)
-		return WK_ERR_PARSE;
-	cJSON_ArrayForEach(e, arr) {
-		if ((r = hist_entry(e, &a)) == 1)
-			good++;
-		else if (r < 0)
-			bad++;
-	}
-	drop = good > cap ? good - cap : 0;
-	cJSON_ArrayForEach(e, arr) {
-		if (hist_entry(e, &a) != 1)
-			continue;
-		if (seen++ < drop)
-			continue;
-		out[(*n)++] = a;
-	}
-	if (skipped != NULL)
-		*skipped = bad + drop;
-	return 0;
-}
-
 int
 policy_progressed(long best_before, long step, long ckpt_before, long ckpt_step)
 {
@@ -616,7 +467,7 @@ policy_progressed(long best_before, long step, long ckpt_before, long ckpt_step)
 int
 policy_mark_progress(const cJSON *hist, cJSON *a, long step, long ckpt_step)
 {
-	const cJSON *arr = hist_array(hist), *e;
+	const cJSON *arr = history_array(hist), *e;
 	long best = -1, bestc = -1;
 	double v;
 	int p;
@@ -626,9 +477,9 @@ policy_mark_progress(const cJSON *hist, cJSON *a, long step, long ckpt_step)
 	cJSON_ArrayForEach(e, arr) {
 		if (e == a)
 			break;
-		if (num_get(e, POLICY_KEY_STEP, 0, POLICY_STEP_MAX, 0, &v) == 1 && (long)v > best)
+		if (history_num(e, POLICY_KEY_STEP, 0, POLICY_STEP_MAX, 0, &v) == 1 && (long)v > best)
 			best = (long)v;
-		if (num_get(e, POLICY_KEY_CKPT_STEP, 0, POLICY_STEP_MAX, 0, &v) == 1 && (long)v > bestc)
+		if (history_num(e, POLICY_KEY_CKPT_STEP, 0, POLICY_STEP_MAX, 0, &v) == 1 && (long)v > bestc)
 			bestc = (long)v;
 	}
 	p = policy_progressed(best, step, bestc, ckpt_step);
@@ -644,7 +495,7 @@ int
 policy_recovery(const struct wk_config *cfg, const cJSON *hist, const cJSON *a,
     long *limit_s, double *interval_s)
 {
-	const cJSON *arr = hist_array(hist), *e, *prev = NULL;
+	const cJSON *arr = history_array(hist), *e, *prev = NULL;
 	const char *res;
 	long set = config_get_int(cfg, "restart.recovery_s");
 	double v, lim;
@@ -656,10 +507,10 @@ policy_recovery(const struct wk_config *cfg, const cJSON *hist, const cJSON *a,
 			break;
 		prev = e;
 	}
-	if (e == NULL || prev == NULL || str_get(prev, "result", &res) < 0 || res == NULL ||
+	if (e == NULL || prev == NULL || history_str(prev, "result", &res) < 0 || res == NULL ||
 	    (strcmp(res, "failed") != 0 && strcmp(res, "lost") != 0))
 		return 0;
-	if (num_get(prev, POLICY_KEY_STEP_INTERVAL, 0, POLICY_TIME_MAX, 0, &v) == 1 && v > 0)
+	if (history_num(prev, POLICY_KEY_STEP_INTERVAL, 0, POLICY_TIME_MAX, 0, &v) == 1 && v > 0)
 		*interval_s = v;
 	if (set > 0)
 		*limit_s = set;

@@ -94,50 +94,18 @@
 #include <cJSON.h>
 
 #include "config.h"
+#include "history.h"
 #include "triage.h"
 
 /*
- * Keys of one attempt in stages/<stage>.json that onbox does not write yet.
- * The others the policy reads are onbox's own: "attempt", "started_unix",
- * "ended_unix", "result" ("done" | "failed" | "lost"; anything else is an
- * attempt that has not ended), "class", "exit_code", "signal" (a number),
- * "wrapper_pid".
- */
-#define POLICY_KEY_PROGRESSED	 "progressed"	  /* bool: real progress in this attempt */
-#define POLICY_KEY_STEP		 "step"		  /* number: best progress step it reached */
-#define POLICY_KEY_CKPT_STEP	 "checkpoint_step" /* number: newest complete checkpoint's step at its end */
-#define POLICY_KEY_CKPT_FROM	 "checkpoint_step_from" /* number: newest complete checkpoint's step at its launch */
-#define POLICY_KEY_STEP_INTERVAL "step_interval_s" /* number: seconds per step before its end (recovery_stalled) */
-#define POLICY_KEY_CHECKPOINT	 "checkpoint"	  /* string: the checkpoint it resumed from; absent: fresh */
-#define POLICY_KEY_PID		 "pid"		  /* number: the stage's process (else "wrapper_pid") */
-#define POLICY_KEY_JOB_ID	 "job_id"	  /* string: the cluster manager's job id (job backend) */
-
-/*
- * A size for the caller's array for policy_attempts_from_history(): more
+ * A size for the caller's array for history_attempts(): more
  * than restart.max and restart.max_in_window can ever look at (both <= 1000).
  */
 #define POLICY_ATTEMPTS_MAX	 4096
 
-/*
- * One attempt of a stage.  The strings point into the history document it
- * was read from (or wherever the caller built it): valid while that lives;
- * nothing here is freed.
- */
-struct policy_attempt {
-	long		 n;		/* attempt number, from 1 */
-	time_t		 started;	/* unix seconds; 0 unknown */
-	time_t		 ended;		/* unix seconds; 0 unknown */
-	const char	*cls;		/* triage class name; NULL: it succeeded */
-	int		 progressed;	/* it made real progress (see policy_progressed()) */
-	int		 exit_code;	/* -1 unknown or killed */
-	int		 signo;		/* 0: not killed by a signal (or unknown) */
-	long		 pid;		/* the stage's pid, 0 unknown */
-	const char	*job_id;	/* NULL: not a job, or unknown */
-	const char	*checkpoint;	/* resumed from; NULL: fresh start or unknown */
-	int		 ckpt_known;	/* ckpt_step and ckpt_from are known (onbox marked its progress) */
-	long		 ckpt_step;	/* newest complete checkpoint's step at its end; -1 none */
-	long		 ckpt_from;	/* ... at its launch; -1 none */
-};
+/* The old names of history.h's attempt and its parser (runner.c and the tests still use them). */
+#define policy_attempt			attempt
+#define policy_attempts_from_history	history_attempts
 
 enum policy_action {
 	POLICY_STOP,
@@ -228,22 +196,6 @@ const char *policy_action_name(enum policy_action action);
  * triage table's remediation, never a config value that could be a secret.
  */
 void policy_decide(const struct policy_in *in, struct policy_out *out);
-
-/*
- * The attempts of one stage's history: hist is the stages/<stage>.json
- * document ({"attempts": [...]}) or that array itself.  Entries oldest
- * first; only ended ones are read (result "done", "failed" or "lost");
- * entries that are not objects, have no positive integral "attempt", or
- * carry a key of the wrong type are skipped (counted in *skipped), as are
- * attempts still starting or running (not counted).  A failed entry
- * without "class" is "unknown", a lost one "lost".  When more than cap
- * attempts remain, the newest cap are kept (the oldest dropped, counted in
- * *skipped).  out's strings point into hist.
- * Returns 0 and *n, or WK_ERR_PARSE when hist has no attempts array
- * (*n = 0).  skipped may be NULL.
- */
-int policy_attempts_from_history(const cJSON *hist, struct policy_attempt *out, size_t cap,
-    size_t *n, size_t *skipped);
 
 /*
  * Real progress: the attempt's best progress step went past best_before

@@ -47,58 +47,6 @@ signame(int signo, char *buf, size_t len)
 	return buf;
 }
 
-cJSON *
-hist_load(const char *workdir, const char *stage)
-{
-	char *path = layout_stage_file(workdir, stage);
-	cJSON *doc = NULL;
-
-	if (jsonfile_load(path, &doc) != 0 || !cJSON_IsArray(cJSON_GetObjectItem(doc, "attempts"))) {
-		cJSON_Delete(doc);
-		doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "stage", stage);
-		cJSON_AddItemToObject(doc, "attempts", cJSON_CreateArray());
-	}
-	free(path);
-	return doc;
-}
-
-int
-hist_save(const char *workdir, const char *stage, const cJSON *hist)
-{
-	char *path = layout_stage_file(workdir, stage);
-	int r = jsonfile_save(path, hist);
-
-	free(path);
-	return r;
-}
-
-cJSON *
-hist_last(const cJSON *hist)
-{
-	const cJSON *arr = cJSON_GetObjectItem(hist, "attempts");
-	int n = cJSON_GetArraySize(arr);
-
-	return n > 0 ? cJSON_GetArrayItem(arr, n - 1) : NULL;
-}
-
-cJSON *
-hist_add(cJSON *hist, long n, const char *kind)
-{
-	cJSON *a = cJSON_CreateObject();
-	char when[TIMEFMT_LEN];
-	time_t now = time(NULL);
-
-	timefmt_utc(now, when, sizeof(when));
-	cJSON_AddNumberToObject(a, "attempt", (double)n);
-	cJSON_AddStringToObject(a, "kind", kind);
-	cJSON_AddStringToObject(a, "started", when);
-	cJSON_AddNumberToObject(a, "started_unix", (double)now);
-	cJSON_AddStringToObject(a, "result", "starting");
-	cJSON_AddItemToArray(cJSON_GetObjectItem(hist, "attempts"), a);
-	return a;
-}
-
 int
 attempt_rec_load(const char *workdir, const char *stage, long n, struct attempt_rec *rec)
 {

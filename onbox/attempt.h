@@ -22,6 +22,7 @@
 #include <cJSON.h>
 
 #include "config.h"
+#include "history.h"
 
 struct attempt_rec {
 	int		 exited;	/* the wrapper recorded an end */
@@ -46,14 +47,6 @@ int attempt_rec_load(const char *workdir, const char *stage, long n, struct atte
  */
 pid_t attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, const char *command,
     long n, char **why);
-
-/* The history document of a stage: {"stage": ..., "attempts": [...]}; never NULL. */
-cJSON *hist_load(const char *workdir, const char *stage);
-int hist_save(const char *workdir, const char *stage, const cJSON *hist);
-/* The last attempt object, or NULL when there is none. */
-cJSON *hist_last(const cJSON *hist);
-/* Append a new attempt object numbered n; returns it (owned by hist). */
-cJSON *hist_add(cJSON *hist, long n, const char *kind);
 
 /* "SIGKILL" for 9; "SIG<n>" for ones without a name here. */
 const char *signame(int signo, char *buf, size_t len);

@@ -174,7 +174,7 @@ status_build(const struct wk_config *cfg)
 		cJSON_AddStringToObject(o, "marker", st->marker);
 		cJSON_AddStringToObject(o, "marker_path", mp);
 		cJSON_AddStringToObject(o, "state", s);
-		cJSON_AddNumberToObject(o, "attempts", cJSON_GetArraySize(cJSON_GetObjectItem(hist, "attempts")));
+		cJSON_AddNumberToObject(o, "attempts", cJSON_GetArraySize(history_array(hist)));
 		if (last != NULL)
 			cJSON_AddItemToObject(o, "last_attempt", cJSON_Duplicate(last, 1));
 		if (strcmp(s, "failed") == 0) {
