@@ -5,7 +5,6 @@
  * (state, chain, markers, resume) and render-tables.c (the tables the code
  * runs on, cron, sentinel, logbook, Slurm); render-int.h is what they share.
  *
- *
  * The document is rendered section by section from a table (hb_sections[]),
  * each section a function over one rendering context.  Everything it states
  * comes from the config, patrol's state and the same tables the programs run
