@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "childio.h"
 #include "err.h"
 #include "jsonfile.h"
 #include "monotime.h"
@@ -98,21 +99,8 @@ notify_read_some(int *fd, struct buf *b)
 	char chunk[4096];
 	ssize_t n;
 
-	while (*fd >= 0) {
-		n = read(*fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return;	/* EAGAIN: later */
-		if (n == 0) {
-			close(*fd);
-			*fd = -1;
-			return;
-		}
-		if (b->len < NOTIFY_CMD_OUT_MAX)
-			buf_append(b, chunk, (size_t)n > NOTIFY_CMD_OUT_MAX - b->len ?
-			    NOTIFY_CMD_OUT_MAX - b->len : (size_t)n);
-	}
+	while ((n = childio_read(fd, chunk, sizeof(chunk))) > 0)
+		childio_keep(b, chunk, (size_t)n, NOTIFY_CMD_OUT_MAX);
 }
 
 /* SIGTERM to the group, SIGKILL after a grace.  Returns 1 when SIGKILL was needed. */
@@ -142,20 +130,16 @@ notify_command(const struct notify_sinks *all, const struct notify_sink *s, cons
 	struct spawn_opts o;
 	struct deadline dl;
 	struct buf out = BUF_INIT, msg = BUF_INIT;
-	sigset_t pipeset, oldmask, before, after;
+	struct childio_sigpipe pg;
 	char **env = NULL, *own[2] = { NULL, NULL }, *detail = NULL;
 	int in[2] = { -1, -1 }, outp[2] = { -1, -1 }, status = 0, exited = 0, killed = 0, r;
-	int hard = 0, epipe = 0, lost = 0;
+	int hard = 0, lost = 0;
 	size_t off = 0;
 	pid_t pid, w;
-	ssize_t n;
 
 	*permanent = 0;
-	sigemptyset(&pipeset);
-	sigaddset(&pipeset, SIGPIPE);
-	sigpending(&before);
 	/* A command that exits without reading stdin must not kill us with SIGPIPE. */
-	sigprocmask(SIG_BLOCK, &pipeset, &oldmask);
+	childio_sigpipe_block(&pg);
 	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(outp, O_CLOEXEC) != 0) {
 		buf_printf(&msg, "cannot run the command: %s; will retry", strerror(errno));
 		r = WK_ERR_SYSTEM;
@@ -184,29 +168,13 @@ notify_command(const struct notify_sinks *all, const struct notify_sink *s, cons
 		struct pollfd pf[2];
 		nfds_t np = 0;
 
-		if (in[1] >= 0 && off == rq->body_len) {
-			close(in[1]);
-			in[1] = -1;
-		}
-		if (outp[0] >= 0)
-			pf[np++] = (struct pollfd){ .fd = outp[0], .events = POLLIN };
-		if (in[1] >= 0)
-			pf[np++] = (struct pollfd){ .fd = in[1], .events = POLLOUT };
+		childio_poll_add(pf, &np, outp[0], POLLIN);
+		childio_poll_add(pf, &np, in[1], POLLOUT);
 		if (poll(pf, np, deadline_poll_timeout(&dl, 1, NOTIFY_POLL_SLICE_MS)) < 0 &&
 		    errno != EINTR)
 			break;
 		notify_read_some(&outp[0], &out);
-		if (in[1] >= 0) {
-			n = write(in[1], rq->body + off, rq->body_len - off);
-			if (n > 0)
-				off += (size_t)n;
-			else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-				/* EPIPE: it stopped reading; its exit status decides. */
-				epipe |= errno == EPIPE;
-				close(in[1]);
-				in[1] = -1;
-			}
-		}
+		childio_feed(&in[1], rq->body, rq->body_len, &off, &pg);
 		if ((w = waitpid(pid, &status, WNOHANG)) == pid)
 			exited = 1;
 		else if (w < 0 && errno == ECHILD) {
@@ -250,22 +218,9 @@ notify_command(const struct notify_sinks *all, const struct notify_sink *s, cons
 	*permanent = x->outcome == NJ_PERM;
 	r = notify_code_of(x->outcome, 0);
  out:
-	if (in[0] >= 0)
-		close(in[0]);
-	if (in[1] >= 0)
-		close(in[1]);
-	if (outp[0] >= 0)
-		close(outp[0]);
-	if (outp[1] >= 0)
-		close(outp[1]);
-	sigpending(&after);
-	if (epipe || (sigismember(&after, SIGPIPE) && !sigismember(&before, SIGPIPE))) {
-		struct timespec zero = { 0, 0 };
-
-		while (sigtimedwait(&pipeset, NULL, &zero) == SIGPIPE)
-			;
-	}
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	childio_close(in);
+	childio_close(outp);
+	childio_sigpipe_restore(&pg);
 	if (msg.len > 0)
 		*why = notify_scrub(all, buf_str(&msg));
 	free(own[0]);

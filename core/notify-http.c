@@ -18,6 +18,7 @@
 #include <curl/curl.h>
 
 #include "buf.h"
+#include "childio.h"
 #include "curlapi.h"
 #include "curlcmd.h"
 #include "err.h"
@@ -194,8 +195,7 @@ notify_curl_write(char *p, size_t size, size_t n, void *arg)
 	struct notify_answer *a = arg;
 	size_t len = size * n;
 
-	if (a->b.len < a->cap)
-		buf_append(&a->b, p, len > a->cap - a->b.len ? a->cap - a->b.len : len);
+	childio_keep(&a->b, p, len, a->cap);
 	return len;
 }
 

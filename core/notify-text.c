@@ -256,6 +256,16 @@ notify_put_attempt(struct buf *b, const cJSON *ev, const char *fmt)
 	buf_printf(b, fmt, attempt);
 }
 
+/* "[run] stage attempt N WORD": the head of a line about one attempt. */
+static void
+notify_put_head(struct buf *b, const cJSON *ev, const char *word)
+{
+	notify_put_run(b, ev);
+	notify_put_word(b, notify_ev_str(ev, "stage"));
+	notify_put_attempt(b, ev, "attempt %ld");
+	notify_put_word(b, word);
+}
+
 /*
  * The "last:" part of a failure: its first sentence (the exception and its
  * message, before ". " starts the details), cut near a word boundary, with
@@ -364,10 +374,7 @@ notify_text_failed(struct buf *b, const cJSON *ev)
 static void
 notify_text_requeued(struct buf *b, const cJSON *ev)
 {
-	notify_put_run(b, ev);
-	notify_put_word(b, notify_ev_str(ev, "stage"));
-	notify_put_attempt(b, ev, "attempt %ld");
-	notify_put_word(b, "REQUEUED by Slurm");
+	notify_put_head(b, ev, "REQUEUED by Slurm");
 	buf_puts(b, " (job ");
 	notify_put_flat(b, notify_ev_str(ev, "job_id") != NULL ? notify_ev_str(ev, "job_id") : "?");
 	buf_printf(b, ", restart %ld)", notify_ev_long(ev, "slurm_restart_count", 0));
@@ -377,10 +384,7 @@ notify_text_requeued(struct buf *b, const cJSON *ev)
 static void
 notify_text_stopped(struct buf *b, const cJSON *ev)
 {
-	notify_put_run(b, ev);
-	notify_put_word(b, notify_ev_str(ev, "stage"));
-	notify_put_attempt(b, ev, "attempt %ld");
-	notify_put_word(b, "STOPPED on purpose");
+	notify_put_head(b, ev, "STOPPED on purpose");
 	if (notify_ev_str(ev, "by") != NULL) {
 		buf_puts(b, " by ");
 		notify_put_flat(b, notify_ev_str(ev, "by"));
@@ -394,10 +398,7 @@ notify_text_lost(struct buf *b, const cJSON *ev)
 {
 	const char *cls = notify_ev_str(ev, "class");
 
-	notify_put_run(b, ev);
-	notify_put_word(b, notify_ev_str(ev, "stage"));
-	notify_put_attempt(b, ev, "attempt %ld");
-	notify_put_word(b, "LOST");
+	notify_put_head(b, ev, "LOST");
 	if (cls != NULL) {
 		buf_puts(b, " (");
 		notify_put_flat(b, cls);
@@ -408,10 +409,7 @@ notify_text_lost(struct buf *b, const cJSON *ev)
 static void
 notify_text_alert(struct buf *b, const cJSON *ev)
 {
-	notify_put_run(b, ev);
-	notify_put_word(b, notify_ev_str(ev, "stage"));
-	notify_put_attempt(b, ev, "attempt %ld");
-	notify_put_word(b, "ALERT");
+	notify_put_head(b, ev, "ALERT");
 	if (notify_ev_str(ev, "text") != NULL) {
 		buf_puts(b, ": ");
 		notify_put_flat(b, notify_ev_str(ev, "text"));
