@@ -4,9 +4,10 @@
  * One request is one `curl -q -K -` run through spawn.c in its own process
  * group: -q first so the user's ~/.curlrc (a -k, a -L) cannot change what we
  * ask for, and everything else, the URL first of all, on stdin as a config.
- * The config asks for what notify.c asks libcurl for: a POST of the body with
- * the request's headers and "Expect:", the connect and total timeouts, no
- * redirects, http and https only, no URL globbing, and the CA bundle.
+ * The config asks for what notify-http.c asks libcurl for: a POST of the
+ * body with the request's headers and "Expect:", the connect and total
+ * timeouts, no redirects, http and https only, no URL globbing, and the CA
+ * bundle.  Feeding curl its config and reading its answer is childio.c's.
  *
  * curl prints the answer's body then, through --write-out, a marker line with
  * the HTTP status; the first NOTIFY answer bytes and the last bytes (where the
