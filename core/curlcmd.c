@@ -4,9 +4,10 @@
  * One request is one `curl -q -K -` run through spawn.c in its own process
  * group: -q first so the user's ~/.curlrc (a -k, a -L) cannot change what we
  * ask for, and everything else, the URL first of all, on stdin as a config.
- * The config asks for what notify.c asks libcurl for: a POST of the body with
- * the request's headers and "Expect:", the connect and total timeouts, no
- * redirects, http and https only, no URL globbing, and the CA bundle.
+ * The config asks for what notify-http.c asks libcurl for: a POST of the
+ * body with the request's headers and "Expect:", the connect and total
+ * timeouts, no redirects, http and https only, no URL globbing, and the CA
+ * bundle.  Feeding curl its config and reading its answer is childio.c's.
  *
  * curl prints the answer's body then, through --write-out, a marker line with
  * the HTTP status; the first NOTIFY answer bytes and the last bytes (where the
@@ -30,6 +31,7 @@
 #include <curl/curl.h>
 
 #include "buf.h"
+#include "childio.h"
 #include "curlapi.h"
 #include "curlcmd.h"
 #include "err.h"
@@ -351,9 +353,7 @@ curlcmd_take_out(struct curlcmd_run *run, const char *p, size_t n)
 {
 	size_t keep;
 
-	if (run->head.len < CURLCMD_ANSWER_MAX)
-		buf_append(&run->head, p, n > CURLCMD_ANSWER_MAX - run->head.len ?
-		    CURLCMD_ANSWER_MAX - run->head.len : n);
+	childio_keep(&run->head, p, n, CURLCMD_ANSWER_MAX);
 	run->total += n;
 	if (n >= CURLCMD_TAIL) {
 		memcpy(run->tail, p + n - CURLCMD_TAIL, CURLCMD_TAIL);
@@ -374,22 +374,11 @@ curlcmd_read(int *fd, struct curlcmd_run *run, int is_err)
 	char chunk[4096];
 	ssize_t n;
 
-	while (*fd >= 0) {
-		n = read(*fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return;	/* EAGAIN: later */
-		if (n == 0) {
-			close(*fd);
-			*fd = -1;
-			return;
-		}
+	while ((n = childio_read(fd, chunk, sizeof(chunk))) > 0) {
 		if (!is_err)
 			curlcmd_take_out(run, chunk, (size_t)n);
-		else if (run->err.len < CURLCMD_ERR_MAX)
-			buf_append(&run->err, chunk, (size_t)n > CURLCMD_ERR_MAX - run->err.len ?
-			    CURLCMD_ERR_MAX - run->err.len : (size_t)n);
+		else
+			childio_keep(&run->err, chunk, (size_t)n, CURLCMD_ERR_MAX);
 	}
 }
 
@@ -402,18 +391,14 @@ curlcmd_exec(const char *path, const char *conf, uint64_t ms, struct curlcmd_run
 {
 	struct spawn_opts o;
 	struct deadline dl;
-	sigset_t pipeset, oldmask, before, after;
+	struct childio_sigpipe pg;
 	char *argv[5];
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 }, r = 0, epipe = 0, saved;
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 }, r = 0, saved;
 	size_t off = 0, len = strlen(conf);
 	pid_t pid = -1, w;
-	ssize_t n;
 
-	sigemptyset(&pipeset);
-	sigaddset(&pipeset, SIGPIPE);
-	sigpending(&before);
 	/* A curl that exits before reading its whole config must not kill us with SIGPIPE. */
-	sigprocmask(SIG_BLOCK, &pipeset, &oldmask);
+	childio_sigpipe_block(&pg);
 	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
 		r = WK_ERR_SYSTEM;
 		goto out;
@@ -445,33 +430,16 @@ curlcmd_exec(const char *path, const char *conf, uint64_t ms, struct curlcmd_run
 		struct pollfd pf[3];
 		nfds_t np = 0;
 
-		if (in[1] >= 0 && off == len) {
-			close(in[1]);
-			in[1] = -1;
-		}
-		if (out[0] >= 0)
-			pf[np++] = (struct pollfd){ .fd = out[0], .events = POLLIN };
-		if (err[0] >= 0)
-			pf[np++] = (struct pollfd){ .fd = err[0], .events = POLLIN };
-		if (in[1] >= 0)
-			pf[np++] = (struct pollfd){ .fd = in[1], .events = POLLOUT };
+		childio_poll_add(pf, &np, out[0], POLLIN);
+		childio_poll_add(pf, &np, err[0], POLLIN);
+		childio_poll_add(pf, &np, in[1], POLLOUT);
 		/* Both streams at EOF: curl is exiting, look again soon. */
 		if (poll(pf, np, deadline_poll_timeout(&dl, 1, np > 0 ? CURLCMD_POLL_SLICE_MS :
 		    CURLCMD_EXIT_SLICE_MS)) < 0 && errno != EINTR)
 			break;
 		curlcmd_read(&out[0], run, 0);
 		curlcmd_read(&err[0], run, 1);
-		if (in[1] >= 0) {
-			n = write(in[1], conf + off, len - off);
-			if (n > 0)
-				off += (size_t)n;
-			else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-				/* EPIPE: curl stopped reading; its exit status decides. */
-				epipe |= errno == EPIPE;
-				close(in[1]);
-				in[1] = -1;
-			}
-		}
+		childio_feed(&in[1], conf, len, &off, &pg);
 		/* Reap only after both streams' EOF: the status marker is the last thing written. */
 		if (out[0] >= 0 || err[0] >= 0)
 			continue;
@@ -488,26 +456,10 @@ curlcmd_exec(const char *path, const char *conf, uint64_t ms, struct curlcmd_run
 	}
  out:
 	saved = errno;
-	if (in[0] >= 0)
-		close(in[0]);
-	if (in[1] >= 0)
-		close(in[1]);
-	if (out[0] >= 0)
-		close(out[0]);
-	if (out[1] >= 0)
-		close(out[1]);
-	if (err[0] >= 0)
-		close(err[0]);
-	if (err[1] >= 0)
-		close(err[1]);
-	sigpending(&after);
-	if (epipe || (sigismember(&after, SIGPIPE) && !sigismember(&before, SIGPIPE))) {
-		struct timespec zero = { 0, 0 };
-
-		while (sigtimedwait(&pipeset, NULL, &zero) == SIGPIPE)
-			;
-	}
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	childio_close(in);
+	childio_close(out);
+	childio_close(err);
+	childio_sigpipe_restore(&pg);
 	errno = saved;
 	return r;
 }
