@@ -11,12 +11,12 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #if !WK_PORTABLE
 #include <dlfcn.h>
 #endif
 
 #include "curlapi.h"
-#include "curlcmd.h"
 
 #if !WK_PORTABLE
 
@@ -40,16 +40,41 @@ static const struct {
 #endif
 
 /* Why WATCHKEEPER_HTTP rules libcurl out, or NULL. */
+static const struct {
+	const char	*value;
+	enum http_knob	 knob;
+} http_knobs[] = {
+	{ "", HTTP_AUTO },
+	{ "auto", HTTP_AUTO },
+	{ "libcurl", HTTP_LIBCURL },
+	{ "curl", HTTP_CURL },
+	{ "none", HTTP_NONE },
+};
+
+enum http_knob
+http_knob(void)
+{
+	const char *v = getenv(HTTP_KNOB);
+	size_t i;
+
+	if (v == NULL)
+		return HTTP_AUTO;
+	for (i = 0; i < sizeof(http_knobs) / sizeof(http_knobs[0]); i++)
+		if (strcmp(v, http_knobs[i].value) == 0)
+			return http_knobs[i].knob;
+	return HTTP_BAD;
+}
+
 static const char *
 curl_api_knob(void)
 {
-	switch (curlcmd_knob()) {
-	case CURLCMD_CURL:
-		return CURLCMD_KNOB "=curl";
-	case CURLCMD_NONE:
-		return CURLCMD_KNOB "=none";
-	case CURLCMD_BAD:
-		return CURLCMD_KNOB " is not libcurl, curl, none or auto";
+	switch (http_knob()) {
+	case HTTP_CURL:
+		return HTTP_KNOB "=curl";
+	case HTTP_NONE:
+		return HTTP_KNOB "=none";
+	case HTTP_BAD:
+		return HTTP_KNOB " is not libcurl, curl, none or auto";
 	default:
 		return NULL;
 	}

@@ -35,4 +35,16 @@ struct curl_api {
  */
 const struct curl_api *curl_api_get(const char **why);
 
+#define HTTP_KNOB	"WATCHKEEPER_HTTP"
+
+/* What WATCHKEEPER_HTTP asks for: libcurl, the curl command (curlcmd.h), either, or nothing. */
+enum http_knob {
+	HTTP_AUTO,
+	HTTP_LIBCURL,	/* libcurl only */
+	HTTP_CURL,	/* the curl command only */
+	HTTP_NONE,	/* nothing: every event stays in the outbox */
+	HTTP_BAD,	/* an unknown value: treated as none, and said so */
+};
+enum http_knob http_knob(void);
+
 #endif

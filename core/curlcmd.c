@@ -37,6 +37,7 @@
 #include "err.h"
 #include "monotime.h"
 #include "notify.h"
+#include "notify-int.h"	/* a part of notify: its second way to HTTP */
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -62,31 +63,6 @@ static const char *const curlcmd_ca_env[] = { "CURL_CA_BUNDLE", "SSL_CERT_FILE" 
 
 /* Where curl is looked for after $PATH (cron and sudo strip PATH). */
 static const char *const curlcmd_dirs[] = { "/usr/bin", "/bin" };
-
-static const struct {
-	const char		*value;
-	enum curlcmd_knob	 knob;
-} curlcmd_knobs[] = {
-	{ "", CURLCMD_AUTO },
-	{ "auto", CURLCMD_AUTO },
-	{ "libcurl", CURLCMD_LIBCURL },
-	{ "curl", CURLCMD_CURL },
-	{ "none", CURLCMD_NONE },
-};
-
-enum curlcmd_knob
-curlcmd_knob(void)
-{
-	const char *v = getenv(CURLCMD_KNOB);
-	size_t i;
-
-	if (v == NULL)
-		return CURLCMD_AUTO;
-	for (i = 0; i < sizeof(curlcmd_knobs) / sizeof(curlcmd_knobs[0]); i++)
-		if (strcmp(v, curlcmd_knobs[i].value) == 0)
-			return curlcmd_knobs[i].knob;
-	return CURLCMD_BAD;
-}
 
 const char *
 curlcmd_cafile(void)
@@ -124,15 +100,15 @@ curlcmd_find(char *buf, size_t len, const char **why)
 	const char *path = getenv("PATH"), *p, *e;
 	size_t i;
 
-	switch (curlcmd_knob()) {
-	case CURLCMD_NONE:
-		*why = CURLCMD_KNOB "=none";
+	switch (http_knob()) {
+	case HTTP_NONE:
+		*why = HTTP_KNOB "=none";
 		return -1;
-	case CURLCMD_LIBCURL:
-		*why = CURLCMD_KNOB "=libcurl";
+	case HTTP_LIBCURL:
+		*why = HTTP_KNOB "=libcurl";
 		return -1;
-	case CURLCMD_BAD:
-		*why = CURLCMD_KNOB " is not libcurl, curl, none or auto";
+	case HTTP_BAD:
+		*why = HTTP_KNOB " is not libcurl, curl, none or auto";
 		return -1;
 	default:
 		break;
@@ -153,14 +129,14 @@ curlcmd_find(char *buf, size_t len, const char **why)
 static char *
 curlcmd_none_why(const char *nolib, const char *nocmd)
 {
-	switch (curlcmd_knob()) {
-	case CURLCMD_NONE:
-	case CURLCMD_BAD:
+	switch (http_knob()) {
+	case HTTP_NONE:
+	case HTTP_BAD:
 		return xstrdup(nocmd);
-	case CURLCMD_LIBCURL:
+	case HTTP_LIBCURL:
 		return xstrdup(nolib != NULL ? nolib : "libcurl cannot be loaded");
-	case CURLCMD_CURL:
-		return xstrfmt("%s (" CURLCMD_KNOB "=curl)", nocmd);
+	case HTTP_CURL:
+		return xstrfmt("%s (" HTTP_KNOB "=curl)", nocmd);
 	default:
 		return xstrfmt("%s; %s", nolib != NULL ? nolib : "libcurl cannot be loaded", nocmd);
 	}

@@ -25,17 +25,6 @@
 
 #include "notify.h"
 
-#define CURLCMD_KNOB	"WATCHKEEPER_HTTP"
-
-/* What WATCHKEEPER_HTTP asks for. */
-enum curlcmd_knob {
-	CURLCMD_AUTO,
-	CURLCMD_LIBCURL,	/* libcurl only */
-	CURLCMD_CURL,		/* the curl command only */
-	CURLCMD_NONE,		/* nothing: every event stays in the outbox */
-	CURLCMD_BAD,		/* an unknown value: treated as none, and said so */
-};
-enum curlcmd_knob curlcmd_knob(void);
 
 /* How this process reaches HTTP(S). */
 struct curlcmd_how {

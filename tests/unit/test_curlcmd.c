@@ -17,6 +17,7 @@
 
 #include "unit.h"
 
+#include "curlapi.h"
 #include "curlcmd.h"
 #include "notify.h"
 
@@ -36,7 +37,7 @@ setup(void **state)
 	const char *why;
 
 	(void)state;
-	unsetenv(CURLCMD_KNOB);
+	unsetenv(HTTP_KNOB);
 	if (curlcmd_find(buf, sizeof(buf), &why) == 0)
 		curl_path = xstrdup(buf);
 	return 0;
@@ -227,22 +228,22 @@ test_knob(void **state)
 {
 	static const struct {
 		const char *v;
-		enum curlcmd_knob k;
+		enum http_knob k;
 	} cases[] = {
-		{ "", CURLCMD_AUTO }, { "auto", CURLCMD_AUTO }, { "libcurl", CURLCMD_LIBCURL },
-		{ "curl", CURLCMD_CURL }, { "none", CURLCMD_NONE }, { "CURL", CURLCMD_BAD },
-		{ "curl ", CURLCMD_BAD },
+		{ "", HTTP_AUTO }, { "auto", HTTP_AUTO }, { "libcurl", HTTP_LIBCURL },
+		{ "curl", HTTP_CURL }, { "none", HTTP_NONE }, { "CURL", HTTP_BAD },
+		{ "curl ", HTTP_BAD },
 	};
 	size_t i;
 
 	(void)state;
-	unsetenv(CURLCMD_KNOB);
-	assert_int_equal(curlcmd_knob(), CURLCMD_AUTO);
+	unsetenv(HTTP_KNOB);
+	assert_int_equal(http_knob(), HTTP_AUTO);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		setenv(CURLCMD_KNOB, cases[i].v, 1);
-		assert_int_equal(curlcmd_knob(), cases[i].k);
+		setenv(HTTP_KNOB, cases[i].v, 1);
+		assert_int_equal(http_knob(), cases[i].k);
 	}
-	unsetenv(CURLCMD_KNOB);
+	unsetenv(HTTP_KNOB);
 }
 
 static void
@@ -264,14 +265,14 @@ test_find(void **state)
 	assert_int_equal(chmod(stub, 0755), 0);
 	assert_int_equal(curlcmd_find(buf, sizeof(buf), &why), 0);
 	assert_string_equal(buf, stub);
-	setenv(CURLCMD_KNOB, "none", 1);
+	setenv(HTTP_KNOB, "none", 1);
 	assert_int_equal(curlcmd_find(buf, sizeof(buf), &why), -1);
 	assert_string_equal(why, "WATCHKEEPER_HTTP=none");
-	setenv(CURLCMD_KNOB, "libcurl", 1);
+	setenv(HTTP_KNOB, "libcurl", 1);
 	assert_int_equal(curlcmd_find(buf, sizeof(buf), &why), -1);
-	setenv(CURLCMD_KNOB, "curl", 1);
+	setenv(HTTP_KNOB, "curl", 1);
 	assert_int_equal(curlcmd_find(buf, sizeof(buf), &why), 0);
-	unsetenv(CURLCMD_KNOB);
+	unsetenv(HTTP_KNOB);
 	if (old != NULL)
 		setenv("PATH", old, 1);
 	else
