@@ -22,9 +22,10 @@
 #   with BUILD=build/portable/<arch>), with -DWK_PORTABLE=1: core/curlapi.c
 #   then loads no libcurl (a static glibc cannot dlopen the box's
 #   libcurl.so), and notifications go through the box's `curl` command.
-#   libcurl's headers are still needed to compile core/notify.c; they are
-#   copied from the host's libcurl4-openssl-dev (curl's headers are the same
-#   on every architecture since 7.56: curl/system.h reads the compiler's macros).
+#   libcurl's headers are still needed to compile core/notify-http.c,
+#   curlcmd.c and curlapi.c; they are copied from the host's
+#   libcurl4-openssl-dev (curl's headers are the same on every architecture
+#   since 7.56: curl/system.h reads the compiler's macros).
 # - Static glibc: x86_64 links the host gcc's libc.a (libc6-dev); aarch64 is
 #   cross-compiled with Debian's gcc-aarch64-linux-gnu and libc6-dev-arm64-cross
 #   (on an aarch64 host the host compiler builds aarch64 and x86_64 is the
