@@ -35,21 +35,20 @@
 
 /* ---- the script ---- */
 
+/* var=<pre>'val' and a newline: pre is the script's own text ("$W/"), val is quoted. */
 static void
-put_assign(struct buf *b, const char *var, const char *val)
+put_assign(struct buf *b, const char *var, const char *pre, const char *val)
 {
-	buf_printf(b, "%s=", var);
+	buf_printf(b, "%s=%s", var, pre);
 	sshq_append(b, val);
 	buf_putc(b, '\n');
 }
 
-/* A path of the config as the script's word: absolute as it is, else under the workdir ("$W/"). */
-static void
-put_wpath(struct buf *b, const char *path)
+/* put_assign's pre for a path of the config: absolute as it is, else under the workdir. */
+static const char *
+wdir_pre(const char *path)
 {
-	if (path[0] != '/')
-		buf_puts(b, "\"$W/\"");
-	sshq_append(b, path);
+	return path[0] == '/' ? "" : "\"$W/\"";
 }
 
 char *
@@ -67,7 +66,7 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 
 	buf_puts(&b, "# watchkeeper probe " "1" ": read-only, bounded\n"
 	    "export LC_ALL=C\n");
-	put_assign(&b, "W", cfg->workdir);
+	put_assign(&b, "W", "", cfg->workdir);
 	buf_puts(&b, "D=\"$W/" LAYOUT_DIR "\"\n"
 	    "p() { tr -d '\\000' | awk '{ print \"|\" $0 }'; }\n"
 	    "T=; command -v timeout >/dev/null 2>&1 && T='timeout 10'\n"
@@ -98,9 +97,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	for (i = 0; i < cfg->nchain; i++) {
 		char *m = xstrfmt("%s.FAILED", cfg->chain[i].marker);
 
-		buf_puts(&b, "f=\"$D/markers/\"");
-		sshq_append(&b, m);
-		buf_printf(&b, "\nif [ -f \"$f\" ]; then echo '@failed %s'; head -c 65536 \"$f\" | p; fi\n",
+		put_assign(&b, "f", "\"$D/markers/\"", m);
+		buf_printf(&b, "if [ -f \"$f\" ]; then echo '@failed %s'; head -c 65536 \"$f\" | p; fi\n",
 		    cfg->chain[i].marker);
 		free(m);
 	}
@@ -115,18 +113,16 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	for (i = 0; i < cfg->nchain; i++) {
 		if (cfg->chain[i].log == NULL)
 			continue;
-		buf_puts(&b, "f=");
-		put_wpath(&b, cfg->chain[i].log);
-		buf_printf(&b, "\nif [ -f \"$f\" ]; then echo '@log %s'; tail -c " "16384" " \"$f\" | p; fi\n",
+		put_assign(&b, "f", wdir_pre(cfg->chain[i].log), cfg->chain[i].log);
+		buf_printf(&b, "if [ -f \"$f\" ]; then echo '@log %s'; tail -c " "16384" " \"$f\" | p; fi\n",
 		    cfg->chain[i].name);
 	}
 	/* Each stage's attempt history (the restart policy reads it), then the checkpoints. */
 	for (i = 0; i < cfg->nchain; i++) {
 		char *h = xstrfmt("%s.json", cfg->chain[i].name);
 
-		buf_puts(&b, "f=\"$D/stages/\"");
-		sshq_append(&b, h);
-		buf_printf(&b, "\n[ -f \"$f\" ] && { echo '@history %s'; head -c " PROBE_HISTORY_S " \"$f\" | p; }\n",
+		put_assign(&b, "f", "\"$D/stages/\"", h);
+		buf_printf(&b, "[ -f \"$f\" ] && { echo '@history %s'; head -c " PROBE_HISTORY_S " \"$f\" | p; }\n",
 		    cfg->chain[i].name);
 		free(h);
 	}
@@ -159,9 +155,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	    "[ \"$es\" -gt \"$F\" ] && tail -c +$((F + 1)) \"$ev\" | head -c " PROBE_EVENTS_S " | p\n"
 	    "echo @results\n");
 	if (cfg->results != NULL) {
-		buf_puts(&b, "f=\"$W/\"");
-		sshq_append(&b, cfg->results);
-		buf_puts(&b, "\n[ -f \"$f\" ] && head -c 65536 \"$f\" | p\n");
+		put_assign(&b, "f", "\"$W/\"", cfg->results);
+		buf_puts(&b, "[ -f \"$f\" ] && head -c 65536 \"$f\" | p\n");
 	}
 	buf_puts(&b, "echo @df\n"
 	    "df -P -k \"$W\" 2>/dev/null | p\n"
@@ -182,10 +177,9 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	    "fi\n"
 	    "echo @transfer\n");
 	if (remote != NULL) {
-		buf_puts(&b, "d=");
-		put_wpath(&b, remote);
+		put_assign(&b, "d", wdir_pre(remote), remote);
 		/* Completeness is a file count and bytes, never `test -d`. */
-		buf_puts(&b, "\nif [ -d \"$d\" ]; then\n"
+		buf_puts(&b, "if [ -d \"$d\" ]; then\n"
 		    "  echo \"|files $(find \"$d\" -type f 2>/dev/null | wc -l)\"\n"
 		    "  if find \"$d\" -maxdepth 0 -printf '' >/dev/null 2>&1; then\n"
 		    "    echo \"|bytes $(find \"$d\" -type f -printf '%s\\n' 2>/dev/null | awk '{ s += $1 } END { printf \"%.0f\", s }')\"\n"

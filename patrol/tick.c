@@ -25,6 +25,7 @@
 #include "buf.h"
 #include "caveats.h"
 #include "ckpt.h"
+#include "ckptjson.h"
 #include "config.h"
 #include "crontab.h"
 #include "decide.h"
@@ -577,13 +578,7 @@ tick_remember_box(struct tick *t, const char *when)
 		cJSON *ck = cJSON_CreateObject();
 
 		ckpt_summarize(p->ckpt_scan, p->box_time, &sum);
-		if (sum.path != NULL) {
-			cJSON_AddStringToObject(ck, "path", sum.path);
-			cJSON_AddNumberToObject(ck, "step", (double)sum.step);
-			cJSON_AddNumberToObject(ck, "age_s", (double)sum.age_s);
-		}
-		cJSON_AddNumberToObject(ck, "complete", (double)sum.ncomplete);
-		cJSON_AddNumberToObject(ck, "incomplete", (double)sum.nincomplete);
+		ckptjson_summary(ck, &sum);
 		json_set(d, "checkpoint", ck);
 	}
 	if (json_str(p->state, "stage", NULL) != NULL) {
