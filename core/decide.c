@@ -1,5 +1,10 @@
 /*
  * decide.c: the decision table and the facts it is walked over (see decide.h).
+ *
+ * Pure: the facts come from the typed probe (probe.h: its Slurm view,
+ * checkpoint scan, and the tails' triage and progress are read by
+ * probe_parse), the config and the previous tick's numbers.  Nothing here
+ * parses text, reads a file or a clock, or keeps state between calls.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +16,6 @@
 #include "decide.h"
 #include "jsonfile.h"
 #include "monotime.h"
-#include "pattern.h"
 #include "probe.h"
 #include "traceback.h"
 #include "triage.h"
@@ -86,10 +90,10 @@ say_stranded(const struct decide_in *in, const struct decide_facts *f, struct de
 {
 	size_t i;
 
-	if (in->slurm == NULL)
+	if (f->slurm == NULL)
 		return;
 	for (i = (size_t)f->first_missing + 1; i < in->cfg->nchain; i++) {
-		const struct slurm_job *j = slurm_stage_job(in->slurm, in->cfg->chain[i].name);
+		const struct slurm_job *j = slurm_stage_job(f->slurm, in->cfg->chain[i].name);
 
 		if (j != NULL && j->cls == SLURM_STRANDED)
 			say(o, " · %s job %s stranded (DependencyNeverSatisfied)", j->stage, j->id);
@@ -213,7 +217,7 @@ pred_needs_resume(const struct decide_in *in, const struct decide_facts *f, stru
 		return 0;
 	o->stage = in->cfg->chain[f->first_missing].name;
 	say(o, "%s: nothing is %s and %s is missing", o->stage,
-	    in->slurm != NULL ? "queued or running" : "running", in->cfg->chain[f->first_missing].marker);
+	    f->slurm != NULL ? "queued or running" : "running", in->cfg->chain[f->first_missing].marker);
 	if (f->job != NULL)
 		say(o, " (its last job %s: %s)", f->job->id, f->job->state);
 	say_progress(f, o);
@@ -232,7 +236,7 @@ pred_degraded(const struct decide_in *in, const struct decide_facts *f, struct d
 	const cJSON *why = cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "health"), "degraded"), *it;
 	int n = 0;
 
-	if (!f->alive || f->done || (in->slurm != NULL && !f->onbox_alive))
+	if (!f->alive || f->done || (f->slurm != NULL && !f->onbox_alive))
 		return 0;
 	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
 	cJSON_ArrayForEach(it, why) {
@@ -256,7 +260,7 @@ pred_stalled(const struct decide_in *in, const struct decide_facts *f, struct de
 
 	if (!f->alive || f->done || f->progress < 0 || in->prev_progress < 0)
 		return 0;
-	if (in->slurm != NULL && !f->onbox_alive)
+	if (f->slurm != NULL && !f->onbox_alive)
 		return 0;	/* waiting in the queue is not a stall */
 	if (f->progress != in->prev_progress || in->still_ticks + 1 < need)
 		return 0;
@@ -273,7 +277,7 @@ pred_monitor_stale(const struct decide_in *in, const struct decide_facts *f, str
 
 	if (!f->alive || f->done)
 		return 0;
-	if (in->slurm != NULL && !f->onbox_alive)
+	if (f->slurm != NULL && !f->onbox_alive)
 		return 0;	/* its job waits in the queue: no heartbeat is due */
 	if (f->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= 2 * hb)
 		return 0;
@@ -424,56 +428,36 @@ verdict_exit(enum verdict v)
 	return D_EXIT_BAD;
 }
 
-/* Progress: onbox's heartbeat when it has it, else the tails read with progress.pattern. */
+/* Progress: onbox's heartbeat when it has it, else the tails read with progress.pattern (probe.c). */
 static void
 facts_progress(const struct decide_in *in, struct decide_facts *f)
 {
-	const cJSON *prog = in->p->state != NULL ? cJSON_GetObjectItem(in->p->state, "progress") : NULL;
-	struct pattern_span g[3];
-	size_t i;
+	const struct probe *p = in->p;
+	const cJSON *prog = p->state != NULL ? cJSON_GetObjectItem(p->state, "progress") : NULL;
 
 	f->progress = json_long(prog, "cur", -1);
-	f->eta_s = json_long(cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "health"),
+	f->eta_s = json_long(cJSON_GetObjectItem(cJSON_GetObjectItem(p->state, "health"),
 	    "progress"), "eta_s", -1);
 	f->progress_max = json_long(prog, "max", -1);
 	if (in->cfg->has_progress && in->cfg->progress.max > 0)
 		f->progress_max = in->cfg->progress.max;
 	if (f->progress >= 0 || !in->cfg->has_progress)
 		return;
-	for (i = 0; i < in->p->nlogs; i++) {
-		const char *t = in->p->logs[i].tail, *l, *nl;
-
-		for (l = t; *l != '\0'; l = nl + 1) {
-			nl = strchr(l, '\n');
-			if (nl == NULL)
-				nl = l + strlen(l);
-			if (pattern_match_groups(in->cfg->progress.re, l, (size_t)(nl - l), g, 3) == 1 &&
-			    g[1].start >= 0) {
-				f->progress = strtol(l + g[1].start, NULL, 10);
-				if (g[2].start >= 0 && f->progress_max < 0)
-					f->progress_max = strtol(l + g[2].start, NULL, 10);
-			}
-			if (*nl == '\0')
-				break;
-		}
-	}
+	f->progress = p->tail_progress;
+	if (f->progress_max < 0)
+		f->progress_max = p->tail_progress_max;
 }
 
 /* Checkpoints behind progress by more than two of their spacings (core/ckpt.c). */
 static void
 facts_ckpt(const struct decide_in *in, struct decide_facts *f)
 {
-	struct ckpt_scan *scan = NULL;
 	struct ckpt_stall st;
-	char *why = NULL;
 
-	if (in->p->ckpt == NULL || f->progress < 0)
+	if (in->p->ckpt_scan == NULL || f->progress < 0)
 		return;
-	if (ckpt_parse_listing(in->cfg, in->p->ckpt, in->p->ckpt_len, &scan, &why) == 0 &&
-	    ckpt_scan_stalled(scan, in->cfg, f->progress, &st))
+	if (ckpt_scan_stalled(in->p->ckpt_scan, in->cfg, f->progress, &st))
 		f->ckpt_stall = ckpt_stall_text(&st);
-	ckpt_scan_free(scan);
-	free(why);
 }
 
 /* The newest attempt of a stage's history (as the probe read it), or NULL. */
@@ -486,33 +470,17 @@ hist_newest(const cJSON *hist)
 	return n > 0 ? cJSON_GetArrayItem(arr, n - 1) : NULL;
 }
 
+/* The crash signature probe_parse found in the output tail; onbox's own class of the attempt wins. */
 static void
-facts_tail_triage(const struct decide_in *in, struct decide_facts *f, struct triage_scan *ts)
+facts_tail_triage(const struct decide_in *in, struct decide_facts *f)
 {
-	const struct probe_log *lg = probe_log(in->p, "output");
-	struct triage_input ti;
-	const char *l, *nl;
 	const cJSON *a;
 	enum triage_class cls;
 
-	f->tail_cls = TRIAGE_NONE;
-	if (lg == NULL || triage_scan_init(ts) != 0)
+	if (!in->p->tail_crash)
 		return;
-	for (l = lg->tail; *l != '\0'; l = nl + 1) {
-		nl = strchr(l, '\n');
-		if (nl == NULL)
-			nl = l + strlen(l);
-		triage_scan_line(ts, l, (size_t)(nl - l));
-		if (*nl == '\0')
-			break;
-	}
-	if (!ts->crash_seen)
-		return;
-	memset(&ti, 0, sizeof(ti));
-	ti.exited = 1;
-	ti.exit_code = 1;
-	ti.oom_kills = -1;	/* patrol never sees the stage's cgroup: a "Killed" line stays a guess */
-	f->tail_cls = triage_classify(&ti, ts, &f->tail_evidence);
+	f->tail_cls = in->p->tail_cls;
+	f->tail_evidence = in->p->tail_evidence;
 	/* onbox judged the attempt with its counter: its class wins (killed, not cgroup_oom) */
 	if (f->first_missing >= 0 && (a = hist_newest(probe_history(in->p,
 	    in->cfg->chain[f->first_missing].name))) != NULL &&
@@ -527,18 +495,15 @@ facts_tail_triage(const struct decide_in *in, struct decide_facts *f, struct tri
 static void
 facts_slurm(const struct decide_in *in, struct decide_facts *f)
 {
-	f->alive = f->onbox_alive = 0;
-	if (!in->slurm->queue_known) {
-		f->unseen = in->slurm->why != NULL ? in->slurm->why : "squeue did not answer";
+	if (!f->slurm->queue_known) {
+		f->unseen = f->slurm->why != NULL ? f->slurm->why : "squeue did not answer";
 		return;
 	}
 	if (f->first_missing < 0)
 		return;
-	f->job = slurm_stage_job(in->slurm, in->cfg->chain[f->first_missing].name);
+	f->job = slurm_stage_job(f->slurm, in->cfg->chain[f->first_missing].name);
 	if (f->job == NULL)
 		return;
-	/* in the queue in a state the table does not know: never read as dead (slurm.h) */
-	f->alive = slurm_cls_live(f->job->cls) || (f->job->cls == SLURM_UNKNOWN && f->job->in_queue);
 	/* CONFIGURING: its nodes are still booting and onbox has not started */
 	f->onbox_alive = f->job->cls == SLURM_RUNNING && strcmp(f->job->state, "CONFIGURING") != 0 &&
 	    strcmp(f->job->state, "CF") != 0;
@@ -551,33 +516,32 @@ void
 decide(const struct decide_in *in, struct decide_out *out)
 {
 	struct decide_facts f;
-	struct triage_scan ts;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	memset(&f, 0, sizeof(f));
-	memset(&ts, 0, sizeof(ts));
 	f.first_missing = -1;
 	f.progress = f.progress_max = f.heartbeat_age = f.eta_s = -1;
 	if (in->seen) {
 		const struct probe *p = in->p;
 
-		f.alive = p->tmux == 1 || p->onbox_alive || p->stage_alive;
-		f.onbox_alive = p->onbox_alive;
-		for (i = 0; i < in->cfg->nchain && f.first_missing < 0; i++)
-			if (!probe_has_marker(p, in->cfg->chain[i].marker))
-				f.first_missing = (long)i;
+		f.first_missing = probe_first_missing(p, in->cfg);
 		f.done = f.first_missing < 0;
 		if (f.first_missing >= 0)
 			f.failed = probe_failed(p, in->cfg->chain[f.first_missing].marker);
-		if (in->slurm != NULL)
+		f.alive = probe_alive(p, in->cfg, f.first_missing);
+		f.onbox_alive = p->onbox_alive;
+		if (p->has_slurm_view) {
+			f.slurm = &p->slurm_view;
+			f.onbox_alive = 0;
 			facts_slurm(in, &f);
+		}
 		/* box_time >= 0 and time_unix > 0: the difference cannot overflow */
 		if (p->state != NULL && json_num(p->state, "time_unix", 0) > 0 && p->box_time >= 0)
 			f.heartbeat_age = (long)(p->box_time - json_long(p->state, "time_unix", 0));
 		facts_progress(in, &f);
 		if (!f.alive && !f.done && f.failed == NULL)
-			facts_tail_triage(in, &f, &ts);
+			facts_tail_triage(in, &f);
 		if (f.alive && !f.done)
 			facts_ckpt(in, &f);
 	}
@@ -596,7 +560,5 @@ decide(const struct decide_in *in, struct decide_out *out)
 			break;
 		}
 	}
-	if (ts.set != NULL)
-		triage_scan_free(&ts);
 	free(f.ckpt_stall);
 }

@@ -53,22 +53,21 @@ struct decide_in {
 	int		 seen;		/* the probe arrived and parsed */
 	enum ssh_fail	 fail;		/* when !seen: why (SSH_OK for a garbled probe) */
 	const char	*fail_msg;	/* when !seen */
-	const struct probe *p;		/* when seen */
+	/*
+	 * when seen: the probe as probe_parse read it with cfg.  Under detach
+	 * slurm (its slurm_view), liveness is the job of the first stage
+	 * without its marker: waiting or running is alive (a pending job is
+	 * waiting, not dead), and the heartbeat is only expected while that
+	 * job runs (not while it is CONFIGURING).  A job in the queue in a
+	 * state slurm.c does not know is alive.  When the queue could not be
+	 * read the run is not seen (SSH_DOWN's row, saying why; every marker
+	 * present is still DONE): never dead.
+	 */
+	const struct probe *p;
 	long		 prev_progress;	/* last tick's progress, -1 unknown */
 	int		 still_ticks;	/* earlier consecutive ticks without progress */
 	long		 local_files;	/* transfer source on this machine, -1 unknown */
 	long long	 local_bytes;
-	/*
-	 * detach slurm: the run's jobs as the probe's @slurm section tells
-	 * (slurm_parse), else NULL.  Under Slurm, liveness is the job of the
-	 * first stage without its marker: waiting or running is alive (a
-	 * pending job is waiting, not dead), and the heartbeat is only
-	 * expected while that job runs (not while it is CONFIGURING).  A job
-	 * in the queue in a state slurm.c does not know is alive.  When the
-	 * queue could not be read the run is not seen (SSH_DOWN's row, saying
-	 * why; every marker present is still DONE): never dead.
-	 */
-	const struct slurm_view *slurm;
 };
 
 struct decide_out {
@@ -81,7 +80,7 @@ struct decide_out {
 	long		 progress_max;	/* -1 unknown */
 	int		 alive;
 	int		 no_progress;	/* this tick saw no progress (for the stall count) */
-	const struct slurm_job *job;	/* slurm: the job of out->stage (points into in->slurm), or NULL */
+	const struct slurm_job *job;	/* slurm: the job of out->stage (points into in->p), or NULL */
 	const cJSON	*where;		/* CRASHED: the FAILED marker's "where" (points into in->p), or NULL */
 };
 
@@ -89,13 +88,14 @@ struct decide_out {
 struct decide_facts {
 	int		 alive;		/* tmux session, onbox or the stage process lives (slurm: its job is live) */
 	int		 onbox_alive;	/* onbox runs (slurm: the stage's job runs) */
+	const struct slurm_view *slurm;	/* detach slurm: the probe's view of the jobs, else NULL */
 	const char	*unseen;	/* slurm: why the queue could not be read, else NULL */
 	const struct slurm_job *job;	/* slurm: the first missing stage's job, or NULL */
 	int		 done;		/* every marker present */
 	long		 first_missing;	/* index of the first stage without its marker, -1 none */
 	const cJSON	*failed;	/* that stage's FAILED marker, or NULL */
 	enum triage_class tail_cls;	/* crash signature in the newest output tail, TRIAGE_NONE none */
-	const char	*tail_evidence;	/* its line */
+	const char	*tail_evidence;	/* its line (points into in->p) */
 	long		 progress;	/* -1 unknown */
 	long		 progress_max;
 	long		 heartbeat_age;	/* seconds, box clock; -1 no heartbeat */
@@ -118,7 +118,11 @@ extern const size_t decide_nrows;
 const char *verdict_name(enum verdict v);
 int verdict_exit(enum verdict v);
 
-/* Walk the table.  out->details carries the evidence (no secrets: it holds no config values but names). */
+/*
+ * Walk the table: a pure function of in (the parsed probe, the config, the
+ * last tick's numbers); it parses nothing.  out->details carries the
+ * evidence (no secrets: it holds no config values but names).
+ */
 void decide(const struct decide_in *in, struct decide_out *out);
 
 #endif

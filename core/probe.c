@@ -8,6 +8,10 @@
  * through awk to get their '|' prefix, which also terminates a last line
  * that had no newline, so a log tail can never glue itself to the next
  * header.  NUL bytes are dropped on the box (they would end a C string).
+ *
+ * The parser checks the framing, stores each section, then (given the
+ * run's config) reads the typed views once: the Slurm view, the checkpoint
+ * listing, and the tails' triage and progress where decide() can use them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,20 +24,31 @@
 #include "config.h"
 #include "err.h"
 #include "events.h"
+#include "jsonfile.h"
 #include "layout.h"
+#include "pattern.h"
 #include "probe.h"
 #include "slurm.h"
 #include "sshq.h"
+#include "triage.h"
 #include "xmalloc.h"
 
 /* ---- the script ---- */
 
+/* var=<pre>'val' and a newline: pre is the script's own text ("$W/"), val is quoted. */
 static void
-put_assign(struct buf *b, const char *var, const char *val)
+put_assign(struct buf *b, const char *var, const char *pre, const char *val)
 {
-	buf_printf(b, "%s=", var);
+	buf_printf(b, "%s=%s", var, pre);
 	sshq_append(b, val);
 	buf_putc(b, '\n');
+}
+
+/* put_assign's pre for a path of the config: absolute as it is, else under the workdir. */
+static const char *
+wdir_pre(const char *path)
+{
+	return path[0] == '/' ? "" : "\"$W/\"";
 }
 
 char *
@@ -51,7 +66,7 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 
 	buf_puts(&b, "# watchkeeper probe " "1" ": read-only, bounded\n"
 	    "export LC_ALL=C\n");
-	put_assign(&b, "W", cfg->workdir);
+	put_assign(&b, "W", "", cfg->workdir);
 	buf_puts(&b, "D=\"$W/" LAYOUT_DIR "\"\n"
 	    "p() { tr -d '\\000' | awk '{ print \"|\" $0 }'; }\n"
 	    "T=; command -v timeout >/dev/null 2>&1 && T='timeout 10'\n"
@@ -82,9 +97,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	for (i = 0; i < cfg->nchain; i++) {
 		char *m = xstrfmt("%s.FAILED", cfg->chain[i].marker);
 
-		buf_puts(&b, "f=\"$D/markers/\"");
-		sshq_append(&b, m);
-		buf_printf(&b, "\nif [ -f \"$f\" ]; then echo '@failed %s'; head -c 65536 \"$f\" | p; fi\n",
+		put_assign(&b, "f", "\"$D/markers/\"", m);
+		buf_printf(&b, "if [ -f \"$f\" ]; then echo '@failed %s'; head -c 65536 \"$f\" | p; fi\n",
 		    cfg->chain[i].marker);
 		free(m);
 	}
@@ -99,23 +113,16 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	for (i = 0; i < cfg->nchain; i++) {
 		if (cfg->chain[i].log == NULL)
 			continue;
-		buf_puts(&b, "f=");
-		if (cfg->chain[i].log[0] == '/')
-			sshq_append(&b, cfg->chain[i].log);
-		else {
-			buf_puts(&b, "\"$W/\"");
-			sshq_append(&b, cfg->chain[i].log);
-		}
-		buf_printf(&b, "\nif [ -f \"$f\" ]; then echo '@log %s'; tail -c " "16384" " \"$f\" | p; fi\n",
+		put_assign(&b, "f", wdir_pre(cfg->chain[i].log), cfg->chain[i].log);
+		buf_printf(&b, "if [ -f \"$f\" ]; then echo '@log %s'; tail -c " "16384" " \"$f\" | p; fi\n",
 		    cfg->chain[i].name);
 	}
 	/* Each stage's attempt history (the restart policy reads it), then the checkpoints. */
 	for (i = 0; i < cfg->nchain; i++) {
 		char *h = xstrfmt("%s.json", cfg->chain[i].name);
 
-		buf_puts(&b, "f=\"$D/stages/\"");
-		sshq_append(&b, h);
-		buf_printf(&b, "\n[ -f \"$f\" ] && { echo '@history %s'; head -c " PROBE_HISTORY_S " \"$f\" | p; }\n",
+		put_assign(&b, "f", "\"$D/stages/\"", h);
+		buf_printf(&b, "[ -f \"$f\" ] && { echo '@history %s'; head -c " PROBE_HISTORY_S " \"$f\" | p; }\n",
 		    cfg->chain[i].name);
 		free(h);
 	}
@@ -148,9 +155,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	    "[ \"$es\" -gt \"$F\" ] && tail -c +$((F + 1)) \"$ev\" | head -c " PROBE_EVENTS_S " | p\n"
 	    "echo @results\n");
 	if (cfg->results != NULL) {
-		buf_puts(&b, "f=\"$W/\"");
-		sshq_append(&b, cfg->results);
-		buf_puts(&b, "\n[ -f \"$f\" ] && head -c 65536 \"$f\" | p\n");
+		put_assign(&b, "f", "\"$W/\"", cfg->results);
+		buf_puts(&b, "[ -f \"$f\" ] && head -c 65536 \"$f\" | p\n");
 	}
 	buf_puts(&b, "echo @df\n"
 	    "df -P -k \"$W\" 2>/dev/null | p\n"
@@ -171,15 +177,9 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	    "fi\n"
 	    "echo @transfer\n");
 	if (remote != NULL) {
-		buf_puts(&b, "d=");
-		if (remote[0] == '/')
-			sshq_append(&b, remote);
-		else {
-			buf_puts(&b, "\"$W/\"");
-			sshq_append(&b, remote);
-		}
+		put_assign(&b, "d", wdir_pre(remote), remote);
 		/* Completeness is a file count and bytes, never `test -d`. */
-		buf_puts(&b, "\nif [ -d \"$d\" ]; then\n"
+		buf_puts(&b, "if [ -d \"$d\" ]; then\n"
 		    "  echo \"|files $(find \"$d\" -type f 2>/dev/null | wc -l)\"\n"
 		    "  if find \"$d\" -maxdepth 0 -printf '' >/dev/null 2>&1; then\n"
 		    "    echo \"|bytes $(find \"$d\" -type f -printf '%s\\n' 2>/dev/null | awk '{ s += $1 } END { printf \"%.0f\", s }')\"\n"
@@ -257,6 +257,10 @@ probe_free(struct probe *p)
 	free(p->slurm);
 	cJSON_Delete(p->stopped);
 	cJSON_Delete(p->caveats);
+	if (p->has_slurm_view)
+		slurm_view_free(&p->slurm_view);
+	ckpt_scan_free(p->ckpt_scan);
+	free(p->tail_evidence);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -444,8 +448,126 @@ probe_store(struct probe *p, enum probe_sec sec, const char *arg, struct buf *tx
 	return 0;
 }
 
+/* ---- the typed views ---- */
+
+/* detach slurm: the jobs, or a view that says why the queue is unseen. */
+static void
+probe_read_slurm(const struct wk_config *cfg, struct probe *p)
+{
+	char *why = NULL;
+
+	if (cfg->detach_kind != DETACH_SLURM)
+		return;
+	if (p->slurm == NULL || slurm_parse(cfg, p->slurm, p->slurm_len, &p->slurm_view, &why) != 0) {
+		memset(&p->slurm_view, 0, sizeof(p->slurm_view));
+		p->slurm_view.why = why != NULL ? why : xstrdup("the probe brought no @slurm section");
+		why = NULL;
+	}
+	p->has_slurm_view = 1;
+	free(why);
+}
+
+static void
+probe_read_ckpt(const struct wk_config *cfg, struct probe *p)
+{
+	char *why = NULL;
+
+	if (p->ckpt == NULL)
+		return;
+	if (ckpt_parse_listing(cfg, p->ckpt, p->ckpt_len, &p->ckpt_scan, &why) != 0)
+		p->ckpt_scan = NULL;
+	free(why);
+}
+
+/* progress.pattern over every tail, only when onbox's heartbeat has no progress. */
+static void
+probe_read_progress(const struct wk_config *cfg, struct probe *p)
+{
+	const cJSON *prog = p->state != NULL ? cJSON_GetObjectItem(p->state, "progress") : NULL;
+	struct pattern_span g[3];
+	size_t i;
+
+	if (json_long(prog, "cur", -1) >= 0 || !cfg->has_progress)
+		return;
+	for (i = 0; i < p->nlogs; i++) {
+		const char *t = p->logs[i].tail, *l, *nl;
+
+		for (l = t; *l != '\0'; l = nl + 1) {
+			nl = strchr(l, '\n');
+			if (nl == NULL)
+				nl = l + strlen(l);
+			if (pattern_match_groups(cfg->progress.re, l, (size_t)(nl - l), g, 3) == 1 &&
+			    g[1].start >= 0) {
+				p->tail_progress = strtol(l + g[1].start, NULL, 10);
+				if (g[2].start >= 0 && p->tail_progress_max < 0)
+					p->tail_progress_max = strtol(l + g[2].start, NULL, 10);
+			}
+			if (*nl == '\0')
+				break;
+		}
+	}
+}
+
+/* The newest output tail through the triage rules, when it can tell why the run died (probe.h). */
+static void
+probe_read_triage(const struct wk_config *cfg, struct probe *p)
+{
+	const struct probe_log *lg = probe_log(p, "output");
+	long fm = probe_first_missing(p, cfg);
+	struct triage_scan ts;
+	struct triage_input ti;
+	const char *l, *nl, *ev = NULL;
+
+	if (lg == NULL || fm < 0 || probe_alive(p, cfg, fm) ||
+	    probe_failed(p, cfg->chain[fm].marker) != NULL || triage_scan_init(&ts) != 0)
+		return;
+	for (l = lg->tail; *l != '\0'; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (nl == NULL)
+			nl = l + strlen(l);
+		triage_scan_line(&ts, l, (size_t)(nl - l));
+		if (*nl == '\0')
+			break;
+	}
+	if (ts.crash_seen) {
+		memset(&ti, 0, sizeof(ti));
+		ti.exited = 1;
+		ti.exit_code = 1;
+		ti.oom_kills = -1;	/* patrol never sees the stage's cgroup: a "Killed" line stays a guess */
+		p->tail_crash = 1;
+		p->tail_cls = triage_classify(&ti, &ts, &ev);
+		p->tail_evidence = ev != NULL ? xstrdup(ev) : NULL;
+	}
+	triage_scan_free(&ts);
+}
+
+long
+probe_first_missing(const struct probe *p, const struct wk_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nchain; i++)
+		if (!probe_has_marker(p, cfg->chain[i].marker))
+			return (long)i;
+	return -1;
+}
+
 int
-probe_parse(const char *text, size_t len, struct probe *p, char **why)
+probe_alive(const struct probe *p, const struct wk_config *cfg, long fm)
+{
+	const struct slurm_job *j;
+
+	if (!p->has_slurm_view)
+		return p->tmux == 1 || p->onbox_alive || p->stage_alive;
+	if (!p->slurm_view.queue_known || fm < 0)
+		return 0;
+	j = slurm_stage_job(&p->slurm_view, cfg->chain[fm].name);
+	return j != NULL && slurm_job_live(j);
+}
+
+
+int
+probe_parse(const struct wk_config *cfg, const char *text, size_t len, struct probe *p, char **why)
 {
 	struct buf txt = BUF_INIT;
 	const char *l = text, *end = text + len, *nl;
@@ -460,6 +582,7 @@ probe_parse(const char *text, size_t len, struct probe *p, char **why)
 	p->disk_avail_kb = p->mem_current = p->mem_max = p->transfer_bytes = -1;
 	p->oom_kills = p->transfer_files = -1;
 	p->events_size = p->events_from = -1;
+	p->tail_progress = p->tail_progress_max = -1;
 	*why = NULL;
 	if (memchr(text, '\0', len) != NULL) {
 		*why = xstrdup("garbled: a NUL byte in the probe output");
@@ -536,6 +659,12 @@ probe_parse(const char *text, size_t len, struct probe *p, char **why)
 			    seen[SEC_END] ? "garbled" : "truncated", probe_sections[i].name);
 			goto out;
 		}
+	}
+	if (cfg != NULL) {
+		probe_read_slurm(cfg, p);
+		probe_read_ckpt(cfg, p);
+		probe_read_progress(cfg, p);
+		probe_read_triage(cfg, p);
 	}
 	r = 0;
  out:

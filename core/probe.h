@@ -15,6 +15,11 @@
  * makes the whole probe a failure ("garbled" / "truncated"), never a verdict.
  * Log tails come back raw; patrol classifies them locally with the same
  * PCRE2 triage table onbox uses, so no regex dialect has to exist on the box.
+ *
+ * The probe is read once: probe_parse() with the run's config also turns
+ * the sections that need reading into typed views (the Slurm jobs, the
+ * checkpoint listing, the triage and the progress of the tails), so the
+ * decision table (decide.h) works on data and parses nothing.
  */
 #ifndef WK_PROBE_H
 #define WK_PROBE_H
@@ -26,6 +31,8 @@
 #include <cJSON.h>
 
 #include "config.h"
+#include "slurm.h"
+#include "triage.h"
 
 #define PROBE_VERSION	1
 #define PROBE_TAIL	16384	/* bytes of each log tail */
@@ -42,6 +49,8 @@ char *probe_script(const struct wk_config *cfg);
  * is probe_script_at(cfg, -1).
  */
 char *probe_script_at(const struct wk_config *cfg, long long events_from);
+
+struct ckpt_scan;
 
 struct probe_log {
 	char	*name;		/* "output" (newest attempt log) or the stage's log path */
@@ -104,14 +113,48 @@ struct probe {
 	 * the DONE, {caveats: [...], text, more}; NULL: none (or unreadable).
 	 */
 	cJSON		*caveats;
+
+	/*
+	 * The typed views, read by probe_parse() with the run's config (all
+	 * empty when it had none).  Each is read once, and only where the
+	 * decision table can use it.
+	 */
+	/*
+	 * detach slurm: the run's jobs as @slurm tells (slurm_parse).  A probe
+	 * without a readable @slurm has a view with queue_known 0 and why said:
+	 * the queue unseen, never "no job".
+	 */
+	struct slurm_view slurm_view;
+	int		 has_slurm_view;
+	struct ckpt_scan *ckpt_scan;	/* @ckpt read (ckpt_parse_listing), NULL: none or unreadable */
+	/*
+	 * The newest output tail through the triage rules, read only when the
+	 * tail can tell why a run died: nothing of it lives (probe_alive), the
+	 * chain is not done and its first missing stage left no FAILED marker.
+	 * tail_crash: a crash signature was there; tail_cls is then what
+	 * triage_classify makes of it as an exit 1, tail_evidence (owned) its line.
+	 */
+	int		 tail_crash;
+	enum triage_class tail_cls;
+	char		*tail_evidence;
+	/*
+	 * progress.pattern over the tails when the heartbeat has no
+	 * progress.cur: the last match's step, and the first match's total
+	 * (its second group); -1 none or not read.
+	 */
+	long		 tail_progress;
+	long		 tail_progress_max;
 };
 
 /*
  * Parse a probe's stdout strictly.  0 and *p (caller frees with probe_free),
  * or WK_ERR_PARSE with *why (caller frees): "truncated: no @end", "garbled
- * line 12", "missing section @alive" ...
+ * line 12", "missing section @alive" ...  With cfg (the run's config) the
+ * typed views are read too; NULL: the sections only (a look at the box
+ * that decides nothing: deploy's idle check, the handbook's --check).
  */
-int probe_parse(const char *text, size_t len, struct probe *p, char **why);
+int probe_parse(const struct wk_config *cfg, const char *text, size_t len, struct probe *p,
+    char **why);
 void probe_free(struct probe *p);
 
 /* 1 when marker is present. */
@@ -122,5 +165,14 @@ const cJSON *probe_failed(const struct probe *p, const char *marker);
 const cJSON *probe_history(const struct probe *p, const char *stage);
 /* The tail named name ("output", or a stage log path), or NULL. */
 const struct probe_log *probe_log(const struct probe *p, const char *name);
+/* The index in cfg's chain of the first stage without its marker, -1 when every marker is there. */
+long probe_first_missing(const struct probe *p, const struct wk_config *cfg);
+/*
+ * Whether something of the run lives, stage fm being the first missing one:
+ * under Slurm its job waits or runs (slurm_job_live; an unreadable queue is
+ * not alive, and says why in slurm_view.why), else the tmux session, onbox
+ * or the stage process.  The decision table's liveness (decide.c).
+ */
+int probe_alive(const struct probe *p, const struct wk_config *cfg, long fm);
 
 #endif

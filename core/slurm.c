@@ -103,6 +103,12 @@ slurm_cls_live(enum slurm_cls c)
 	return c == SLURM_WAITING || c == SLURM_RUNNING;
 }
 
+int
+slurm_job_live(const struct slurm_job *j)
+{
+	return slurm_cls_live(j->cls) || (j->cls == SLURM_UNKNOWN && j->in_queue);
+}
+
 enum slurm_cls
 slurm_classify(const char *state, const char *reason)
 {

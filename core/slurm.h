@@ -96,6 +96,8 @@ struct slurm_view {
 const char *slurm_cls_name(enum slurm_cls c);
 /* 1 for waiting and running: the job holds or will get resources (stranded is not live). */
 int slurm_cls_live(enum slurm_cls c);
+/* 1 when j waits or runs, or sits in the queue in a state we do not know (never read as dead). */
+int slurm_job_live(const struct slurm_job *j);
 /*
  * The class of a Slurm state word and pending reason.  "CANCELLED by 0"
  * counts as its first word.

@@ -475,10 +475,13 @@ triage_step_sigkill(const struct triage_input *in, const struct triage_scan *ts,
 	return TRIAGE_CGROUP_OOM;
 }
 
-/* In order; the first step that decides wins, and nothing deciding means "unknown". */
-static const struct {
-	const char	*when;
-	triage_step_fn	 decide;
+/*
+ * In order; the first step that names a class wins, and none naming one
+ * means "unknown".
+ */
+static const struct triage_step {
+	const char	*when;		/* the rule, for people (the handbook prints it) */
+	triage_step_fn	 apply;
 } triage_steps[] = {
 	{ "onbox stopped it because the loss went NaN or Inf (loss.on_nan stop): nan_loss, "
 	    "however it ended", triage_step_nan_stop },
@@ -518,7 +521,7 @@ triage_classify_guess(const struct triage_input *in, const struct triage_scan *t
 	size_t i;
 
 	for (i = 0; i < TRIAGE_NSTEPS; i++)
-		if ((cls = triage_steps[i].decide(in, ts, &ev)) != TRIAGE_NCLASSES)
+		if ((cls = triage_steps[i].apply(in, ts, &ev)) != TRIAGE_NCLASSES)
 			break;
 	if (cls == TRIAGE_NCLASSES)
 		cls = TRIAGE_UNKNOWN;

@@ -4,10 +4,13 @@
  *
  * probe_parse() must either accept or say why; an accepted probe must hold
  * what its framing promised (lengths that match, no FAILED marker among the
- * markers).  It is then walked the way patrol walks it: the lookups, the
- * @slurm section through slurm_parse(), the @ckpt listing through
- * ckpt_parse_listing(), and the decision table, with two fixed configs (one
- * tmux, one Slurm) loaded once in the initializer.
+ * markers).  The bytes are parsed three times, as patrol and its neighbours
+ * do: without a config (the sections only: deploy, the handbook's check),
+ * and with each of two fixed configs (one tmux, one Slurm, loaded once in
+ * the initializer), which reads the typed views too (the @slurm jobs, the
+ * @ckpt listing, the tails' triage and progress).  Each typed probe is then
+ * walked the way patrol walks it: the lookups, the views, and the decision
+ * table, which must parse nothing of its own.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -83,21 +86,19 @@ check_probe(const struct probe *p)
 		abort();
 }
 
+/* The Slurm view probe_parse read: every job sane and found again. */
 static void
-walk_slurm(const struct wk_config *cfg, const char *text, size_t len, struct slurm_view *sv,
-    int *ok)
+check_slurm(const struct wk_config *cfg, const struct probe *p)
 {
-	char *why = NULL;
+	const struct slurm_view *sv = &p->slurm_view;
 	size_t i;
 
-	*ok = slurm_parse(cfg, text, len, sv, &why) == 0;
-	if (!*ok) {
-		if (why == NULL || sv->njobs != 0)
+	if (!p->has_slurm_view) {
+		if (cfg->detach_kind == DETACH_SLURM)
 			abort();
-		free(why);
 		return;
 	}
-	if (why != NULL)
+	if (cfg->detach_kind != DETACH_SLURM || (!sv->queue_known && sv->why == NULL))
 		abort();
 	for (i = 0; i < sv->njobs; i++) {
 		const struct slurm_job *j = &sv->jobs[i];
@@ -112,62 +113,77 @@ walk_slurm(const struct wk_config *cfg, const char *text, size_t len, struct slu
 }
 
 static void
-walk_ckpt(const struct wk_config *cfg, const struct probe *p)
+check_ckpt(const struct probe *p)
 {
-	struct ckpt_scan *scan = NULL;
 	struct ckpt_summary sum;
-	char *why = NULL, *text;
+	char *text;
 
-	if (ckpt_parse_listing(cfg, p->ckpt, p->ckpt_len, &scan, &why) != 0) {
-		if (scan != NULL || why == NULL)
-			abort();
-		free(why);
+	if (p->ckpt_scan == NULL)
 		return;
-	}
-	ckpt_summarize(scan, p->box_time, &sum);
+	if (p->ckpt == NULL)
+		abort();
+	ckpt_summarize(p->ckpt_scan, p->box_time, &sum);
 	text = ckpt_summary_text(&sum);
 	free(text);
-	ckpt_scan_free(scan);
+}
+
+/* The tails' triage and progress: read only where the table can use them. */
+static void
+check_tails(const struct wk_config *cfg, const struct probe *p)
+{
+	long fm = probe_first_missing(p, cfg);
+
+	if (p->tail_crash && (fm < 0 || probe_alive(p, cfg, fm) || probe_log(p, "output") == NULL ||
+	    p->tail_cls >= TRIAGE_NCLASSES))
+		abort();
+	if (!p->tail_crash && (p->tail_cls != TRIAGE_NONE || p->tail_evidence != NULL))
+		abort();
+	if (p->tail_progress_max >= 0 && p->tail_progress < 0)
+		abort();
 }
 
 static void
-walk(const struct wk_config *cfg, const struct probe *p)
+walk(const struct wk_config *cfg, const uint8_t *data, size_t size)
 {
 	struct decide_in in;
 	struct decide_out out;
-	struct slurm_view sv;
+	struct probe p;
+	char *why = NULL;
 	size_t i;
-	int sv_ok = 0;
 
-	for (i = 0; i < cfg->nchain; i++) {
-		(void)probe_has_marker(p, cfg->chain[i].marker);
-		(void)probe_failed(p, cfg->chain[i].marker);
-		(void)probe_history(p, cfg->chain[i].name);
-		(void)probe_log(p, cfg->chain[i].name);
+	if (probe_parse(cfg, (const char *)data, size, &p, &why) != 0) {
+		/* the views never make a probe fail: the sections decided (LLVMFuzzerTestOneInput) */
+		abort();
 	}
-	(void)probe_log(p, "output");
-	if (p->slurm != NULL && cfg->detach_kind == DETACH_SLURM)
-		walk_slurm(cfg, p->slurm, p->slurm_len, &sv, &sv_ok);
-	if (p->ckpt != NULL)
-		walk_ckpt(cfg, p);
+	check_probe(&p);
+	for (i = 0; i < cfg->nchain; i++) {
+		(void)probe_has_marker(&p, cfg->chain[i].marker);
+		(void)probe_failed(&p, cfg->chain[i].marker);
+		(void)probe_history(&p, cfg->chain[i].name);
+		(void)probe_log(&p, cfg->chain[i].name);
+	}
+	(void)probe_log(&p, "output");
+	check_slurm(cfg, &p);
+	check_ckpt(&p);
+	check_tails(cfg, &p);
 
 	memset(&in, 0, sizeof(in));
 	in.cfg = cfg;
 	in.seen = 1;
 	in.fail = SSH_OK;
-	in.p = p;
+	in.p = &p;
 	in.prev_progress = 3;
 	in.still_ticks = 1;
 	in.local_files = 2;
 	in.local_bytes = 8;
-	in.slurm = sv_ok ? &sv : NULL;
 	memset(&out, 0, sizeof(out));
 	decide(&in, &out);
 	if (out.v >= V_COUNT || verdict_name(out.v) == NULL ||
 	    memchr(out.details, '\0', sizeof(out.details)) == NULL)
 		abort();
-	if (sv_ok)
-		slurm_view_free(&sv);
+	if (out.job != NULL && !p.has_slurm_view)
+		abort();
+	probe_free(&p);
 }
 
 int
@@ -178,17 +194,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > PROBE_MAX_OUT)
 		return -1;
-	if (probe_parse((const char *)data, size, &p, &why) != 0) {
+	if (probe_parse(NULL, (const char *)data, size, &p, &why) != 0) {
 		if (why == NULL || p.nmarkers != 0 || p.nlogs != 0 || p.state != NULL)
 			abort();
 		free(why);
 		return 0;
 	}
-	if (why != NULL)
+	if (why != NULL || p.has_slurm_view || p.ckpt_scan != NULL || p.tail_crash ||
+	    p.tail_progress != -1)
 		abort();
 	check_probe(&p);
-	walk(cfg_tmux, &p);
-	walk(cfg_slurm, &p);
 	probe_free(&p);
+	walk(cfg_tmux, data, size);
+	walk(cfg_slurm, data, size);
 	return 0;
 }

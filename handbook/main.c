@@ -93,7 +93,7 @@ check_probe(const struct wk_config *cfg, struct probe *p, char **why)
 		*why = xstrdup("the probe's output exceeded its bound");
 		goto out;
 	}
-	if (probe_parse(res.out, res.out_len, p, why) != 0)
+	if (probe_parse(NULL, res.out, res.out_len, p, why) != 0)
 		goto out;
 	r = 0;
  out:

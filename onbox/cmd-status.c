@@ -16,6 +16,7 @@
 #include "attempt.h"
 #include "caveats.h"
 #include "ckpt.h"
+#include "ckptjson.h"
 #include "config.h"
 #include "curlcmd.h"
 #include "events.h"
@@ -219,13 +220,7 @@ status_build(const struct wk_config *cfg)
 			text = ckpt_summary_text(&sum);
 			cJSON_AddStringToObject(ck, "summary", text);
 			free(text);
-			if (sum.path != NULL) {
-				cJSON_AddStringToObject(ck, "path", sum.path);
-				cJSON_AddNumberToObject(ck, "step", (double)sum.step);
-				cJSON_AddNumberToObject(ck, "age_s", (double)sum.age_s);
-			}
-			cJSON_AddNumberToObject(ck, "complete", (double)sum.ncomplete);
-			cJSON_AddNumberToObject(ck, "incomplete", (double)sum.nincomplete);
+			ckptjson_summary(ck, &sum);
 		} else
 			cJSON_AddStringToObject(ck, "error", why != NULL ? why : "cannot scan");
 		ckpt_scan_free(scan);

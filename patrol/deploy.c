@@ -144,7 +144,7 @@ deploy_check_idle(struct deploy *d)
 
 	if (deploy_sh(d, "probe", script, &res) != 0)
 		goto out;
-	if (probe_parse(res.out, res.out_len, &p, &why) != 0) {
+	if (probe_parse(NULL, res.out, res.out_len, &p, &why) != 0) {
 		log_error("the probe failed: %s", why);
 		ssh_result_free(&res);
 		goto out;

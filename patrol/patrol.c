@@ -12,6 +12,11 @@
  * Exit: 0 OK/DONE/STOPPED, 1 any other verdict, 2 the box could not be seen
  * (SSH_DOWN, HOSTKEY_MISMATCH), 64 usage, 75 another patrol is ticking for
  * this run, 78 config error.
+ *
+ * The modes are a table, patrol_cmds[], as onbox's commands are: each is
+ * chosen by an option (--install-cron) or by a word after the options
+ * (deploy), says which of the options it takes, and runs with the loaded
+ * config.  The tick is the default.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -48,6 +53,97 @@ usage(FILE *fp)
 	    "written), else onbox stop's own code (75, 78), 64 usage, 78 config error.\n");
 }
 
+/* What the options said, for the mode that runs. */
+struct patrol_args {
+	const char	*config_path;	/* the config file found (config_find) */
+	int		 json;
+	const char	*onbox;		/* deploy --onbox PATH, or NULL */
+	int		 start;		/* deploy: 0 with --no-start */
+	int		 secrets;	/* deploy: 0 with --no-secrets */
+};
+
+struct patrol_cmd {
+	int		 mode;		/* the option's letter (getopt's), or the word's own */
+	const char	*word;		/* the command word after the options, NULL: an option chooses it */
+	int		 json;		/* takes --json */
+	int		 deploy_opts;	/* takes --onbox, --no-start, --no-secrets */
+	int		(*exec)(struct wk_config *, const struct patrol_args *);
+};
+
+static int
+patrol_cmd_tick(struct wk_config *cfg, const struct patrol_args *a)
+{
+	return patrol_tick(cfg, a->json);
+}
+
+static int
+patrol_cmd_install_cron(struct wk_config *cfg, const struct patrol_args *a)
+{
+	char *self = fs_self_exe(), *abs = fs_abspath(a->config_path);
+	int rc = self != NULL ? cron_install(cfg, self, abs) : WK_EX_SOFTWARE;
+
+	free(self);
+	free(abs);
+	return rc;
+}
+
+static int
+patrol_cmd_uninstall_cron(struct wk_config *cfg, const struct patrol_args *a)
+{
+	(void)a;
+	return cron_uninstall(cfg, 0);
+}
+
+static int
+patrol_cmd_deploy(struct wk_config *cfg, const struct patrol_args *a)
+{
+	return patrol_deploy(cfg, a->onbox, a->start, a->secrets);
+}
+
+static int
+patrol_cmd_stop(struct wk_config *cfg, const struct patrol_args *a)
+{
+	(void)a;
+	return patrol_stop(cfg);
+}
+
+/* The first row is the default (a tick); a word is looked for only when no option chose a mode. */
+static const struct patrol_cmd patrol_cmds[] = {
+	{ 'o', NULL, 1, 0, patrol_cmd_tick },
+	{ 'I', NULL, 1, 0, patrol_cmd_install_cron },
+	{ 'U', NULL, 1, 0, patrol_cmd_uninstall_cron },
+	{ 'D', "deploy", 1, 1, patrol_cmd_deploy },
+	/* `patrol stop -c FILE` too: getopt moved the options before the word */
+	{ 'S', "stop", 0, 0, patrol_cmd_stop },
+};
+
+#define PATROL_NCMDS	(sizeof(patrol_cmds) / sizeof(patrol_cmds[0]))
+
+/* The row of mode letter m, or NULL. */
+static const struct patrol_cmd *
+patrol_cmd_by_mode(int m)
+{
+	size_t i;
+
+	for (i = 0; i < PATROL_NCMDS; i++)
+		if (patrol_cmds[i].mode == m)
+			return &patrol_cmds[i];
+	return NULL;
+}
+
+/* The row of command word w that takes what the options said, or NULL. */
+static const struct patrol_cmd *
+patrol_cmd_by_word(const char *w, int json)
+{
+	size_t i;
+
+	for (i = 0; i < PATROL_NCMDS; i++)
+		if (patrol_cmds[i].word != NULL && strcmp(patrol_cmds[i].word, w) == 0 &&
+		    (patrol_cmds[i].json || !json))
+			return &patrol_cmds[i];
+	return NULL;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -65,12 +161,16 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const struct patrol_cmd *cmd = &patrol_cmds[0], *w;
+	struct patrol_args a;
 	struct diag d = DIAG_INIT;
 	struct wk_config *cfg = NULL;
-	const char *copt = NULL, *onbox = NULL;
-	char *path, *self, *abs;
-	int ch, json = 0, mode = 'o', verbose = 0, start = 1, secrets = 1, rc;
+	const char *copt = NULL;
+	char *path;
+	int ch, verbose = 0, rc;
 
+	memset(&a, 0, sizeof(a));
+	a.start = a.secrets = 1;
 	/* deploy and stop mix stdout and stderr lines: keep their order in a pipe. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	log_init("patrol", 0);
@@ -82,20 +182,20 @@ main(int argc, char **argv)
 		case 'o':
 			break;
 		case 'j':
-			json = 1;
+			a.json = 1;
 			break;
 		case 'I':
 		case 'U':
-			mode = ch;
+			cmd = patrol_cmd_by_mode(ch);
 			break;
 		case 'B':
-			onbox = optarg;
+			a.onbox = optarg;
 			break;
 		case 'N':
-			start = 0;
+			a.start = 0;
 			break;
 		case 'S':
-			secrets = 0;
+			a.secrets = 0;
 			break;
 		case 'v':
 			verbose++;
@@ -111,15 +211,12 @@ main(int argc, char **argv)
 			return WK_EX_USAGE;
 		}
 	}
-	if (optind < argc && strcmp(argv[optind], "deploy") == 0 && mode == 'o') {
-		mode = 'D';
-		optind++;
-	} else if (optind < argc && strcmp(argv[optind], "stop") == 0 && mode == 'o' && !json) {
-		/* `patrol stop -c FILE` too: getopt moved the options before the word */
-		mode = 'S';
+	if (optind < argc && cmd == &patrol_cmds[0] &&
+	    (w = patrol_cmd_by_word(argv[optind], a.json)) != NULL) {
+		cmd = w;
 		optind++;
 	}
-	if (optind != argc || ((onbox != NULL || !start || !secrets) && mode != 'D')) {
+	if (optind != argc || ((a.onbox != NULL || !a.start || !a.secrets) && !cmd->deploy_opts)) {
 		usage(stderr);
 		return WK_EX_USAGE;
 	}
@@ -133,20 +230,8 @@ main(int argc, char **argv)
 		return WK_EX_CONFIG;
 	}
 	diag_free(&d);
-	if (mode == 'I') {
-		self = fs_self_exe();
-		abs = fs_abspath(path);
-		rc = self != NULL ? cron_install(cfg, self, abs) : WK_EX_SOFTWARE;
-		free(self);
-		free(abs);
-	} else if (mode == 'U')
-		rc = cron_uninstall(cfg, 0);
-	else if (mode == 'D')
-		rc = patrol_deploy(cfg, onbox, start, secrets);
-	else if (mode == 'S')
-		rc = patrol_stop(cfg);
-	else
-		rc = patrol_tick(cfg, json);
+	a.config_path = path;
+	rc = cmd->exec(cfg, &a);
 	config_free(cfg);
 	free(path);
 	return rc;

@@ -25,6 +25,7 @@
 #include "buf.h"
 #include "caveats.h"
 #include "ckpt.h"
+#include "ckptjson.h"
 #include "config.h"
 #include "crontab.h"
 #include "decide.h"
@@ -70,8 +71,6 @@ struct tick {
 	char			 action[1400];	/* what patrol did, for the report */
 	struct notify_sinks	 sinks;		/* for webhooks and for scrubbing what is written */
 	char			*cfg_abs;	/* the config's absolute path, for the handbook */
-	struct slurm_view	 slurm;		/* detach slurm: the run's jobs from the probe */
-	int			 have_slurm;
 };
 
 /* Run the probe on the open connection and parse it. 0, or -1 (t->err / t->probe_why). */
@@ -103,7 +102,7 @@ tick_probe(struct tick *t)
 			log_warn("cannot write %s: %s", lp, strerror(errno));
 		free(lp);
 	}
-	if (probe_parse(res.out, res.out_len, &t->probe, &t->probe_why) != 0)
+	if (probe_parse(t->cfg, res.out, res.out_len, &t->probe, &t->probe_why) != 0)
 		goto out;
 	t->have_probe = 1;
 	r = 0;
@@ -163,23 +162,6 @@ tick_decide(struct tick *t)
 	in.prev_progress = json_long(d, "progress", -1);
 	in.still_ticks = (int)json_long(d, "still_ticks", 0);
 	tick_local_transfer(t->cfg, &in.local_files, &in.local_bytes);
-	if (t->have_slurm)
-		slurm_view_free(&t->slurm);
-	t->have_slurm = 0;
-	if (t->have_probe && t->cfg->detach_kind == DETACH_SLURM) {
-		char *why = NULL;
-
-		/* A probe without a readable @slurm section says nothing about the jobs: unseen. */
-		if (t->probe.slurm == NULL || slurm_parse(t->cfg, t->probe.slurm, t->probe.slurm_len,
-		    &t->slurm, &why) != 0) {
-			memset(&t->slurm, 0, sizeof(t->slurm));
-			t->slurm.why = why != NULL ? why : xstrdup("the probe brought no @slurm section");
-			why = NULL;
-		}
-		t->have_slurm = 1;
-		in.slurm = &t->slurm;
-		free(why);
-	}
 	decide(&in, &t->out);
 }
 
@@ -195,9 +177,10 @@ static void
 tick_reconcile_slurm(struct tick *t)
 {
 	cJSON *all = cJSON_GetObjectItem(t->st.doc, "slurm"), *rec, *ids, *it;
+	const struct slurm_view *sv = &t->probe.slurm_view;
 	size_t i;
 
-	if (!t->have_slurm || !t->slurm.queue_known)
+	if (!t->have_probe || !t->probe.has_slurm_view || !sv->queue_known)
 		return;
 	if (!cJSON_IsObject(all)) {
 		cJSON_DeleteItemFromObject(t->st.doc, "slurm");
@@ -205,7 +188,7 @@ tick_reconcile_slurm(struct tick *t)
 	}
 	for (i = 0; i < t->cfg->nchain; i++) {
 		const char *stage = t->cfg->chain[i].name;
-		const struct slurm_job *j = slurm_stage_job(&t->slurm, stage);
+		const struct slurm_job *j = slurm_stage_job(sv, stage);
 		const char *was;
 		int known = 0;
 
@@ -590,26 +573,13 @@ tick_remember_box(struct tick *t, const char *when)
 		if (json_num(pr, "eta_s", -1) >= 0)
 			json_set_num(d, "eta_s", json_num(pr, "eta_s", 0));
 	}
-	if (p->ckpt != NULL) {
-		struct ckpt_scan *scan = NULL;
+	if (p->ckpt_scan != NULL) {
 		struct ckpt_summary sum;
-		char *why = NULL;
+		cJSON *ck = cJSON_CreateObject();
 
-		if (ckpt_parse_listing(t->cfg, p->ckpt, p->ckpt_len, &scan, &why) == 0) {
-			cJSON *ck = cJSON_CreateObject();
-
-			ckpt_summarize(scan, p->box_time, &sum);
-			if (sum.path != NULL) {
-				cJSON_AddStringToObject(ck, "path", sum.path);
-				cJSON_AddNumberToObject(ck, "step", (double)sum.step);
-				cJSON_AddNumberToObject(ck, "age_s", (double)sum.age_s);
-			}
-			cJSON_AddNumberToObject(ck, "complete", (double)sum.ncomplete);
-			cJSON_AddNumberToObject(ck, "incomplete", (double)sum.nincomplete);
-			json_set(d, "checkpoint", ck);
-		}
-		ckpt_scan_free(scan);
-		free(why);
+		ckpt_summarize(p->ckpt_scan, p->box_time, &sum);
+		ckptjson_summary(ck, &sum);
+		json_set(d, "checkpoint", ck);
 	}
 	if (json_str(p->state, "stage", NULL) != NULL) {
 		const char *stage = json_str(p->state, "stage", NULL);
@@ -802,8 +772,6 @@ patrol_tick(struct wk_config *cfg, int json)
 	free(t.probe_why);
 	if (t.have_probe)
 		probe_free(&t.probe);
-	if (t.have_slurm)
-		slurm_view_free(&t.slurm);
 	target_free(&t.target);
 	diag_free(&d);
 	pstate_close(&t.st);

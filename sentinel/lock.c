@@ -13,6 +13,10 @@
  * old sentinel sees SIGUSR1 on its signalfd wherever it is (sleeping between
  * ticks, connecting, inside a --follow window), says it was superseded and
  * exits 75.
+ *
+ * It takes the state directory, the markers and the signalfd, and hands a
+ * signal that came while it waited back to sentinel.c (lock.h): it
+ * includes nothing of sentinel.c's.
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,12 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "err.h"
 #include "fsutil.h"
+#include "lock.h"
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
-#include "sentinel.h"
+#include "sigwait.h"
 #include "xmalloc.h"
 
 #define LOCK_TAKEOVER_MS	10000	/* how long the old sentinel has to let go */
@@ -67,14 +73,14 @@ slock_stamp(int fd)
 	return 0;
 }
 
-/* Take one marker's lock.  The descriptor, or a negative exit code. */
+/* Take one marker's lock.  The descriptor, a negative exit code, or SLOCK_SIGNALLED (*sig). */
 static int
-slock_one(struct sentinel *s, const char *marker)
+slock_one(const char *statedir, const char *marker, int sigfd, struct sigwait_got *sig)
 {
 	struct deadline dl;
-	char *name = xstrfmt("sentinel.%s.lock", marker), *path = fs_join(s->statedir, name);
+	char *name = xstrfmt("sentinel.%s.lock", marker), *path = fs_join(statedir, name);
 	pid_t holder, told = 0;
-	int fd, rc;
+	int fd, signalled = 0;
 
 	deadline_set(&dl, LOCK_TAKEOVER_MS);
 	while ((fd = lock_try(path)) == WK_ERR_BUSY) {
@@ -91,16 +97,16 @@ slock_one(struct sentinel *s, const char *marker)
 			else
 				fprintf(stderr, "sentinel: %s is held by a process that is not a sentinel "
 				    "this one can supersede; not waiting twice (exit 75)\n", path);
-			fd = -SENTINEL_EX_SUPERSEDED;
+			fd = -WK_EX_TEMPFAIL;	/* SENTINEL_EX_SUPERSEDED */
 			break;
 		}
 		/* Superseded or stopped ourselves while waiting: that wins. */
-		if ((rc = sentinel_wait_signal(s, LOCK_STEP_MS)) != 0) {
-			fd = -rc;
+		if ((signalled = sigwait_fd(sigfd, LOCK_STEP_MS, sig)) != 0)
 			break;
-		}
 	}
-	if (fd == WK_ERR_SYSTEM) {
+	if (signalled)
+		fd = SLOCK_SIGNALLED;
+	else if (fd == WK_ERR_SYSTEM) {
 		fprintf(stderr, "sentinel: cannot use %s: %s (exit 74)\n", path, strerror(errno));
 		fd = -WK_EX_IOERR;
 	} else if (fd >= 0 && slock_stamp(fd) != 0) {
@@ -115,31 +121,31 @@ slock_one(struct sentinel *s, const char *marker)
 }
 
 int
-sentinel_lock(struct sentinel *s)
+slock_take(const char *statedir, char *const *markers, size_t n, int sigfd, int **fds,
+    struct sigwait_got *sig)
 {
 	size_t i;
 	int fd;
 
-	s->lockfds = xcalloc(s->spec.nmarkers + 1, sizeof(*s->lockfds));
-	for (i = 0; i < s->spec.nmarkers; i++)
-		s->lockfds[i] = -1;
-	/* spec.markers is sorted: every sentinel takes them in the same order. */
-	for (i = 0; i < s->spec.nmarkers; i++) {
-		if ((fd = slock_one(s, s->spec.markers[i])) < 0)
-			return -fd;
-		s->lockfds[i] = fd;
+	*fds = xcalloc(n + 1, sizeof(**fds));
+	for (i = 0; i < n; i++)
+		(*fds)[i] = -1;
+	/* markers is sorted: every sentinel takes them in the same order. */
+	for (i = 0; i < n; i++) {
+		if ((fd = slock_one(statedir, markers[i], sigfd, sig)) < 0)
+			return fd == SLOCK_SIGNALLED ? SLOCK_SIGNALLED : -fd;
+		(*fds)[i] = fd;
 	}
 	return 0;
 }
 
 void
-sentinel_unlock(struct sentinel *s)
+slock_release(int *fds, size_t n)
 {
 	size_t i;
 
-	for (i = 0; s->lockfds != NULL && i < s->spec.nmarkers; i++)
-		if (s->lockfds[i] >= 0)
-			close(s->lockfds[i]);
-	free(s->lockfds);
-	s->lockfds = NULL;
+	for (i = 0; fds != NULL && i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
 }

@@ -40,11 +40,13 @@
 #include "err.h"
 #include "jsonfile.h"
 #include "layout.h"
+#include "lock.h"
 #include "log.h"
 #include "monotime.h"
 #include "mwait.h"
 #include "notify.h"
 #include "sentinel.h"
+#include "sigwait.h"
 #include "sshq.h"
 #include "target.h"
 #include "traceback.h"
@@ -78,59 +80,57 @@ usage(FILE *fp)
 
 /* ---- signals ---- */
 
-int
-sentinel_wait_signal(struct sentinel *s, int ms)
+/*
+ * A signal came (sigwait.h): end the tick, say what it means and set the
+ * outcome.  The exit code to leave with: 75 superseded, 128+sig stopped.
+ */
+static int
+sentinel_signalled(struct sentinel *s, const struct sigwait_got *got)
 {
-	struct signalfd_siginfo si;
-	struct pollfd pfd;
-	struct deadline dl;
 	char *csv;
-	ssize_t n;
 	size_t i;
-	int r;
 
-	if (ms > 0)
-		deadline_set(&dl, (uint64_t)ms);
-	else
-		deadline_clear(&dl);
-	for (;;) {
-		pfd.fd = s->sigfd;
-		pfd.events = POLLIN;
-		r = poll(&pfd, 1, ms < 0 ? -1 : ms == 0 ? 0 : deadline_poll_timeout(&dl, 1, -1));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0 && ms > 0 && !deadline_expired(&dl))
-				continue;
-			return 0;
-		}
-		if ((n = read(s->sigfd, &si, sizeof(si))) == (ssize_t)sizeof(si))
-			break;
-		if (n < 0 && errno != EINTR && errno != EAGAIN)
-			return 0;
-	}
-	tick_abort(s);
-	if (si.ssi_signo == SIGUSR1) {
+	tick_abort(&s->conn);
+	if (got->signo == SIGUSR1) {
 		struct buf b = BUF_INIT;
 
 		for (i = 0; i < s->spec.nmarkers; i++)
 			buf_printf(&b, "%s%s", i > 0 ? "," : "", s->spec.markers[i]);
 		csv = buf_detach(&b);
 		free(s->message);
-		s->message = xstrfmt("superseded by a newer sentinel (pid %lu) for %s",
-		    (unsigned long)si.ssi_pid, csv);
+		s->message = xstrfmt("superseded by a newer sentinel (pid %lu) for %s", got->pid, csv);
 		fprintf(stderr, "sentinel: %s; exiting\n", s->message);
 		free(csv);
 		s->outcome = "superseded";
 		s->rc = SENTINEL_EX_SUPERSEDED;
 	} else {
 		free(s->message);
-		s->message = xstrfmt("stopped by signal %s", strsignal((int)si.ssi_signo));
+		s->message = xstrfmt("stopped by signal %s", strsignal(got->signo));
 		fprintf(stderr, "sentinel: %s\n", s->message);
 		s->outcome = "stopped";
-		s->rc = 128 + (int)si.ssi_signo;
+		s->rc = 128 + got->signo;
 	}
 	return s->rc;
+}
+
+/* Wait up to ms (< 0: no bound) for a signal: 0 when none came, else as sentinel_signalled. */
+static int
+sentinel_wait_signal(struct sentinel *s, int ms)
+{
+	struct sigwait_got got;
+
+	return sigwait_fd(s->conn.sigfd, ms, &got) ? sentinel_signalled(s, &got) : 0;
+}
+
+/* Every marker's lock, superseding its holder.  0, or an exit code. */
+static int
+sentinel_lock(struct sentinel *s)
+{
+	struct sigwait_got got;
+	int rc = slock_take(s->statedir, s->spec.markers, s->spec.nmarkers, s->conn.sigfd,
+	    &s->lockfds, &got);
+
+	return rc == SLOCK_SIGNALLED ? sentinel_signalled(s, &got) : rc;
 }
 
 /* ---- what a check says ---- */
@@ -391,9 +391,9 @@ sentinel_tick(struct sentinel *s, const char *plain, int *served)
 	follow = s->follow && s->tick > 1;
 	in = follow ? sentinel_follow_script(s, plain) : xstrdup(plain);
 	deadline_s = s->target.connect_timeout_s + TICK_BUDGET_S + (follow ? (int)s->follow_s : 0);
-	switch (tick_run(s, "sh -s", in, strlen(in), deadline_s * 1000, &r)) {
+	switch (tick_run(&s->conn, "sh -s", in, strlen(in), deadline_s * 1000, &r)) {
 	case TICK_STOPPED:
-		rc = r.stop_rc;
+		rc = sentinel_signalled(s, &r.sig);
 		break;
 	case TICK_REFUSED:
 		free(s->message);
@@ -576,7 +576,7 @@ main(int argc, char **argv)
 	int ch, verbose = 0, rc = WK_EX_USAGE;
 
 	memset(&s, 0, sizeof(s));
-	s.sigfd = -1;
+	s.conn.sigfd = -1;
 	s.decided = -1;
 	s.start_ms = monotime_ms();
 	/* Before anything else: a newer sentinel's SIGUSR1 must never find us unprepared. */
@@ -633,7 +633,7 @@ main(int argc, char **argv)
 	if (optind != argc || list == NULL)
 		goto usage;
 	log_init("sentinel", verbose);
-	if ((s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+	if ((s.conn.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		fprintf(stderr, "sentinel: signalfd: %s\n", strerror(errno));
 		rc = WK_EX_SOFTWARE;
 		goto out;
@@ -679,6 +679,7 @@ main(int argc, char **argv)
 		goto done;
 	}
 	s.have_target = 1;
+	s.conn.target = &s.target;
 	/* Said once: the system ssh stands in for libssh2 (or would, but is missing). */
 	if (s.target.transport_auto && s.target.transport_why != NULL) {
 		char *tr = target_transport_text(&s.target);
@@ -697,8 +698,8 @@ main(int argc, char **argv)
 	rc = WK_EX_USAGE;
  out:
 	fflush(stdout);
-	tick_abort(&s);
-	sentinel_unlock(&s);
+	tick_abort(&s.conn);
+	slock_release(s.lockfds, s.spec.nmarkers);
 	if (s.have_target)
 		target_free(&s.target);
 	cJSON_Delete(s.failed_doc);
@@ -712,7 +713,7 @@ main(int argc, char **argv)
 		config_free(s.cfg);
 	diag_free(&d);
 	free(path);
-	if (s.sigfd >= 0)
-		close(s.sigfd);
+	if (s.conn.sigfd >= 0)
+		close(s.conn.sigfd);
 	return rc;
 }

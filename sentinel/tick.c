@@ -14,6 +14,8 @@
  * its reader go and exits.
  *
  * The child sends back one fixed-size record, then the command's output.
+ * A signal that ends a tick goes back to the caller in its result (tick.h):
+ * what it means is sentinel.c's to say, and this file includes nothing of it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,9 +33,11 @@
 #include "buf.h"
 #include "log.h"
 #include "monotime.h"
+#include "mwait.h"
 #include "proc.h"
-#include "sentinel.h"
+#include "sigwait.h"
 #include "spawn.h"
+#include "tick.h"
 #include "xmalloc.h"
 
 /* Past the connection's own deadline, how long the parent gives the child. */
@@ -61,8 +65,8 @@ tick_res_free(struct tick_res *r)
 
 /* In the child: never returns. */
 static _Noreturn void
-tick_child(struct sentinel *s, const char *command, const char *in, size_t inlen, int deadline_ms,
-    int fd)
+tick_child(const struct ssh_target *target, const char *command, const char *in, size_t inlen,
+    int deadline_ms, int fd)
 {
 	struct tick_wire wire;
 	struct ssh_conn *conn = NULL;
@@ -75,7 +79,7 @@ tick_child(struct sentinel *s, const char *command, const char *in, size_t inlen
 	memset(&wire, 0, sizeof(wire));
 	memset(&res, 0, sizeof(res));
 	memset(&err, 0, sizeof(err));
-	if (ssh_connect(&s->target, deadline_ms, &conn, &err) == 0 &&
+	if (ssh_connect(target, deadline_ms, &conn, &err) == 0 &&
 	    ssh_exec(conn, command, in, inlen, MWAIT_MAX_OUT, &res, &err) == 0) {
 		wire.ok = 1;
 		wire.exit_status = res.exit_status;
@@ -185,18 +189,18 @@ tick_openssh_cleanup(const struct ssh_target *t)
 }
 
 void
-tick_abort(struct sentinel *s)
+tick_abort(struct tick_conn *tc)
 {
 	int status;
 
-	if (s->child <= 0)
+	if (tc->child <= 0)
 		return;
-	(void)kill(-s->child, SIGKILL);
-	(void)kill(s->child, SIGKILL);
-	(void)spawn_wait(s->child, &status);
-	s->child = 0;
-	if (s->have_target)
-		tick_openssh_cleanup(&s->target);
+	(void)kill(-tc->child, SIGKILL);
+	(void)kill(tc->child, SIGKILL);
+	(void)spawn_wait(tc->child, &status);
+	tc->child = 0;
+	if (tc->target != NULL)
+		tick_openssh_cleanup(tc->target);
 }
 
 static int
@@ -207,7 +211,7 @@ tick_refusal(enum ssh_fail kind)
 }
 
 enum tick_kind
-tick_run(struct sentinel *s, const char *command, const char *in, size_t inlen, int deadline_ms,
+tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen, int deadline_ms,
     struct tick_res *r)
 {
 	struct spawn_opts o;
@@ -216,7 +220,7 @@ tick_run(struct sentinel *s, const char *command, const char *in, size_t inlen, 
 	struct pollfd pfd[2];
 	struct buf got = BUF_INIT;
 	char chunk[65536];
-	int pipefd[2] = { -1, -1 }, status, n, rc, eof = 0;
+	int pipefd[2] = { -1, -1 }, status, n, eof = 0;
 	ssize_t k;
 
 	memset(r, 0, sizeof(*r));
@@ -231,12 +235,12 @@ tick_run(struct sentinel *s, const char *command, const char *in, size_t inlen, 
 	o.keep_fds = &pipefd[1];
 	o.nkeep = 1;
 	fflush(NULL);
-	s->child = spawn_fork(&o);
-	if (s->child == 0)
-		tick_child(s, command, in, inlen, deadline_ms, pipefd[1]);
+	tc->child = spawn_fork(&o);
+	if (tc->child == 0)
+		tick_child(tc->target, command, in, inlen, deadline_ms, pipefd[1]);
 	close(pipefd[1]);
-	if (s->child < 0) {
-		s->child = 0;
+	if (tc->child < 0) {
+		tc->child = 0;
 		ssh_error_set(&r->err, SSH_FAIL_EXEC, "fork: %s", strerror(errno));
 		goto out;
 	}
@@ -244,7 +248,7 @@ tick_run(struct sentinel *s, const char *command, const char *in, size_t inlen, 
 	for (;;) {
 		pfd[0].fd = pipefd[0];
 		pfd[0].events = POLLIN;
-		pfd[1].fd = s->sigfd;
+		pfd[1].fd = tc->sigfd;
 		pfd[1].events = POLLIN;
 		n = poll(pfd, 2, deadline_poll_timeout(&dl, 1, -1));
 		if (n < 0 && errno == EINTR)
@@ -253,9 +257,9 @@ tick_run(struct sentinel *s, const char *command, const char *in, size_t inlen, 
 			ssh_error_set(&r->err, SSH_FAIL_EXEC, "poll: %s", strerror(errno));
 			break;
 		}
-		if (n > 0 && (pfd[1].revents & POLLIN) && (rc = sentinel_wait_signal(s, 0)) != 0) {
+		if (n > 0 && (pfd[1].revents & POLLIN) && sigwait_fd(tc->sigfd, 0, &r->sig)) {
+			tick_abort(tc);
 			r->kind = TICK_STOPPED;
-			r->stop_rc = rc;
 			break;
 		}
 		if (n == 0 && deadline_expired(&dl)) {
@@ -278,13 +282,13 @@ tick_run(struct sentinel *s, const char *command, const char *in, size_t inlen, 
 		}
 	}
 	if (!eof || got.len < sizeof(wire)) {
-		tick_abort(s);
+		tick_abort(tc);
 		if (r->kind != TICK_STOPPED && r->err.kind == SSH_OK)
 			ssh_error_set(&r->err, SSH_FAIL_EXEC, "the connection's process ended without a result");
 		goto out;
 	}
-	(void)spawn_wait(s->child, &status);
-	s->child = 0;
+	(void)spawn_wait(tc->child, &status);
+	tc->child = 0;
 	memcpy(&wire, got.data, sizeof(wire));
 	if (!wire.ok) {
 		r->err.kind = (enum ssh_fail)wire.kind;

@@ -1,8 +1,8 @@
 /*
  * test_decide.c: one case per row of the decision table, from probes as the
  * box would send them, plus priority between rows and the exit codes.  Under
- * detach slurm, the same table over the probe and the query fragment's
- * output (read with slurm_parse, as patrol does): liveness is the first
+ * detach slurm, the same table over the probe with the query fragment's
+ * output in @slurm (read by probe_parse, as patrol does): liveness is the first
  * missing stage's job, a pending job is waiting (no heartbeat due, never a
  * stall), a job that ended without its marker is classed by its Slurm state,
  * and an unreadable queue is never dead.
@@ -89,23 +89,30 @@ struct pb {
 	const char *state;	/* state.json, one line */
 	int disk, inodes;
 	const char *transfer;
+	const char *slurm;	/* the query fragment's output for @slurm, NULL: no @slurm */
 };
 
 static void
-build(const struct pb *b, struct probe *p)
+build(const struct pb *b, const struct wk_config *c, struct probe *p)
 {
 	struct buf t = BUF_INIT;
 	char *why = NULL;
+	const char *l;
 
 	buf_printf(&t, "@probe 1 1795000600\n@alive\n%s@markers\n%s%s@state\n", b->alive,
 	    b->markers != NULL ? b->markers : "", b->extra != NULL ? b->extra : "");
 	if (b->state != NULL)
 		buf_printf(&t, "|%s\n", b->state);
+	if (b->slurm != NULL) {
+		buf_puts(&t, "@slurm\n");
+		for (l = b->slurm; *l != '\0'; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0'))
+			buf_printf(&t, "|%.*s\n", (int)strcspn(l, "\n"), l);
+	}
 	buf_printf(&t, "@results\n@df\n|Filesystem 1024-blocks Used Available Capacity Mounted on\n"
 	    "|/dev/vda 1000 500 500 %d%% /w\n@dfi\n|Filesystem Inodes IUsed IFree IUse%% Mounted on\n"
 	    "|/dev/vda 100 10 90 %d%% /w\n@gpu\n@cgroup\n@transfer\n%s@end\n", b->disk, b->inodes,
 	    b->transfer != NULL ? b->transfer : "");
-	if (probe_parse(t.data, t.len, p, &why) != 0)
+	if (probe_parse(c, t.data, t.len, p, &why) != 0)
 		fail_msg("probe: %s\n%s", why, t.data);
 	buf_free(&t);
 }
@@ -119,7 +126,7 @@ run_case(const struct pb *b, long prev, int still, enum verdict want, const char
 	struct decide_in in;
 	struct probe p;
 
-	build(b, &p);
+	build(b, cfg, &p);
 	memset(&in, 0, sizeof(in));
 	in.cfg = cfg;
 	in.seen = 1;
@@ -473,10 +480,8 @@ sc_decide(const struct sc *c, struct got *g)
 {
 	struct pb b;
 	struct probe p;
-	struct slurm_view sv;
 	struct decide_in in;
 	struct decide_out o;
-	char *why = NULL;
 
 	memset(&b, 0, sizeof(b));
 	b.alive = c->alive != NULL ? c->alive : S_DEAD;
@@ -485,9 +490,16 @@ sc_decide(const struct sc *c, struct got *g)
 	b.state = c->state;
 	b.disk = 50;
 	b.inodes = 10;
-	build(&b, &p);
-	if (slurm_parse(scfg, c->slurm, strlen(c->slurm), &sv, &why) != 0)
-		fail_msg("%s: the slurm text does not parse: %s", c->name, why);
+	b.slurm = c->slurm;
+	{
+		struct slurm_view sv;
+		char *why = NULL;
+
+		if (slurm_parse(scfg, c->slurm, strlen(c->slurm), &sv, &why) != 0)
+			fail_msg("%s: the slurm text does not parse: %s", c->name, why);
+		slurm_view_free(&sv);
+	}
+	build(&b, scfg, &p);
 	memset(&in, 0, sizeof(in));
 	in.cfg = scfg;
 	in.seen = 1;
@@ -496,7 +508,6 @@ sc_decide(const struct sc *c, struct got *g)
 	in.still_ticks = c->still;
 	in.local_files = -1;
 	in.local_bytes = -1;
-	in.slurm = &sv;
 	decide(&in, &o);
 	memset(g, 0, sizeof(*g));
 	g->v = o.v;
@@ -506,7 +517,6 @@ sc_decide(const struct sc *c, struct got *g)
 	snprintf(g->details, sizeof(g->details), "%s", o.details);
 	snprintf(g->stage, sizeof(g->stage), "%s", o.stage != NULL ? o.stage : "");
 	snprintf(g->job, sizeof(g->job), "%s", o.job != NULL ? o.job->id : "");
-	slurm_view_free(&sv);
 	probe_free(&p);
 }
 

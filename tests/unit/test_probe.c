@@ -166,7 +166,7 @@ test_probe_real(void **state)
 	size_t len;
 
 	out = run_probe(f, &len);
-	if (probe_parse(out, len, &p, &why) != 0)
+	if (probe_parse(f->cfg, out, len, &p, &why) != 0)
 		fail_msg("parse failed: %s\n%s", why, out);
 	assert_true(p.box_time > 1700000000);
 	assert_int_equal(p.tmux, -1);	/* detach nohup */
@@ -219,6 +219,11 @@ test_probe_real(void **state)
 		assert_int_equal(sc->newest_incomplete->step, 12);
 		ckpt_scan_free(sc);
 	}
+	/* ...and read once by probe_parse itself, the same. */
+	assert_non_null(p.ckpt_scan);
+	assert_int_equal(p.ckpt_scan->newest->step, 3);
+	assert_int_equal(p.ckpt_scan->newest_incomplete->step, 12);
+	assert_false(p.has_slurm_view);	/* detach nohup */
 	probe_free(&p);
 	/* Nothing in the hostile path ran. */
 	pw = fs_join(f->dir, "PWNED");
@@ -230,7 +235,7 @@ test_probe_real(void **state)
 
 	/* Every strict prefix is a failure, never a verdict. */
 	for (size_t k = 0; k < len; k++) {
-		assert_int_not_equal(probe_parse(out, k, &p, &why), 0);
+		assert_int_not_equal(probe_parse(f->cfg, out, k, &p, &why), 0);
 		assert_non_null(why);
 		free(why);
 	}
@@ -248,7 +253,7 @@ test_probe_events(void **state)
 	long long size = (long long)strlen(EV1 EV2 EV3);
 
 	out = run_probe_at(f, (long long)strlen(EV1), &len);
-	if (probe_parse(out, len, &p, &why) != 0)
+	if (probe_parse(NULL, out, len, &p, &why) != 0)
 		fail_msg("parse failed: %s\n%s", why, out);
 	assert_int_equal(p.events_from, (long long)strlen(EV1));
 	assert_string_equal(p.events, EV2 EV3);
@@ -256,14 +261,14 @@ test_probe_events(void **state)
 	free(out);
 
 	out = run_probe_at(f, size, &len);
-	assert_int_equal(probe_parse(out, len, &p, &why), 0);
+	assert_int_equal(probe_parse(NULL, out, len, &p, &why), 0);
 	assert_int_equal(p.events_from, size);
 	assert_string_equal(p.events, "");
 	probe_free(&p);
 	free(out);
 
 	out = run_probe_at(f, size + 1000, &len);
-	assert_int_equal(probe_parse(out, len, &p, &why), 0);
+	assert_int_equal(probe_parse(NULL, out, len, &p, &why), 0);
 	assert_int_equal(p.events_from, 0);
 	assert_string_equal(p.events, EV1 EV2 EV3);
 	probe_free(&p);
@@ -273,7 +278,7 @@ test_probe_events(void **state)
 	{
 		const char *bad = "@probe 1 5\n@events 10 20\n@end\n";
 
-		assert_int_not_equal(probe_parse(bad, strlen(bad), &p, &why), 0);
+		assert_int_not_equal(probe_parse(NULL, bad, strlen(bad), &p, &why), 0);
 	}
 	assert_non_null(strstr(why, "events header"));
 	free(why);
@@ -296,7 +301,7 @@ test_probe_caveats(void **state)
 	assert_int_equal(caveats_save(f->work, doc), 0);
 	assert_true(fs_exists(path));
 	out = run_probe(f, &len);
-	if (probe_parse(out, len, &p, &why) != 0)
+	if (probe_parse(NULL, out, len, &p, &why) != 0)
 		fail_msg("parse failed: %s\n%s", why, out);
 	assert_non_null(p.caveats);
 	assert_string_equal(caveats_text(p.caveats), "nan_loss at step 15 (attempt 1), 1 restart (killed)");
@@ -306,20 +311,20 @@ test_probe_caveats(void **state)
 	probe_free(&p);
 	/* Every strict prefix is still a failure. */
 	for (size_t k = 0; k < len; k++) {
-		assert_int_not_equal(probe_parse(out, k, &p, &why), 0);
+		assert_int_not_equal(probe_parse(NULL, out, k, &p, &why), 0);
 		free(why);
 	}
 	free(out);
 	/* Not JSON, or no items: the probe parses, and says no caveats. */
 	unit_put(path, "{\"caveats\": [");
 	out = run_probe(f, &len);
-	assert_int_equal(probe_parse(out, len, &p, &why), 0);
+	assert_int_equal(probe_parse(NULL, out, len, &p, &why), 0);
 	assert_null(p.caveats);
 	probe_free(&p);
 	free(out);
 	unit_put(path, "{\"caveats\": [], \"text\": \"\"}");
 	out = run_probe(f, &len);
-	assert_int_equal(probe_parse(out, len, &p, &why), 0);
+	assert_int_equal(probe_parse(NULL, out, len, &p, &why), 0);
 	assert_null(p.caveats);
 	probe_free(&p);
 	free(out);
@@ -366,14 +371,14 @@ test_probe_garbled(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (probe_parse(bad[i], strlen(bad[i]), &p, &why) == 0)
+		if (probe_parse(NULL, bad[i], strlen(bad[i]), &p, &why) == 0)
 			fail_msg("accepted bad probe %zu", i);
 		assert_non_null(why);
 		free(why);
 	}
-	assert_int_equal(probe_parse("@probe 1 1\n\0@end\n", 17, &p, &why), WK_ERR_PARSE);
+	assert_int_equal(probe_parse(NULL, "@probe 1 1\n\0@end\n", 17, &p, &why), WK_ERR_PARSE);
 	free(why);
-	assert_int_equal(probe_parse(good, strlen(good), &p, &why), 0);
+	assert_int_equal(probe_parse(NULL, good, strlen(good), &p, &why), 0);
 	assert_int_equal(p.tmux, 0);
 	assert_int_equal(p.onbox_pid, 12);
 	assert_int_equal(p.onbox_alive, 1);
@@ -558,7 +563,7 @@ test_probe_slurm_real(void **state)
 	free(pw);
 
 	out = unit_sh(script, f->dir, &len);
-	if (probe_parse(out, len, &p, &why) != 0)
+	if (probe_parse(cfg, out, len, &p, &why) != 0)
 		fail_msg("parse failed: %s\n%s", why, out);
 	assert_string_equal(p.slurm, text_want);
 	fake_jobs_are(cfg, &p);
@@ -566,14 +571,14 @@ test_probe_slurm_real(void **state)
 	assert_non_null(p.state);
 	probe_free(&p);
 	for (k = 0; k < len; k++) {
-		assert_int_not_equal(probe_parse(out, k, &p, &why), 0);
+		assert_int_not_equal(probe_parse(cfg, out, k, &p, &why), 0);
 		free(why);
 	}
 	free(out);
 
 	fake_out(f, "squeue.json", FAKE_SQUEUE_JSON);
 	out = unit_sh(script, f->dir, &len);
-	if (probe_parse(out, len, &p, &why) != 0)
+	if (probe_parse(cfg, out, len, &p, &why) != 0)
 		fail_msg("parse failed: %s\n%s", why, out);
 	if (strncmp(p.slurm, "=squeue json 0\n" FAKE_SQUEUE_JSON "=sacct db 0\n",
 	    strlen("=squeue json 0\n" FAKE_SQUEUE_JSON "=sacct db 0\n")) != 0)
@@ -620,7 +625,7 @@ test_probe_slurm_parse(void **state)
 	struct probe p;
 	char *why = NULL;
 
-	if (probe_parse(text, strlen(text), &p, &why) != 0)
+	if (probe_parse(cfg, text, strlen(text), &p, &why) != 0)
 		fail_msg("parse failed: %s", why);
 	assert_string_equal(p.slurm, want);
 	assert_int_equal(p.slurm_len, strlen(want));
@@ -636,6 +641,11 @@ test_probe_slurm_parse(void **state)
 	assert_string_equal(sv.jobs[1].id, "12");
 	assert_int_equal(sv.jobs[1].cls, SLURM_COMPLETED);
 	assert_int_equal(sv.jobs[1].exit_code, 0);
+	/* probe_parse read the same view itself */
+	assert_true(p.has_slurm_view);
+	assert_true(p.slurm_view.queue_known);
+	assert_int_equal(p.slurm_view.njobs, 2);
+	assert_string_equal(p.slurm_view.jobs[0].id, "13");
 	slurm_view_free(&sv);
 	probe_free(&p);
 	config_free(cfg);
