@@ -84,6 +84,9 @@ tick_probe(struct tick *t)
 	if (t->have_probe) {
 		probe_free(&t->probe);
 		t->have_probe = 0;
+		/* The last verdict's pointers into that probe go with it. */
+		t->out.job = NULL;
+		t->out.where = NULL;
 	}
 	free(t->probe_why);
 	t->probe_why = NULL;
