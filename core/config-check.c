@@ -18,11 +18,11 @@
 #include <string.h>
 
 #include "buf.h"
-#include "complete.h"
 #include "config.h"
 #include "config-int.h"
 #include "jsonc.h"
 #include "pattern.h"
+#include "reqentry.h"
 #include "shword.h"
 #include "xmalloc.h"
 
@@ -508,11 +508,11 @@ cfg_derive_complete(const struct cfg_ctx *ctx, const cJSON *root)
 		why = NULL;
 		if (!cJSON_IsString(it))
 			;	/* the type check said so */
-		else if (complete_entry_ok(it->valuestring, &why) != 0)
+		else if (reqentry_ok(it->valuestring, &why) != 0)
 			cfg_error(ctx, p, "key \"%s\": %s", p, why);
-		else if (strcmp(it->valuestring, COMPLETE_FINAL_CKPT) == 0 &&
+		else if (strcmp(it->valuestring, REQENTRY_FINAL_CKPT) == 0 &&
 		    !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "checkpoints")))
-			cfg_error(ctx, p, "key \"%s\": " COMPLETE_FINAL_CKPT " needs \"checkpoints\" "
+			cfg_error(ctx, p, "key \"%s\": " REQENTRY_FINAL_CKPT " needs \"checkpoints\" "
 			    "(dir, pattern) to find the newest complete checkpoint", p);
 		free(why);
 		free(p);
