@@ -472,6 +472,21 @@ out:
 	return rc;
 }
 
+int
+config_load_report(const char *prog, const char *path, struct wk_config **out)
+{
+	struct diag d = DIAG_INIT;
+	int rc = 0;
+
+	if (config_load(path, out, &d) != 0) {
+		diag_print(&d, stderr);
+		fprintf(stderr, "%s: config error (exit 78)\n", prog);
+		rc = WK_EX_CONFIG;
+	}
+	diag_free(&d);
+	return rc;
+}
+
 void
 config_free(struct wk_config *cfg)
 {

@@ -65,7 +65,6 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct diag d = DIAG_INIT;
 	struct wk_config *cfg = NULL;
 	const char *copt = NULL, *onbox = NULL;
 	char *path, *self, *abs;
@@ -125,14 +124,10 @@ main(int argc, char **argv)
 	}
 	log_init("patrol", verbose);
 	path = config_find(copt);
-	if (config_load(path, &cfg, &d) != 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "patrol: config error (exit 78)\n");
-		diag_free(&d);
+	if (config_load_report("patrol", path, &cfg) != 0) {
 		free(path);
 		return WK_EX_CONFIG;
 	}
-	diag_free(&d);
 	if (mode == 'I') {
 		self = fs_self_exe();
 		abs = fs_abspath(path);
