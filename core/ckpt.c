@@ -384,11 +384,10 @@ ckpt_probe_fragment(const struct wk_config *cfg)
 		return NULL;
 	if (cfile == NULL)
 		cfile = "";
-	buf_puts(&b, "(\nLC_ALL=C; export LC_ALL\nd=");
-	sshq_append(&b, dir);
-	buf_puts(&b, "\nc=");
-	sshq_append(&b, cfile);
-	buf_puts(&b, "\nnl='\n'\n"
+	buf_puts(&b, "(\nLC_ALL=C; export LC_ALL\n");
+	shword_assign(&b, "d", dir);
+	shword_assign(&b, "c", cfile);
+	buf_puts(&b, "nl='\n'\n"
 	    "if [ -d \"$d\" ]; then\n"
 	    "  st=ok; n=0; b=0\n"
 	    "  for e in \"$d\"/* \"$d\"/.[!.]* \"$d\"/..?*; do\n"

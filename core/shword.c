@@ -1,6 +1,6 @@
 /*
- * shword.c: where the {checkpoint} token may stand in an sh -c command (see
- * shword.h).
+ * shword.c: shell words (see shword.h): where the {checkpoint} token may
+ * stand in an sh -c command, and NAME='value' lines for built scripts.
  *
  * The token becomes one sshq-quoted word, so it must sit where sh reads an
  * unquoted word: a small scan over the command's quoting states (none,
@@ -13,6 +13,7 @@
 
 #include "err.h"
 #include "shword.h"
+#include "sshq.h"
 #include "xmalloc.h"
 
 #define TOKLEN	(sizeof(SHWORD_TOKEN) - 1)
@@ -88,4 +89,13 @@ shword_check_token(const char *command, char **why)
 	*why = xstrfmt(SHWORD_TOKEN " at byte %zu of the command is %s; write it bare: "
 	    "it is replaced by one quoted word", i - 1, where);
 	return WK_ERR_INVALID;
+}
+
+void
+shword_assign(struct buf *b, const char *name, const char *value)
+{
+	buf_puts(b, name);
+	buf_putc(b, '=');
+	sshq_append(b, value);
+	buf_putc(b, '\n');
 }

@@ -1,12 +1,16 @@
 /*
- * shword.h: the {checkpoint} token in an sh -c command: is it there, and
- * does it stand where sh reads an unquoted word (so that replacing it by one
- * single-quoted word keeps the command's meaning).  A leaf: needs nothing of
- * ckpt or config, so config's validation and ckpt's substitution share it
- * without including each other.
+ * shword.h: words of the sh scripts and commands we build or check.  The
+ * {checkpoint} token in an sh -c command: is it there, and does it stand
+ * where sh reads an unquoted word (so that replacing it by one
+ * single-quoted word keeps the command's meaning); and one line assigning a
+ * quoted value to a shell variable.  A leaf (buf and sshq only): needs
+ * nothing of ckpt or config, so config's validation and ckpt's substitution
+ * share it without including each other.
  */
 #ifndef WK_SHWORD_H
 #define WK_SHWORD_H
+
+#include "buf.h"
 
 #define SHWORD_TOKEN	"{checkpoint}"
 
@@ -26,5 +30,8 @@ int shword_uses_token(const char *command);
  * validation; ckpt_subst calls it too (as ckpt_check_command).
  */
 int shword_check_token(const char *command, char **why);
+
+/* Append the line NAME=VALUE to b, the value quoted by sshq (one word whatever it holds). */
+void shword_assign(struct buf *b, const char *name, const char *value);
 
 #endif
