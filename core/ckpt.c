@@ -384,11 +384,10 @@ ckpt_probe_fragment(const struct wk_config *cfg)
 		return NULL;
 	if (cfile == NULL)
 		cfile = "";
-	buf_puts(&b, "(\nLC_ALL=C; export LC_ALL\nd=");
-	sshq_append(&b, dir);
-	buf_puts(&b, "\nc=");
-	sshq_append(&b, cfile);
-	buf_puts(&b, "\nnl='\n'\n"
+	buf_puts(&b, "(\nLC_ALL=C; export LC_ALL\n");
+	shword_assign(&b, "d", dir);
+	shword_assign(&b, "c", cfile);
+	buf_puts(&b, "nl='\n'\n"
 	    "if [ -d \"$d\" ]; then\n"
 	    "  st=ok; n=0; b=0\n"
 	    "  for e in \"$d\"/* \"$d\"/.[!.]* \"$d\"/..?*; do\n"
@@ -635,80 +634,7 @@ ckpt_summary_text(const struct ckpt_summary *sum)
 	return buf_detach(&b);
 }
 
-/* ---- {checkpoint} ---- */
-
-int
-ckpt_uses_token(const char *command)
-{
-	return command != NULL && strstr(command, CKPT_TOKEN) != NULL;
-}
-
-int
-ckpt_check_command(const char *command, char **why)
-{
-	enum { Q_NONE, Q_SINGLE, Q_DOUBLE, Q_COMMENT } st = Q_NONE;
-	const char *where = NULL;
-	size_t i;
-	int heredoc = 0, tok;
-
-	*why = NULL;
-	if (command == NULL)
-		return 0;
-	for (i = 0; command[i] != '\0' && where == NULL; i++) {
-		tok = strncmp(command + i, CKPT_TOKEN, TOKLEN) == 0;
-		switch (st) {
-		case Q_NONE:
-			if (tok) {
-				if (heredoc)
-					where = "after a here-document operator <<";
-				else
-					i += TOKLEN - 1;
-				break;
-			}
-			if (command[i] == '\\') {
-				if (strncmp(command + i + 1, CKPT_TOKEN, TOKLEN) == 0) {
-					i++;
-					where = "right after a backslash";
-				} else if (command[i + 1] != '\0')
-					i++;
-			} else if (command[i] == '\'')
-				st = Q_SINGLE;
-			else if (command[i] == '"')
-				st = Q_DOUBLE;
-			else if (command[i] == '#' &&
-			    (i == 0 || strchr(" \t\n;&|()<>", command[i - 1]) != NULL))
-				st = Q_COMMENT;
-			else if (command[i] == '<' && command[i + 1] == '<') {
-				heredoc = 1;
-				i++;
-			}
-			break;
-		case Q_SINGLE:
-			if (tok)
-				where = "inside single quotes";
-			else if (command[i] == '\'')
-				st = Q_NONE;
-			break;
-		case Q_DOUBLE:
-			if (tok)
-				where = "inside double quotes";
-			else if (command[i] == '\\' && command[i + 1] != '\0')
-				i++;
-			else if (command[i] == '"')
-				st = Q_NONE;
-			break;
-		case Q_COMMENT:
-			if (command[i] == '\n')
-				st = Q_NONE;
-			break;
-		}
-	}
-	if (where == NULL)
-		return 0;
-	*why = xstrfmt(CKPT_TOKEN " at byte %zu of the command is %s; write it bare: "
-	    "it is replaced by one quoted word", i - 1, where);
-	return WK_ERR_INVALID;
-}
+/* ---- {checkpoint} (where it may stand: shword.c) ---- */
 
 /* The shared body of ckpt_subst and ckpt_subst_scan. */
 static int
@@ -726,11 +652,11 @@ ckpt_subst_common(const char *command, const char *path, const struct wk_config 
 		*why = xstrdup("no command");
 		return WK_ERR_INVALID;
 	}
-	if (!ckpt_uses_token(command)) {
+	if (!shword_uses_token(command)) {
 		*out = xstrdup(command);
 		return 0;
 	}
-	if ((rc = ckpt_check_command(command, why)) != 0)
+	if ((rc = shword_check_token(command, why)) != 0)
 		return rc;
 	if (path != NULL) {
 		repl = path;

@@ -64,8 +64,9 @@
 #include <time.h>
 
 #include "config.h"
+#include "shword.h"
 
-#define CKPT_TOKEN		"{checkpoint}"
+#define CKPT_TOKEN		SHWORD_TOKEN
 #define CKPT_MAX_ENTRIES	10000		/* names looked at per scan */
 #define CKPT_MAX_ENTRIES_S	"10000"
 #define CKPT_LISTING_MAX	262144		/* sum over names of (length + 16) */
@@ -173,21 +174,11 @@ void ckpt_summarize(const struct ckpt_scan *s, time_t now, struct ckpt_summary *
 char *ckpt_summary_text(const struct ckpt_summary *sum);
 
 /*
- * 1 when command holds the exact token "{checkpoint}" (nothing else is
- * replaced: no escapes, "{{checkpoint}}" is the token inside braces).
+ * Where {checkpoint} may stand in a command is shword.h's (config validates
+ * with it without needing ckpt); these names stay for ckpt's callers.
  */
-int ckpt_uses_token(const char *command);
-
-/*
- * The token must stand where sh reads an unquoted word (bare, or part of
- * one: --resume={checkpoint}), because it becomes one single-quoted word.
- * Rejected with WK_ERR_INVALID and *why naming the byte offset: inside '...'
- * or "..." (also "$(... {checkpoint})", conservatively), right after a
- * backslash, or after a here-document operator "<<".  In a # comment it is
- * allowed (and replaced).  0 when the command has no token.  For config
- * validation; ckpt_subst calls it too.
- */
-int ckpt_check_command(const char *command, char **why);
+#define ckpt_uses_token(command)		shword_uses_token(command)
+#define ckpt_check_command(command, why)	shword_check_token(command, why)
 
 /*
  * Replace every "{checkpoint}" in command (run under sh -c) by path,

@@ -22,49 +22,6 @@
 #include "config.h"
 #include "xmalloc.h"
 
-int
-complete_entry_ok(const char *entry, char **why)
-{
-	const char *p, *seg;
-	size_t n;
-
-	*why = NULL;
-	if (strstr(entry, COMPLETE_FINAL_CKPT) != NULL) {
-		if (strcmp(entry, COMPLETE_FINAL_CKPT) != 0)
-			*why = xstrdup(COMPLETE_FINAL_CKPT " must be an entry of its own, not part "
-			    "of a path");
-		goto out;
-	}
-	if (*entry == '\0') {
-		*why = xstrdup("empty: name a file, directory or glob under the workdir");
-		goto out;
-	}
-	if (*entry == '/') {
-		*why = xstrfmt("\"%s\" is absolute: entries are relative to the workdir", entry);
-		goto out;
-	}
-	if (*entry == '~') {
-		*why = xstrfmt("\"%s\": no ~ expansion here: entries are relative to the workdir",
-		    entry);
-		goto out;
-	}
-	for (p = entry; *p != '\0'; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-			*why = xstrdup("holds a control character");
-			goto out;
-		}
-	}
-	for (seg = entry; *seg != '\0'; seg += n + (seg[n] == '/')) {
-		n = strcspn(seg, "/");
-		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-			*why = xstrfmt("\"%s\" leaves the workdir (a \"..\" component)", entry);
-			goto out;
-		}
-	}
- out:
-	return *why == NULL ? 0 : -1;
-}
-
 static const cJSON *
 complete_list(const struct wk_config *cfg)
 {

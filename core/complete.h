@@ -24,14 +24,12 @@
 #define WK_COMPLETE_H
 
 #include "config.h"
+#include "reqentry.h"
 
-#define COMPLETE_FINAL_CKPT	"{final_checkpoint}"
+#define COMPLETE_FINAL_CKPT	REQENTRY_FINAL_CKPT
 
-/*
- * One completion.require entry as the config check sees it: 0, or -1 and
- * *why (caller frees) saying what is wrong with it.
- */
-int complete_entry_ok(const char *entry, char **why);
+/* One entry's shape is reqentry.h's (config checks it without needing complete). */
+#define complete_entry_ok(entry, why)	reqentry_ok(entry, why)
 
 /* 1 when completion.require has at least one entry. */
 int complete_configured(const struct wk_config *cfg);

@@ -112,6 +112,13 @@ char *config_find(const char *opt);
  * read), *out = NULL and every problem in d.
  */
 int config_load(const char *path, struct wk_config **out, struct diag *d);
+
+/*
+ * What every program's main does with it: config_load(path), and on failure
+ * print every diagnostic and "PROG: config error (exit 78)" to stderr and
+ * return WK_EX_CONFIG (*out NULL); 0 and *out on success.
+ */
+int config_load_report(const char *prog, const char *path, struct wk_config **out);
 void config_free(struct wk_config *cfg);
 
 /* [A-Za-z0-9._-]+ and not "." or "..": the rule for run, stage and marker names. */

@@ -41,15 +41,18 @@ struct linux_dirent64 {
 	char		d_name[];
 };
 
+/*
+ * Call fn for every descriptor above 2 listed in /proc/self/fd (not the
+ * listing's own), read with getdents64 on a stack buffer: it runs in a
+ * child after fork, where malloc is not safe.
+ */
 static void
-spawn_cloexec_all(void)
+spawn_each_fd(void (*fn)(int fd, const void *arg), const void *arg)
 {
 	char dents[1024];
 	long n, pos;
-	int dfd, fd, flags;
+	int dfd, fd;
 
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
-		return;
 	dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return;
@@ -58,12 +61,32 @@ spawn_cloexec_all(void)
 			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + pos);
 
 			pos += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
 			fd = atoi(d->d_name);
-			if (fd > 2 && fd != dfd && (flags = fcntl(fd, F_GETFD)) >= 0)
-				fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+			if (fd > 2 && fd != dfd)
+				fn(fd, arg);
 		}
 	}
 	close(dfd);
+}
+
+static void
+spawn_set_cloexec(int fd, const void *arg)
+{
+	int flags;
+
+	(void)arg;
+	if ((flags = fcntl(fd, F_GETFD)) >= 0)
+		fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+static void
+spawn_cloexec_all(void)
+{
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	spawn_each_fd(spawn_set_cloexec, NULL);
 }
 
 static int
@@ -199,6 +222,24 @@ spawn_argv(char *const argv[], const struct spawn_opts *o)
 	return spawn_exec(argv[0], argv, 1, o);
 }
 
+/* The descriptors spawn_close_others() keeps. */
+struct spawn_keep {
+	const int	*fds;
+	size_t		 n;
+};
+
+static void
+spawn_close_unkept(int fd, const void *arg)
+{
+	const struct spawn_keep *k = arg;
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (k->fds[i] == fd)
+			return;
+	close(fd);
+}
+
 /*
  * A fork that does not exec must not keep the parent's descriptors: a lock
  * held through one would outlive the parent.  Close every descriptor above 2
@@ -207,30 +248,9 @@ spawn_argv(char *const argv[], const struct spawn_opts *o)
 static void
 spawn_close_others(const int *keep, size_t nkeep)
 {
-	char dents[1024];
-	long n, pos;
-	int dfd, fd;
-	size_t i;
+	const struct spawn_keep k = { keep, nkeep };
 
-	dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
-		for (pos = 0; pos < n;) {
-			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + pos);
-			int keepit = 0;
-
-			pos += d->d_reclen;
-			if (d->d_name[0] < '0' || d->d_name[0] > '9')
-				continue;
-			fd = atoi(d->d_name);
-			for (i = 0; i < nkeep; i++)
-				keepit |= keep[i] == fd;
-			if (fd > 2 && fd != dfd && !keepit)
-				close(fd);
-		}
-	}
-	close(dfd);
+	spawn_each_fd(spawn_close_unkept, &k);
 }
 
 pid_t

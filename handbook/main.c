@@ -309,7 +309,6 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct diag d = DIAG_INIT;
 	struct wk_config *cfg = NULL;
 	const char *copt = NULL, *out = NULL;
 	char *path, *dir, *file;
@@ -351,14 +350,10 @@ main(int argc, char **argv)
 	}
 	log_init("handbook", verbose);
 	path = config_find(copt);
-	if (config_load(path, &cfg, &d) != 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "handbook: config error (exit 78)\n");
-		diag_free(&d);
+	if (config_load_report("handbook", path, &cfg) != 0) {
 		free(path);
 		return WK_EX_CONFIG;
 	}
-	diag_free(&d);
 	if (!check)
 		rc = handbook_generate(cfg, path, out);
 	else if (out != NULL)

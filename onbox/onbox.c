@@ -68,16 +68,10 @@ onbox_usage(const struct onbox_cmd *cmd)
 struct wk_config *
 onbox_load_config(const struct onbox_ctx *ctx)
 {
-	struct diag d = DIAG_INIT;
 	struct wk_config *cfg = NULL;
 	char *path = config_find(ctx->config_opt);
 
-	if (config_load(path, &cfg, &d) != 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "%s: config error (exit 78)\n", log_prog());
-		cfg = NULL;
-	}
-	diag_free(&d);
+	(void)config_load_report(log_prog(), path, &cfg);
 	free(path);
 	return cfg;
 }

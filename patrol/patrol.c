@@ -163,7 +163,6 @@ main(int argc, char **argv)
 	};
 	const struct patrol_cmd *cmd = &patrol_cmds[0], *w;
 	struct patrol_args a;
-	struct diag d = DIAG_INIT;
 	struct wk_config *cfg = NULL;
 	const char *copt = NULL;
 	char *path;
@@ -222,14 +221,10 @@ main(int argc, char **argv)
 	}
 	log_init("patrol", verbose);
 	path = config_find(copt);
-	if (config_load(path, &cfg, &d) != 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "patrol: config error (exit 78)\n");
-		diag_free(&d);
+	if (config_load_report("patrol", path, &cfg) != 0) {
 		free(path);
 		return WK_EX_CONFIG;
 	}
-	diag_free(&d);
 	a.config_path = path;
 	rc = cmd->exec(cfg, &a);
 	config_free(cfg);

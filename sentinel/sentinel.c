@@ -639,12 +639,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	path = config_find(copt);
-	if (config_load(path, &s.cfg, &d) != 0) {
-		diag_print(&d, stderr);
-		fprintf(stderr, "sentinel: config error (exit 78)\n");
-		rc = WK_EX_CONFIG;
+	if ((rc = config_load_report("sentinel", path, &s.cfg)) != 0)
 		goto out;
-	}
 	s.interval_s = config_get_int(s.cfg, "sentinel.interval_s");
 	s.max_ticks = config_get_int(s.cfg, "sentinel.max_ticks");
 	s.follow_s = config_get_int(s.cfg, "sentinel.follow_s");

@@ -1003,7 +1003,7 @@ test_subst_tokens(void **state)
 			fail_msg("\"%s\" refused: %s", ok[i].cmd, why);
 		assert_null(why);
 		assert_string_equal(out, ok[i].want);
-		assert_int_equal(ckpt_check_command(ok[i].cmd, &why), 0);
+		assert_int_equal(shword_check_token(ok[i].cmd, &why), 0);
 		assert_null(why);
 		free(out);
 		out = NULL;
@@ -1015,7 +1015,7 @@ test_subst_tokens(void **state)
 		if (strstr(why, bad[i].why) == NULL)
 			fail_msg("\"%s\": why \"%s\", wanted \"%s\"", bad[i].cmd, why, bad[i].why);
 		free(why);
-		assert_int_equal(ckpt_check_command(bad[i].cmd, &why), WK_ERR_INVALID);
+		assert_int_equal(shword_check_token(bad[i].cmd, &why), WK_ERR_INVALID);
 		free(why);
 		why = NULL;
 	}
@@ -1023,9 +1023,9 @@ test_subst_tokens(void **state)
 	out = sh_out(f, "set -- 'a''/c k''b'; echo $#; printf '[%s]\\n' \"$@\"");
 	assert_string_equal(out, "1\n[a/c kb]\n");
 	free(out);
-	assert_int_equal(ckpt_uses_token("x {checkpoint}"), 1);
-	assert_int_equal(ckpt_uses_token("x {checkpoints}"), 0);
-	assert_int_equal(ckpt_uses_token(NULL), 0);
+	assert_int_equal(shword_uses_token("x {checkpoint}"), 1);
+	assert_int_equal(shword_uses_token("x {checkpoints}"), 0);
+	assert_int_equal(shword_uses_token(NULL), 0);
 	assert_int_equal(ckpt_subst(NULL, "/x", f->cfg, &out, &why), WK_ERR_INVALID);
 	free(why);
 }

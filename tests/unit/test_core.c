@@ -1,6 +1,7 @@
 /*
  * test_core.c: the small core helpers: deadlines and time stamps, locks and
- * process identity, filesystem helpers, buffers, events and the layout.
+ * process identity, filesystem helpers, buffers, events and the layout, and
+ * shell words (shword_assign).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +30,7 @@
 #include "layout.h"
 #include "monotime.h"
 #include "proc.h"
+#include "shword.h"
 #include "xmalloc.h"
 
 static void
@@ -286,6 +288,30 @@ test_events_and_layout(void **state)
 	free(p);
 }
 
+/* NAME=VALUE lines keep any value one word: hostile values come back byte for byte from sh. */
+static void
+test_shword_assign(void **state)
+{
+	static const char *const vals[] = { "", "plain", "a b", "it's", "$(echo pwned)", "`id`",
+	    "x\\y", "\"q\"", "semi;colon && rm -rf /nonexistent", "new\nline", "'\\''" };
+	struct buf b = BUF_INIT;
+	size_t i, len;
+	char *out;
+
+	(void)state;
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		buf_reset(&b);
+		shword_assign(&b, "v", vals[i]);
+		assert_int_equal(b.data[b.len - 1], '\n');
+		buf_puts(&b, "printf '%s' \"$v\"\n");
+		out = unit_sh(buf_str(&b), "/", &len);
+		assert_int_equal(len, strlen(vals[i]));
+		assert_memory_equal(out, vals[i], len);
+		free(out);
+	}
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -297,6 +323,7 @@ main(void)
 		cmocka_unit_test(test_fsutil),
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_events_and_layout),
+		cmocka_unit_test(test_shword_assign),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
