@@ -1,5 +1,5 @@
 /*
- * sshfail.c: names of the ssh failure kinds (ssh.h), apart from the libssh2
+ * sshfail.c: names of the ssh failure kinds (sshfail.h), apart from the libssh2
  * code so that everything that reports them (decide.c, the openssh transport,
  * patrol) builds without libssh2.
  */
@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ssh.h"
+#include "sshfail.h"
 
 static const struct {
 	enum ssh_fail	 kind;

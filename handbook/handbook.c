@@ -28,6 +28,7 @@
 #include "fsutil.h"
 #include "handbook.h"
 #include "jsonfile.h"
+#include "layout.h"
 #include "log.h"
 #include "probe.h"
 #include "ssh.h"
