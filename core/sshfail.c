@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sshfail.h"
 
@@ -46,4 +47,12 @@ ssh_error_set(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+}
+
+void
+ssh_error_clear(struct ssh_error *err)
+{
+	err->kind = SSH_OK;
+	err->msg[0] = '\0';
+	err->fingerprint[0] = '\0';
 }

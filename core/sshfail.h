@@ -31,5 +31,7 @@ const char *ssh_fail_name(enum ssh_fail kind);	/* "hostkey_mismatch" ... */
 /* Set err's kind and message (both transports use it). */
 void ssh_error_set(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* No failure: SSH_OK, empty message and fingerprint. */
+void ssh_error_clear(struct ssh_error *err);
 
 #endif
