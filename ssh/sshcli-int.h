@@ -20,7 +20,6 @@
 #define SSHCLI_LOG_KEEP		(64 * 1024)	/* the tail of an ssh log read to classify */
 #define SSHCLI_CHUNK		65536
 #define SSHCLI_LINE_MAX		300	/* ssh's own line, quoted in a message */
-#define SSHCLI_CMDLINE_MAX	(16 * 1024)	/* of /proc/PID/cmdline, to recognise ours */
 #define SSHCLI_PROCS_MAX	32	/* helpers remembered per connection */
 /* ssh binds "<ControlPath>.<16 random characters>" and then links it into place. */
 #define SSHCLI_SUN_EXTRA	17
@@ -88,7 +87,6 @@ void sshcli_argv_build(struct sshcli_conn *c, struct sshcli_argv *a, const char 
 /* sshcli-proc.c: running ssh, and knowing our processes */
 int sshcli_proc_stat(pid_t pid, pid_t *pgrp, pid_t *sid, unsigned long long *start, char *state);
 int sshcli_proc_alive(const struct sshcli_proc *pr);
-int sshcli_proc_ours(const struct sshcli_conn *c, pid_t pid);
 void sshcli_proc_find(const struct sshcli_conn *c, pid_t pgrp, struct sshcli_procs *out);
 int sshcli_procs_wait(const struct sshcli_procs *ps, uint64_t ms);
 void sshcli_procs_end(const struct sshcli_procs *ps, uint64_t grace_ms);

@@ -24,6 +24,7 @@
 #include "buf.h"
 #include "log.h"
 #include "monotime.h"
+#include "proc.h"
 #include "spawn.h"
 #include "sshcli-int.h"
 #include "sshcli.h"
@@ -83,33 +84,6 @@ sshcli_proc_alive(const struct sshcli_proc *pr)
 	return start == pr->start && state != 'Z' && state != 'X';
 }
 
-/* Does pid's command line hold "-S" then this connection's control path? */
-int
-sshcli_proc_ours(const struct sshcli_conn *c, pid_t pid)
-{
-	char path[64], *buf, *p, *end, *prev = NULL;
-	ssize_t n;
-	size_t len = 0;
-	int fd, ours = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	buf = xmalloc(SSHCLI_CMDLINE_MAX + 1);
-	while (len < SSHCLI_CMDLINE_MAX &&
-	    (n = read(fd, buf + len, SSHCLI_CMDLINE_MAX - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = '\0';
-	end = buf + len;
-	for (p = buf; p < end && !ours; p += strlen(p) + 1) {
-		ours = prev != NULL && strcmp(prev, "-S") == 0 && strcmp(p, c->path_arg) == 0;
-		prev = p;
-	}
-	free(buf);
-	return ours;
-}
-
 /*
  * Processes in group pgrp (> 0) of our session, or, with pgrp 0, processes
  * carrying this connection's control path: added to out with their start
@@ -132,7 +106,7 @@ sshcli_proc_find(const struct sshcli_conn *c, pid_t pgrp, struct sshcli_procs *o
 			continue;
 		if (sshcli_proc_stat(pid, &g, &sid, &start, &state) != 0 || state == 'Z')
 			continue;
-		if (pgrp > 0 ? g != pgrp || sid != mysid : !sshcli_proc_ours(c, pid))
+		if (pgrp > 0 ? g != pgrp || sid != mysid : !proc_cmdline_pair(pid, "-S", c->path_arg))
 			continue;
 		out->p[out->n].pid = pid;
 		out->p[out->n].start = start;

@@ -54,6 +54,7 @@
 #include "buf.h"
 #include "log.h"
 #include "monotime.h"
+#include "proc.h"
 #include "spawn.h"
 #include "sshcli-int.h"
 #include "sshcli.h"
@@ -200,7 +201,7 @@ sshcli_master_find(struct sshcli_conn *c, struct ssh_error *err)
 	if (sshcli_control(c, "check", &c->deadline, &said) == 0 &&
 	    (p = strstr(said, "(pid=")) != NULL)
 		pid = (pid_t)strtol(p + 5, NULL, 10);
-	if (pid <= 0 || !sshcli_proc_ours(c, pid) ||
+	if (pid <= 0 || !proc_cmdline_pair(pid, "-S", c->path_arg) ||
 	    sshcli_proc_stat(pid, &pgrp, &sid, &start, &state) != 0) {
 		if (sshcli_log_line(said != NULL ? said : "", NULL, line, sizeof(line)) != 0)
 			snprintf(line, sizeof(line), "no answer");

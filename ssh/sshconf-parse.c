@@ -271,19 +271,31 @@ sc_convtime(const char *s)
 	return total;
 }
 
-/* ConnectTimeout, ServerAliveInterval: a time; "none" leaves it unset. */
+/* A whole number, nothing after it; -1 when s is not one. */
+static long
+sc_whole(const char *s)
+{
+	const char *end = NULL;
+	long v = sc_uint(s, &end);
+
+	return v < 0 || *end != '\0' ? -1 : v;
+}
+
+/*
+ * A number into k's field: conv gives it (< 0: not one, reported); with
+ * none, the word "none" leaves the field unset.
+ */
 static void
-sc_kw_time(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, char *rest,
-    struct sc_args *a)
+sc_number(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, struct sc_args *a,
+    long (*conv)(const char *), int none)
 {
 	int *ip = SC_FIELD(c, k, int);
 	const char *arg;
 	long v;
 
-	(void)rest;
-	if ((arg = sc_arg1(c, f, k, a)) == NULL || strcmp(arg, "none") == 0)
+	if ((arg = sc_arg1(c, f, k, a)) == NULL || (none && strcmp(arg, "none") == 0))
 		return;
-	if ((v = sc_convtime(arg)) < 0) {
+	if ((v = conv(arg)) < 0) {
 		sc_error(c, f, "Bad value for %s: '%s'", k->name, arg);
 		return;
 	}
@@ -291,23 +303,21 @@ sc_kw_time(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, char *res
 		*ip = (int)v;
 }
 
+/* ConnectTimeout, ServerAliveInterval: a time; "none" leaves it unset. */
+static void
+sc_kw_time(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, char *rest,
+    struct sc_args *a)
+{
+	(void)rest;
+	sc_number(c, f, k, a, sc_convtime, 1);
+}
+
 static void
 sc_kw_int(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, char *rest,
     struct sc_args *a)
 {
-	int *ip = SC_FIELD(c, k, int);
-	const char *arg, *end = NULL;
-	long v;
-
 	(void)rest;
-	if ((arg = sc_arg1(c, f, k, a)) == NULL)
-		return;
-	if ((v = sc_uint(arg, &end)) < 0 || *end != '\0') {
-		sc_error(c, f, "Bad value for %s: '%s'", k->name, arg);
-		return;
-	}
-	if (*f->activep && *ip == -1)
-		*ip = (int)v;
+	sc_number(c, f, k, a, sc_whole, 0);
 }
 
 static void
