@@ -372,7 +372,6 @@ static int
 jobctl_drain(int fd, struct buf *b, size_t cap, int keep_tail, int *truncated, char *chunk)
 {
 	ssize_t n;
-	size_t k;
 	int i;
 
 	for (i = 0; i < JOBCTL_DRAIN_READS; i++) {
@@ -392,12 +391,7 @@ jobctl_drain(int fd, struct buf *b, size_t cap, int keep_tail, int *truncated, c
 			}
 			continue;
 		}
-		k = b->len < cap ? cap - b->len : 0;
-		if (k > (size_t)n)
-			k = (size_t)n;
-		if (k > 0)
-			buf_append(b, chunk, k);
-		if (k < (size_t)n)
+		if (buf_append_max(b, chunk, (size_t)n, cap))
 			*truncated = 1;
 	}
 	return 0;

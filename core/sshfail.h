@@ -28,6 +28,12 @@ struct ssh_error {
 };
 
 const char *ssh_fail_name(enum ssh_fail kind);	/* "hostkey_mismatch" ... */
+/*
+ * kind as a code of core's one vocabulary (err.h: WK_OK, WK_ERR_SSH_*,
+ * WK_ERR_TIMEOUT, WK_ERR_EXEC), for wk_strerror; the message a person
+ * reads stays in struct ssh_error.
+ */
+int ssh_fail_code(enum ssh_fail kind);
 /* Set err's kind and message (both transports use it). */
 void ssh_error_set(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -204,7 +204,6 @@ static int
 sshcli_drain(int fd, struct buf *b, size_t keep, int *truncated, char *chunk)
 {
 	ssize_t n;
-	size_t k;
 
 	for (;;) {
 		n = read(fd, chunk, SSHCLI_CHUNK);
@@ -214,12 +213,7 @@ sshcli_drain(int fd, struct buf *b, size_t keep, int *truncated, char *chunk)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : 1;
 		if (n == 0)
 			return 1;
-		k = b->len < keep ? keep - b->len : 0;
-		if (k > (size_t)n)
-			k = (size_t)n;
-		if (k > 0)
-			buf_append(b, chunk, k);
-		if (k < (size_t)n && truncated != NULL)
+		if (buf_append_max(b, chunk, (size_t)n, keep) && truncated != NULL)
 			*truncated = 1;
 	}
 }

@@ -483,7 +483,7 @@ sshcli_put(void *conn, const char *remote_path, const void *data, size_t len, in
 	struct sshcli_conn *c = conn;
 	struct ssh_result res;
 	struct buf script = BUF_INIT, cmd = BUF_INIT;
-	char *tmp;
+	char *tmp, *qtmp, *qpath;
 	int ret = -1;
 
 	memset(&res, 0, sizeof(res));
@@ -495,14 +495,12 @@ sshcli_put(void *conn, const char *remote_path, const void *data, size_t len, in
 	 * rename(2), so a reader sees the old file or the new, never a part.
 	 * The marker: a server that forces its own command exits 0 too.
 	 */
-	buf_puts(&script, "umask 077; t=");
-	sshq_append(&script, tmp);
-	buf_puts(&script, "; p=");
-	sshq_append(&script, remote_path);
-	buf_printf(&script, "; cat > \"$t\" || { rm -f -- \"$t\"; exit 1; }; "
+	qtmp = sshq_quote(tmp);
+	qpath = sshq_quote(remote_path);
+	buf_printf(&script, "umask 077; t=%s; p=%s; cat > \"$t\" || { rm -f -- \"$t\"; exit 1; }; "
 	    "sync -- \"$t\" 2>/dev/null; "
 	    "chmod %04o -- \"$t\" && mv -f -- \"$t\" \"$p\" && echo wk-put-done && exit 0; "
-	    "rm -f -- \"$t\"; exit 1", (unsigned int)mode & 07777);
+	    "rm -f -- \"$t\"; exit 1", qtmp, qpath, (unsigned int)mode & 07777);
 	buf_puts(&cmd, "sh -c ");
 	sshq_append(&cmd, buf_str(&script));
 	if (sshcli_exec(c, buf_str(&cmd), data != NULL ? data : "", len, 4096, &res, err) != 0)
@@ -518,6 +516,8 @@ out:
 	buf_free(&script);
 	buf_free(&cmd);
 	free(tmp);
+	free(qtmp);
+	free(qpath);
 	return ret;
 }
 

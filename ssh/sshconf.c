@@ -396,16 +396,6 @@ out:
 	return r;
 }
 
-static void
-sc_free_strv(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void
 sshconf_free(struct sshconf_host *h)
 {
@@ -414,12 +404,12 @@ sshconf_free(struct sshconf_host *h)
 	free(h->alias);
 	free(h->hostname);
 	free(h->user);
-	sc_free_strv(h->identities, h->nidentities);
-	sc_free_strv(h->known_hosts, h->nknown_hosts);
+	xfree_strv(h->identities, h->nidentities);
+	xfree_strv(h->known_hosts, h->nknown_hosts);
 	free(h->proxy_jump);
 	free(h->proxy_command);
 	free(h->certificate_file);
-	sc_free_strv(h->certificate_files, h->ncertificate_files);
+	xfree_strv(h->certificate_files, h->ncertificate_files);
 	free(h->strict_host_key_checking);
 	free(h->host_key_alias);
 	sc_free_skipped(h->skipped, h->nskipped);
