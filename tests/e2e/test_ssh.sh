@@ -384,24 +384,30 @@ test_connection_cut_mid_command() {
 	assert_lt "$(($(now_ms) - t0))" $((10000 + SLACK_MS)) "cut connection noticed"
 }
 
-test_put_atomic_with_mode() {
-	sshd_start
-	local dst="$T/remote dir/it's conf.json" ino
+# put_replaces TOOL: TOOL (st or sto) writes a file with a mode, then
+# replaces it by rename (a new inode), leaving no temp file: both transports.
+put_replaces() {
+	local tool=$1 dst="$T/remote dir/it's conf.json" ino
 	mkdir -p "$T/remote dir"
 	printf '{"v": 1}\n' >"$T/c1"
-	st --put "$dst" --mode 0640 --in "$T/c1"
+	$tool --put "$dst" --mode 0640 --in "$T/c1"
 	expect_ok
 	assert_eq "$(cat "$dst")" '{"v": 1}'
 	assert_eq "$(stat -c %a "$dst")" 640
 	ino=$(stat -c %i "$dst")
 	head -c 300000 /dev/urandom >"$T/c2"
-	st --put "$dst" --mode 0600 --in "$T/c2" 'echo after'
+	$tool --put "$dst" --mode 0600 --in "$T/c2" 'echo after'
 	expect_ok
 	assert_eq "$(r "['out']")" after
 	cmp "$T/c2" "$dst"
 	assert_eq "$(stat -c %a "$dst")" 600
 	[ "$(stat -c %i "$dst")" != "$ino" ] || fail "replaced in place, not renamed over"
 	assert_eq "$(ls -A "$T/remote dir" | wc -l)" 1 "no temp file left"
+}
+
+test_put_atomic_with_mode() {
+	sshd_start
+	put_replaces st
 	# A directory that does not exist: an error that names it.
 	st --put "$T/nope/x" --in "$T/c1"
 	expect_fail exec
@@ -675,22 +681,7 @@ test_openssh_connection_cut_mid_command() {
 
 test_openssh_put_atomic_with_mode() {
 	sshd_start
-	local dst="$T/remote dir/it's conf.json" ino
-	mkdir -p "$T/remote dir"
-	printf '{"v": 1}\n' >"$T/c1"
-	sto --put "$dst" --mode 0640 --in "$T/c1"
-	expect_ok
-	assert_eq "$(cat "$dst")" '{"v": 1}'
-	assert_eq "$(stat -c %a "$dst")" 640
-	ino=$(stat -c %i "$dst")
-	head -c 300000 /dev/urandom >"$T/c2"
-	sto --put "$dst" --mode 0600 --in "$T/c2" 'echo after'
-	expect_ok
-	assert_eq "$(r "['out']")" after
-	cmp "$T/c2" "$dst"
-	assert_eq "$(stat -c %a "$dst")" 600
-	[ "$(stat -c %i "$dst")" != "$ino" ] || fail "replaced in place, not renamed over"
-	assert_eq "$(ls -A "$T/remote dir" | wc -l)" 1 "no temp file left"
+	put_replaces sto
 	: >"$T/empty"
 	sto --put "$T/remote dir/empty" --mode 0644 --in "$T/empty"
 	expect_ok
