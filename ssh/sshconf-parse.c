@@ -281,26 +281,28 @@ sc_whole(const char *s)
 	return v < 0 || *end != '\0' ? -1 : v;
 }
 
-/*
- * A number into k's field: conv gives it (< 0: not one, reported); with
- * none, the word "none" leaves the field unset.
- */
+/* v into k's int field where the block applies and it is unset; v < 0: arg is bad (reported). */
+static void
+sc_set_int(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, const char *arg, long v)
+{
+	int *ip = SC_FIELD(c, k, int);
+
+	if (v < 0)
+		sc_error(c, f, "Bad value for %s: '%s'", k->name, arg);
+	else if (*f->activep && *ip == -1)
+		*ip = (int)v;
+}
+
+/* A number (conv: < 0 when arg is not one); with none, the word "none" leaves it unset. */
 static void
 sc_number(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, struct sc_args *a,
     long (*conv)(const char *), int none)
 {
-	int *ip = SC_FIELD(c, k, int);
 	const char *arg;
-	long v;
 
 	if ((arg = sc_arg1(c, f, k, a)) == NULL || (none && strcmp(arg, "none") == 0))
 		return;
-	if ((v = conv(arg)) < 0) {
-		sc_error(c, f, "Bad value for %s: '%s'", k->name, arg);
-		return;
-	}
-	if (*f->activep && *ip == -1)
-		*ip = (int)v;
+	sc_set_int(c, f, k, arg, conv(arg));
 }
 
 /* ConnectTimeout, ServerAliveInterval: a time; "none" leaves it unset. */
@@ -328,9 +330,9 @@ sc_kw_flag(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, char *res
 		const char	*word;
 		int		 value;
 	} words[] = { { "yes", 1 }, { "true", 1 }, { "no", 0 }, { "false", 0 } };
-	int *ip = SC_FIELD(c, k, int), v = -1;
 	const char *arg;
 	size_t i;
+	int v = -1;
 
 	(void)rest;
 	if ((arg = sc_arg1(c, f, k, a)) == NULL)
@@ -338,12 +340,7 @@ sc_kw_flag(struct sc_ctx *c, struct sc_file *f, const struct sc_kw *k, char *res
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strcasecmp(arg, words[i].word) == 0)
 			v = words[i].value;
-	if (v < 0) {
-		sc_error(c, f, "Bad value for %s: '%s'", k->name, arg);
-		return;
-	}
-	if (*f->activep && *ip == -1)
-		*ip = v;
+	sc_set_int(c, f, k, arg, v);
 }
 
 static void
