@@ -27,6 +27,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "jobctl.h"
 #include "monotime.h"
 #include "pattern.h"
@@ -375,13 +376,8 @@ jobctl_drain(int fd, struct buf *b, size_t cap, int keep_tail, int *truncated, c
 	int i;
 
 	for (i = 0; i < JOBCTL_DRAIN_READS; i++) {
-		n = read(fd, chunk, JOBCTL_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : 1;
-		if (n == 0)
-			return 1;
+		if ((n = fs_read_nb(fd, chunk, JOBCTL_CHUNK)) <= 0)
+			return n < 0;
 		if (keep_tail) {
 			buf_append(b, chunk, (size_t)n);
 			/* Trim to cap only past 2 * cap, so the cost stays linear. */

@@ -1,7 +1,8 @@
 /*
  * ssh.h: short, bounded SSH connections to the box, on libssh2 or, for
  * setups libssh2 cannot do (ProxyJump, certificates, RSA keys), on the
- * system `ssh` client (target.openssh; core/sshcli.c).
+ * system `ssh` client (target.openssh; sshcli.c).  Two implementations of
+ * one interface (transport.h) behind the calls below (ssh.c).
  *
  * Connect (non-blocking, bounded), verify the host key against known_hosts
  * (never accept a changed key, never write known_hosts), authenticate

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fsutil.h"
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
@@ -206,13 +207,8 @@ sshcli_drain(int fd, struct buf *b, size_t keep, int *truncated, char *chunk)
 	ssize_t n;
 
 	for (;;) {
-		n = read(fd, chunk, SSHCLI_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : 1;
-		if (n == 0)
-			return 1;
+		if ((n = fs_read_nb(fd, chunk, SSHCLI_CHUNK)) <= 0)
+			return n < 0;
 		if (buf_append_max(b, chunk, (size_t)n, keep) && truncated != NULL)
 			*truncated = 1;
 	}
