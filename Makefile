@@ -40,12 +40,14 @@ WK_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 	-DWK_SRC_PROFILES_DIR='"$(CURDIR)/profiles"' $(CFLAGS)
 WK_LDFLAGS = $(LDSAN) $(LDFLAGS)
 
-# The objects that need libssh2 live in their own archive, so `make onbox`
-# builds on a box that has only libc, libcurl's headers, cJSON and PCRE2.
-CORE_SSH_SRCS := $(wildcard core/ssh.c)
-CORE_SRCS  := $(filter-out $(CORE_SSH_SRCS),$(sort $(wildcard core/*.c)))
+# The owner's ssh stack (ssh/: the transports, ssh_config, the target) is its
+# own archive, so `make onbox` builds on a box that has only libc, libcurl's
+# headers, cJSON and PCRE2.  Only patrol, sentinel, handbook and the tests see
+# its headers (-Issh); core/ and onbox/ never do.
+CORE_SRCS  := $(sort $(wildcard core/*.c))
 CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
-CORE_SSH_OBJS := $(CORE_SSH_SRCS:%.c=$(BUILD)/obj/%.o)
+SSH_SRCS   := $(sort $(wildcard ssh/*.c))
+SSH_OBJS   := $(SSH_SRCS:%.c=$(BUILD)/obj/%.o)
 SSH_LIBS   := $(shell $(PKG_CONFIG) --libs libssh2 2>/dev/null || echo -lssh2)
 # patrol deploy compares files with the box's copies by sha256 (libcrypto:
 # OpenSSL, which libssh2's -dev package already pulls in).
@@ -85,6 +87,9 @@ PORTABLE_ARCHS := x86_64 aarch64
 onbox-portable:
 	+@MAKE="$(MAKE)" bash scripts/portable.sh $(PORTABLE_ARCHS)
 
+$(BUILD)/obj/ssh/%.o $(BUILD)/obj/patrol/%.o $(BUILD)/obj/sentinel/%.o \
+    $(BUILD)/obj/handbook/%.o: WK_CFLAGS += -Issh
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -95,7 +100,7 @@ $(LIB): $(CORE_OBJS)
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
 
-$(LIBSSH): $(CORE_SSH_OBJS)
+$(LIBSSH): $(SSH_OBJS)
 	@rm -f $@
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
@@ -127,17 +132,17 @@ $(BUILD)/handbook: $(HANDBOOK_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
+	@$(CC) $(WK_CFLAGS) -Issh -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
 $(BUILD)/tests/test_handbook: tests/unit/test_handbook.c $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -Ihandbook -MMD -MP -o $@ $< $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
+	@$(CC) $(WK_CFLAGS) -Ihandbook -Issh -MMD -MP -o $@ $< $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
 # A driver for the ssh transport's end-to-end tests (tests/e2e/test_ssh.sh).
 $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS)
+	@$(CC) $(WK_CFLAGS) -Issh -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS)
 
 unit: $(UNIT_BINS) $(BUILD)/sshtool
 
@@ -193,5 +198,5 @@ install: all
 clean:
 	rm -rf build
 
--include $(CORE_OBJS:.o=.d) $(CORE_SSH_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(PATROL_OBJS:.o=.d) \
+-include $(CORE_OBJS:.o=.d) $(SSH_OBJS:.o=.d) $(ONBOX_OBJS:.o=.d) $(PATROL_OBJS:.o=.d) \
 	$(SENTINEL_OBJS:.o=.d) $(HANDBOOK_OBJS:.o=.d) $(HANDBOOK_LIB_OBJS:.o=.d) $(UNIT_BINS:=.d)

@@ -112,3 +112,15 @@ buf_str(struct buf *b)
 {
 	return b->len == 0 || b->data == NULL ? "" : b->data;
 }
+
+int
+buf_append_max(struct buf *b, const void *p, size_t n, size_t cap)
+{
+	size_t k = b->len < cap ? cap - b->len : 0;
+
+	if (k > n)
+		k = n;
+	if (k > 0)
+		buf_append(b, p, k);
+	return k < n;
+}

@@ -25,6 +25,8 @@ void buf_putc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drop the first n bytes. */
 void buf_consume(struct buf *b, size_t n);
+/* Append what of p[0..n) fits below cap bytes in b; 1 when some was left out, else 0. */
+int buf_append_max(struct buf *b, const void *p, size_t n, size_t cap);
 /* Returns the NUL-terminated contents (never NULL) and empties b; caller frees. */
 char *buf_detach(struct buf *b);
 /* The contents as a C string (never NULL; "" when empty). */

@@ -14,9 +14,9 @@
 #include "config.h"
 #include "crontab.h"
 #include "err.h"
+#include "layout.h"
 #include "spawn.h"
 #include "sshq.h"
-#include "target.h"
 #include "xmalloc.h"
 
 static const char *const crontab_keywords[] = {

@@ -20,7 +20,7 @@
 #include "config.h"
 #include "probe.h"
 #include "slurm.h"
-#include "ssh.h"
+#include "sshfail.h"
 #include "triage.h"
 
 enum verdict {

@@ -20,6 +20,14 @@ static const struct {
 	{ WK_ERR_EXEC, "could not start program" },
 	{ WK_ERR_REGEX, "regular expression error" },
 	{ WK_ERR_STALE, "stale record" },
+	{ WK_ERR_SSH_RESOLVE, "ssh: the host name does not resolve" },
+	{ WK_ERR_SSH_CONNECT, "ssh: no connection" },
+	{ WK_ERR_SSH_HANDSHAKE, "ssh: the handshake failed" },
+	{ WK_ERR_SSH_HOSTKEY_UNKNOWN, "ssh: the host key is not known" },
+	{ WK_ERR_SSH_HOSTKEY_MISMATCH, "ssh: the host key does not match" },
+	{ WK_ERR_SSH_AUTH, "ssh: no identity was accepted" },
+	{ WK_ERR_SSH_IO, "ssh: the connection broke" },
+	{ WK_ERR_SSH_UNSUPPORTED, "ssh: not possible with this transport" },
 };
 
 const char *

@@ -20,6 +20,15 @@ enum wk_err {
 	WK_ERR_EXEC = -8,	/* a spawned program could not be started */
 	WK_ERR_REGEX = -9,	/* a pattern did not compile or matching failed */
 	WK_ERR_STALE = -10,	/* a record refers to a process or boot that is gone */
+	/* The ssh failures (enum ssh_fail, sshfail.c maps them; struct ssh_error has the message). */
+	WK_ERR_SSH_RESOLVE = -11,
+	WK_ERR_SSH_CONNECT = -12,
+	WK_ERR_SSH_HANDSHAKE = -13,
+	WK_ERR_SSH_HOSTKEY_UNKNOWN = -14,
+	WK_ERR_SSH_HOSTKEY_MISMATCH = -15,
+	WK_ERR_SSH_AUTH = -16,
+	WK_ERR_SSH_IO = -17,
+	WK_ERR_SSH_UNSUPPORTED = -18,
 };
 
 /* Text for a WK_ERR_* code; for WK_ERR_SYSTEM the current errno's text. */

@@ -151,3 +151,16 @@ fs_self_exe(void)
 	path[n] = '\0';
 	return xstrdup(path);
 }
+
+ssize_t
+fs_read_nb(int fd, void *p, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, p, n);
+	while (r < 0 && errno == EINTR);
+	if (r > 0)
+		return r;
+	return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+}

@@ -23,5 +23,10 @@ int fs_exists(const char *path);
 char *fs_abspath(const char *path);
 /* The path of the running executable (from /proc/self/exe); caller frees; NULL on failure. */
 char *fs_self_exe(void);
+/*
+ * One read(2) from a non-blocking fd, EINTR retried: the bytes read (> 0),
+ * 0 when nothing is there now (EAGAIN), -1 at EOF or on an error.
+ */
+ssize_t fs_read_nb(int fd, void *p, size_t n);
 
 #endif

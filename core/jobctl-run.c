@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "jobctl.h"
 #include "jobctl-int.h"
 #include "monotime.h"
@@ -91,17 +92,11 @@ static int
 jobctl_drain(int fd, struct buf *b, size_t cap, int keep_tail, int *truncated, char *chunk)
 {
 	ssize_t n;
-	size_t k;
 	int i;
 
 	for (i = 0; i < JOBCTL_DRAIN_READS; i++) {
-		n = read(fd, chunk, JOBCTL_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : 1;
-		if (n == 0)
-			return 1;
+		if ((n = fs_read_nb(fd, chunk, JOBCTL_CHUNK)) <= 0)
+			return n < 0;
 		if (keep_tail) {
 			buf_append(b, chunk, (size_t)n);
 			/* Trim to cap only past 2 * cap, so the cost stays linear. */
@@ -111,12 +106,7 @@ jobctl_drain(int fd, struct buf *b, size_t cap, int keep_tail, int *truncated, c
 			}
 			continue;
 		}
-		k = b->len < cap ? cap - b->len : 0;
-		if (k > (size_t)n)
-			k = (size_t)n;
-		if (k > 0)
-			buf_append(b, chunk, k);
-		if (k < (size_t)n)
+		if (buf_append_max(b, chunk, (size_t)n, cap))
 			*truncated = 1;
 	}
 	return 0;

@@ -1,8 +1,10 @@
 /*
  * layout.c: the on-box directory layout (see layout.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 
+#include "config.h"
 #include "err.h"
 #include "fsutil.h"
 #include "layout.h"
@@ -85,4 +87,25 @@ layout_create(const char *workdir, char **failed)
 		free(p);
 	}
 	return 0;
+}
+
+char *
+statedir_path(const struct wk_config *cfg, int create)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *p;
+
+	if (xdg != NULL && xdg[0] == '/')
+		p = xstrfmt("%s/watchkeeper/%s", xdg, cfg->run);
+	else if (home != NULL)
+		p = xstrfmt("%s/.local/state/watchkeeper/%s", home, cfg->run);
+	else {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (create && fs_mkdirs(p, 0700) != 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
 }

@@ -31,6 +31,8 @@
 
 #define LAYOUT_DIR	".watchkeeper"
 
+struct wk_config;
+
 char *layout_root(const char *workdir);
 /* <root>/<sub> for a fixed file or directory name ("state.json", "markers"). */
 char *layout_path(const char *workdir, const char *sub);
@@ -45,5 +47,11 @@ char *layout_attempt_config(const char *workdir, const char *stage, long attempt
 char *layout_attempt_lock(const char *workdir, const char *stage, long attempt);
 /* Create the directory tree; 0 or WK_ERR_SYSTEM (errno set, *failed = the path). */
 int layout_create(const char *workdir, char **failed);
+
+/*
+ * On the owner's machine: $XDG_STATE_HOME/watchkeeper/<run> (default ~/.local/state/...), created
+ * (0700) when create is set.  Returns a new string, or NULL with errno.
+ */
+char *statedir_path(const struct wk_config *cfg, int create);
 
 #endif

@@ -108,16 +108,6 @@ outbox_list(const char *sinkdir, size_t *n)
 	return v;
 }
 
-static void
-free_list(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static int
 is_droppable(const char *type)
 {
@@ -212,7 +202,7 @@ outbox_enqueue_one(const char *dir, const struct notify_sink *s, const cJSON *ev
 	if (lockfd >= 0)
 		close(lockfd);
 	cJSON_Delete(doc);
-	free_list(names, n);
+	xfree_strv(names, n);
 	free(path);
 	free(lockp);
 	free(sinkdir);
@@ -356,10 +346,10 @@ outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struc
 		if (r != 0)
 			break;
 	}
-	free_list(names, n);
+	xfree_strv(names, n);
 	names = outbox_list(sinkdir, &n);
 	res->pending += (int)n;
-	free_list(names, n);
+	xfree_strv(names, n);
 	free(sinkdir);
 }
 
@@ -399,7 +389,7 @@ outbox_next_due_ms(const char *dir, const struct notify_sinks *sinks)
 			}
 			free(p);
 		}
-		free_list(names, n);
+		xfree_strv(names, n);
 		free(sinkdir);
 	}
 	return best;
@@ -417,7 +407,7 @@ outbox_status(const char *dir, const struct notify_sinks *sinks)
 
 		sinkdir = fs_join(dir, k->id);
 		names = outbox_list(sinkdir, &n);
-		free_list(names, n);
+		xfree_strv(names, n);
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "sink", k->id);
 		cJSON_AddStringToObject(o, "type", k->type);

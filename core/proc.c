@@ -15,6 +15,9 @@
 #include "err.h"
 #include "fsutil.h"
 #include "proc.h"
+#include "xmalloc.h"
+
+#define PROC_CMDLINE_MAX	(16 * 1024)	/* of /proc/<pid>/cmdline, read to match */
 
 void
 proc_boot_id(char *out, size_t len)
@@ -227,5 +230,30 @@ proc_has_open(pid_t pid, const char *path)
 			found = 1;
 	}
 	closedir(d);
+	return found;
+}
+
+int
+proc_cmdline_pair(pid_t pid, const char *opt, const char *val)
+{
+	char path[64], *buf, *p, *end, *prev = NULL;
+	ssize_t n;
+	size_t len = 0;
+	int fd, found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	buf = xmalloc(PROC_CMDLINE_MAX + 1);
+	while (len < PROC_CMDLINE_MAX && (n = read(fd, buf + len, PROC_CMDLINE_MAX - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	end = buf + len;
+	for (p = buf; p < end && !found; p += strlen(p) + 1) {
+		found = prev != NULL && strcmp(prev, opt) == 0 && strcmp(p, val) == 0;
+		prev = p;
+	}
+	free(buf);
 	return found;
 }

@@ -48,6 +48,13 @@ int proc_group_alive(pid_t pgid);
 /* 1 when process pid has path (same device and inode) open: who holds a lock file. */
 int proc_has_open(pid_t pid, const char *path);
 
+/*
+ * 1 when pid's command line (/proc/<pid>/cmdline, its first 16 KiB) holds
+ * the argument opt immediately followed by val ("-S" <control path>: the
+ * ssh processes of one openssh connection), else 0.
+ */
+int proc_cmdline_pair(pid_t pid, const char *opt, const char *val);
+
 /* pidfd_open(2); -1 with errno when unsupported or the process is gone. */
 int proc_pidfd(pid_t pid);
 

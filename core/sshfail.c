@@ -1,29 +1,33 @@
 /*
- * sshfail.c: names of the ssh failure kinds (ssh.h), apart from the libssh2
- * code so that everything that reports them (decide.c, the openssh transport,
- * patrol) builds without libssh2.
+ * sshfail.c: names and err.h codes of the ssh failure kinds (sshfail.h),
+ * apart from the ssh library so that everything that reports them
+ * (decide.c, the transports, patrol) builds without it.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "ssh.h"
+#include "err.h"
+#include "sshfail.h"
 
+/* Each kind: its name in reports, and its code in core's one vocabulary (err.h). */
 static const struct {
 	enum ssh_fail	 kind;
 	const char	*name;
+	int		 code;
 } ssh_fail_table[] = {
-	{ SSH_OK, "ok" },
-	{ SSH_FAIL_RESOLVE, "resolve" },
-	{ SSH_FAIL_CONNECT, "connect" },
-	{ SSH_FAIL_HANDSHAKE, "handshake" },
-	{ SSH_FAIL_HOSTKEY_UNKNOWN, "hostkey_unknown" },
-	{ SSH_FAIL_HOSTKEY_MISMATCH, "hostkey_mismatch" },
-	{ SSH_FAIL_AUTH, "auth" },
-	{ SSH_FAIL_TIMEOUT, "timeout" },
-	{ SSH_FAIL_IO, "io" },
-	{ SSH_FAIL_EXEC, "exec" },
-	{ SSH_FAIL_UNSUPPORTED, "unsupported" },
+	{ SSH_OK, "ok", WK_OK },
+	{ SSH_FAIL_RESOLVE, "resolve", WK_ERR_SSH_RESOLVE },
+	{ SSH_FAIL_CONNECT, "connect", WK_ERR_SSH_CONNECT },
+	{ SSH_FAIL_HANDSHAKE, "handshake", WK_ERR_SSH_HANDSHAKE },
+	{ SSH_FAIL_HOSTKEY_UNKNOWN, "hostkey_unknown", WK_ERR_SSH_HOSTKEY_UNKNOWN },
+	{ SSH_FAIL_HOSTKEY_MISMATCH, "hostkey_mismatch", WK_ERR_SSH_HOSTKEY_MISMATCH },
+	{ SSH_FAIL_AUTH, "auth", WK_ERR_SSH_AUTH },
+	{ SSH_FAIL_TIMEOUT, "timeout", WK_ERR_TIMEOUT },
+	{ SSH_FAIL_IO, "io", WK_ERR_SSH_IO },
+	{ SSH_FAIL_EXEC, "exec", WK_ERR_EXEC },
+	{ SSH_FAIL_UNSUPPORTED, "unsupported", WK_ERR_SSH_UNSUPPORTED },
 };
 
 const char *
@@ -37,6 +41,17 @@ ssh_fail_name(enum ssh_fail kind)
 	return "unknown";
 }
 
+int
+ssh_fail_code(enum ssh_fail kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ssh_fail_table) / sizeof(ssh_fail_table[0]); i++)
+		if (ssh_fail_table[i].kind == kind)
+			return ssh_fail_table[i].code;
+	return WK_ERR_INVALID;
+}
+
 void
 ssh_error_set(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
 {
@@ -46,4 +61,12 @@ ssh_error_set(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+}
+
+void
+ssh_error_clear(struct ssh_error *err)
+{
+	err->kind = SSH_OK;
+	err->msg[0] = '\0';
+	err->fingerprint[0] = '\0';
 }

@@ -110,3 +110,13 @@ xstrfmt(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
+
+void
+xfree_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

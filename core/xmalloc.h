@@ -17,5 +17,7 @@ char *xstrdup_or_null(const char *s);
 int xasprintf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Returns the new string; convenient in expressions. Caller frees. */
 char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Free v[0..n) and v. */
+void xfree_strv(char **v, size_t n);
 
 #endif

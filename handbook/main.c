@@ -29,6 +29,7 @@
 #include "fsutil.h"
 #include "handbook.h"
 #include "jsonfile.h"
+#include "layout.h"
 #include "log.h"
 #include "pstate.h"
 #include "probe.h"

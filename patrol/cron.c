@@ -15,9 +15,9 @@
 #include "config.h"
 #include "crontab.h"
 #include "err.h"
+#include "layout.h"
 #include "log.h"
 #include "patrol.h"
-#include "target.h"
 #include "xmalloc.h"
 
 int

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "jsonfile.h"
+#include "layout.h"
 #include "md.h"
 #include "monotime.h"
 #include "patrol.h"

@@ -43,7 +43,6 @@
 /* Past the connection's own deadline, how long the parent gives the child. */
 #define TICK_GRACE_MS	10000
 #define TICK_TERM_MS	300
-#define TICK_CMDLINE_MAX (16 * 1024)
 
 struct tick_wire {
 	int		ok;
@@ -98,32 +97,6 @@ tick_child(const struct ssh_target *target, const char *command, const char *in,
 	_exit(r);
 }
 
-/* Does pid's command line hold "-S" and then path? */
-static int
-tick_proc_ours(pid_t pid, const char *path)
-{
-	char procp[64], *buf, *p, *end, *prev = NULL;
-	ssize_t n;
-	size_t len = 0;
-	int fd, ours = 0;
-
-	snprintf(procp, sizeof(procp), "/proc/%ld/cmdline", (long)pid);
-	if ((fd = open(procp, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	buf = xmalloc(TICK_CMDLINE_MAX + 1);
-	while (len < TICK_CMDLINE_MAX && (n = read(fd, buf + len, TICK_CMDLINE_MAX - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = '\0';
-	end = buf + len;
-	for (p = buf; p < end && !ours; p += strlen(p) + 1) {
-		ours = prev != NULL && strcmp(prev, "-S") == 0 && strcmp(p, path) == 0;
-		prev = p;
-	}
-	free(buf);
-	return ours;
-}
-
 /* The ssh processes of our openssh connection (the master, mux clients), by identity. */
 static size_t
 tick_ssh_procs(const char *path_arg, struct proc_id *ids, size_t max)
@@ -138,7 +111,7 @@ tick_ssh_procs(const char *path_arg, struct proc_id *ids, size_t max)
 		return 0;
 	while ((de = readdir(d)) != NULL && n < max) {
 		pid = (pid_t)strtol(de->d_name, &end, 10);
-		if (pid <= 0 || *end != '\0' || pid == getpid() || !tick_proc_ours(pid, path_arg))
+		if (pid <= 0 || *end != '\0' || pid == getpid() || !proc_cmdline_pair(pid, "-S", path_arg))
 			continue;
 		if (proc_identify(pid, &ids[n]) == 0)
 			n++;

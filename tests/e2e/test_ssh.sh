@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# End-to-end tests of core/ssh.c (libssh2) through the sshtool driver against a
+# End-to-end tests of ssh/ (libssh2) through the sshtool driver against a
 # throwaway sshd on 127.0.0.1: commands, stdin, exit status and signals,
 # concurrent stdout/stderr, caps, host keys (unknown, changed, hashed), auth
 # (refused, RSA, ssh-agent), refused and blackholed ports, deadlines, a cut
 # connection, SFTP put, one connection for several commands.
 #
 # The openssh_* tests run the same cases on the openssh transport
-# (core/sshcli.c, sshtool --openssh: the system ssh through the helper's
+# (ssh/sshcli.c, sshtool --openssh: the system ssh through the helper's
 # ssh_config, one ControlMaster per connection), check that no ssh process
 # with the connection's control path is left after it, and do what libssh2
 # cannot: an RSA client key and a ProxyJump.
@@ -354,24 +354,27 @@ while True:
 	assert_grep 'no SSH handshake within the connection.s time limit of 2000 ms' "$T/r.json"
 }
 
-test_deadline_during_command() {
-	sshd_start
-	st --timeout-ms 2000 'echo started; sleep 30'
+# deadline_mid_command TOOL: a command outliving the connection's deadline
+# is a timeout, at the deadline: both transports (st, sto).
+deadline_mid_command() {
+	$1 --timeout-ms 2000 'echo started; sleep 30'
 	expect_fail timeout
 	assert_grep 'time limit of 2000 ms' "$T/r.json"
 	assert_ge "$ELAPSED" 1900 "timed-out command"
 	assert_lt "$ELAPSED" $((2000 + SLACK_MS)) "timed-out command"
 }
 
-test_connection_cut_mid_command() {
-	if [ $HAVE_IPTABLES = 0 ]; then
-		echo "no iptables" >&2
-		return 0
-	fi
+test_deadline_during_command() {
 	sshd_start
-	local t0 pid
+	deadline_mid_command st
+}
+
+# cut_mid_command TOOL: the network to sshd dropped while a command runs is
+# io, noticed through keepalives within 10 s: both transports (st, sto).
+cut_mid_command() {
+	local tool=$1 t0 pid
 	t0=$(now_ms)
-	(st --timeout-ms 60000 --keepalive-s 1 'echo started; sleep 30'; echo "$RC $ELAPSED" >"$T/cut.done") &
+	($tool --timeout-ms 60000 --keepalive-s 1 'echo started; sleep 30'; echo "$RC $ELAPSED" >"$T/cut.done") &
 	pid=$!
 	echo "$pid" >>"$T/.pids"
 	wait_for 10 sh -c "[ \$(grep -c 'Accepted publickey' '$T/sshd/sshd.log') -ge 1 ]"
@@ -384,24 +387,39 @@ test_connection_cut_mid_command() {
 	assert_lt "$(($(now_ms) - t0))" $((10000 + SLACK_MS)) "cut connection noticed"
 }
 
-test_put_atomic_with_mode() {
+test_connection_cut_mid_command() {
+	if [ $HAVE_IPTABLES = 0 ]; then
+		echo "no iptables" >&2
+		return 0
+	fi
 	sshd_start
-	local dst="$T/remote dir/it's conf.json" ino
+	cut_mid_command st
+}
+
+# put_replaces TOOL: TOOL (st or sto) writes a file with a mode, then
+# replaces it by rename (a new inode), leaving no temp file: both transports.
+put_replaces() {
+	local tool=$1 dst="$T/remote dir/it's conf.json" ino
 	mkdir -p "$T/remote dir"
 	printf '{"v": 1}\n' >"$T/c1"
-	st --put "$dst" --mode 0640 --in "$T/c1"
+	$tool --put "$dst" --mode 0640 --in "$T/c1"
 	expect_ok
 	assert_eq "$(cat "$dst")" '{"v": 1}'
 	assert_eq "$(stat -c %a "$dst")" 640
 	ino=$(stat -c %i "$dst")
 	head -c 300000 /dev/urandom >"$T/c2"
-	st --put "$dst" --mode 0600 --in "$T/c2" 'echo after'
+	$tool --put "$dst" --mode 0600 --in "$T/c2" 'echo after'
 	expect_ok
 	assert_eq "$(r "['out']")" after
 	cmp "$T/c2" "$dst"
 	assert_eq "$(stat -c %a "$dst")" 600
 	[ "$(stat -c %i "$dst")" != "$ino" ] || fail "replaced in place, not renamed over"
 	assert_eq "$(ls -A "$T/remote dir" | wc -l)" 1 "no temp file left"
+}
+
+test_put_atomic_with_mode() {
+	sshd_start
+	put_replaces st
 	# A directory that does not exist: an error that names it.
 	st --put "$T/nope/x" --in "$T/c1"
 	expect_fail exec
@@ -646,51 +664,20 @@ test_openssh_connect_blackholed() {
 
 test_openssh_deadline_during_command() {
 	sshd_start
-	sto --timeout-ms 2000 'echo started; sleep 30'
-	expect_fail timeout
-	assert_grep 'time limit of 2000 ms' "$T/r.json"
-	assert_ge "$ELAPSED" 1900 "timed-out command"
-	assert_lt "$ELAPSED" $((2000 + SLACK_MS)) "timed-out command"
+	deadline_mid_command sto
 	expect_no_master
 }
 
 test_openssh_connection_cut_mid_command() {
 	sshd_start
-	local t0 pid
-	t0=$(now_ms)
-	(sto --timeout-ms 60000 --keepalive-s 1 'echo started; sleep 30'; echo "$RC $ELAPSED" >"$T/cut.done") &
-	pid=$!
-	echo "$pid" >>"$T/.pids"
-	wait_for 10 sh -c "[ \$(grep -c 'Accepted publickey' '$T/sshd/sshd.log') -ge 1 ]"
-	sleep 0.5
-	ipt_drop -p tcp -d 127.0.0.1 --dport "$SSHD_PORT"
-	ipt_drop -p tcp -d 127.0.0.1 --sport "$SSHD_PORT"
-	wait_for 20 test -s "$T/cut.done"
-	cat "$T/r.json"
-	assert_eq "$(r "['kind']")" io
+	cut_mid_command sto
 	assert_grep 'not responding' "$T/r.json"
-	assert_lt "$(($(now_ms) - t0))" $((10000 + SLACK_MS)) "cut connection noticed"
 	expect_no_master
 }
 
 test_openssh_put_atomic_with_mode() {
 	sshd_start
-	local dst="$T/remote dir/it's conf.json" ino
-	mkdir -p "$T/remote dir"
-	printf '{"v": 1}\n' >"$T/c1"
-	sto --put "$dst" --mode 0640 --in "$T/c1"
-	expect_ok
-	assert_eq "$(cat "$dst")" '{"v": 1}'
-	assert_eq "$(stat -c %a "$dst")" 640
-	ino=$(stat -c %i "$dst")
-	head -c 300000 /dev/urandom >"$T/c2"
-	sto --put "$dst" --mode 0600 --in "$T/c2" 'echo after'
-	expect_ok
-	assert_eq "$(r "['out']")" after
-	cmp "$T/c2" "$dst"
-	assert_eq "$(stat -c %a "$dst")" 600
-	[ "$(stat -c %i "$dst")" != "$ino" ] || fail "replaced in place, not renamed over"
-	assert_eq "$(ls -A "$T/remote dir" | wc -l)" 1 "no temp file left"
+	put_replaces sto
 	: >"$T/empty"
 	sto --put "$T/remote dir/empty" --mode 0644 --in "$T/empty"
 	expect_ok

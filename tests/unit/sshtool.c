@@ -1,5 +1,5 @@
 /*
- * sshtool.c: drives core/ssh.c from the shell for tests/e2e/test_ssh.sh.
+ * sshtool.c: drives ssh/ssh.c (both transports) from the shell for tests/e2e/test_ssh.sh.
  *
  *   sshtool --host H --port P --user U --identity F --known-hosts F
  *           [--identities-only] [--timeout-ms N] [--connect-timeout-s N]
@@ -8,7 +8,7 @@
  *           [--openssh [--ssh-config FILE] [--control-path PATH]]
  *           [COMMAND]
  *
- * --openssh uses the system ssh client (core/sshcli.c): the destination is
+ * --openssh uses the system ssh client (ssh/sshcli.c): the destination is
  * --alias (else --host), resolved by ssh through --ssh-config (ssh -F);
  * --port, --user, --identity, --identities-only and --known-hosts, when
  * given, become ssh options over what that file says.  --host is then only

@@ -24,6 +24,7 @@
 #include "atomic.h"
 #include "config.h"
 #include "diag.h"
+#include "err.h"
 #include "fsutil.h"
 #include "sshkey.h"
 #include "target.h"
@@ -555,10 +556,31 @@ test_agent(void **state)
 	free(sock);
 }
 
+/* Every ssh failure kind is one code of err.h's vocabulary, each its own, each with text. */
+static void
+test_fail_codes(void **state)
+{
+	int seen[SSH_FAIL_UNSUPPORTED + 1];
+	int k, j;
+
+	(void)state;
+	assert_int_equal(ssh_fail_code(SSH_OK), WK_OK);
+	assert_int_equal(ssh_fail_code(SSH_FAIL_TIMEOUT), WK_ERR_TIMEOUT);
+	assert_int_equal(ssh_fail_code(SSH_FAIL_HOSTKEY_MISMATCH), WK_ERR_SSH_HOSTKEY_MISMATCH);
+	for (k = SSH_FAIL_RESOLVE; k <= SSH_FAIL_UNSUPPORTED; k++) {
+		seen[k] = ssh_fail_code((enum ssh_fail)k);
+		assert_true(seen[k] < 0);
+		assert_string_not_equal(wk_strerror(seen[k]), "unknown error");
+		for (j = SSH_FAIL_RESOLVE; j < k; j++)
+			assert_int_not_equal(seen[j], seen[k]);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fail_codes),
 		cmocka_unit_test_setup_teardown(test_key_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_config, setup, teardown),

@@ -1,14 +1,15 @@
 /*
  * sshcli.h: the openssh transport: ssh.h's connect / exec / put / close
  * served by the system `ssh` client, for what libssh2 cannot do (ProxyJump,
- * ProxyCommand, certificates, RSA keys).  ssh.c hands a target with
- * `openssh` set to these; callers use ssh.h only.
+ * ProxyCommand, certificates, RSA keys).  It is ssh_transport_openssh
+ * (transport.h), which ssh.c picks for a target with `openssh` set; callers
+ * use ssh.h only.  Here: what the target's setup needs of it.
  *
  * One ControlMaster per connection (so one TCP connection, one
  * authentication, for every command of a tick), each command a mux client
  * of it.  Everything is bounded by the connection's deadline; every ssh
  * process started is reaped or killed by pid before the call returns, and
- * the master is gone when sshcli_close returns.
+ * the master is gone when the connection is closed.
  *
  * Where the result differs from libssh2's: a command killed by a signal
  * gives exit_status -1 and exit_signal NULL (ssh does not pass the signal's
@@ -26,20 +27,6 @@
 #include <stddef.h>
 
 #include "ssh.h"
-
-struct sshcli_conn;
-
-/* As ssh_connect, for t->openssh. */
-int sshcli_connect(const struct ssh_target *t, int deadline_ms, struct sshcli_conn **out,
-    struct ssh_error *err);
-/* As ssh_exec. */
-int sshcli_exec(struct sshcli_conn *c, const char *command, const void *in, size_t inlen,
-    size_t cap, struct ssh_result *res, struct ssh_error *err);
-/* As ssh_put. */
-int sshcli_put(struct sshcli_conn *c, const char *remote_path, const void *data, size_t len,
-    int mode, struct ssh_error *err);
-/* Stop the master (politely, then by signal) and free c.  NULL is fine. */
-void sshcli_close(struct sshcli_conn *c);
 
 /*
  * A control socket path for one connection of this process: "<dir>/cm-<pid>-<n>"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fsutil.h"
+#include "layout.h"
 #include "sshcli.h"
 #include "sshconf.h"
 #include "sshkey.h"
@@ -400,25 +400,4 @@ target_free(struct ssh_target *t)
 	free(t->control_path);
 	free(t->transport_why);
 	memset(t, 0, sizeof(*t));
-}
-
-char *
-statedir_path(const struct wk_config *cfg, int create)
-{
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char *p;
-
-	if (xdg != NULL && xdg[0] == '/')
-		p = xstrfmt("%s/watchkeeper/%s", xdg, cfg->run);
-	else if (home != NULL)
-		p = xstrfmt("%s/.local/state/watchkeeper/%s", home, cfg->run);
-	else {
-		errno = ENOENT;
-		return NULL;
-	}
-	if (create && fs_mkdirs(p, 0700) != 0) {
-		free(p);
-		return NULL;
-	}
-	return p;
 }

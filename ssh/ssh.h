@@ -1,7 +1,8 @@
 /*
  * ssh.h: short, bounded SSH connections to the box, on libssh2 or, for
  * setups libssh2 cannot do (ProxyJump, certificates, RSA keys), on the
- * system `ssh` client (target.openssh; core/sshcli.c).
+ * system `ssh` client (target.openssh; sshcli.c).  Two implementations of
+ * one interface (transport.h) behind the calls below (ssh.c).
  *
  * Connect (non-blocking, bounded), verify the host key against known_hosts
  * (never accept a changed key, never write known_hosts), authenticate
@@ -20,30 +21,7 @@
 
 #include <stddef.h>
 
-enum ssh_fail {
-	SSH_OK = 0,
-	SSH_FAIL_RESOLVE,	/* the host name does not resolve */
-	SSH_FAIL_CONNECT,	/* refused, unreachable, or no answer within connect_timeout */
-	SSH_FAIL_HANDSHAKE,	/* the SSH handshake failed or timed out */
-	SSH_FAIL_HOSTKEY_UNKNOWN,	/* no known_hosts entry for this host[:port] */
-	SSH_FAIL_HOSTKEY_MISMATCH,	/* an entry exists and the key differs: never accepted */
-	SSH_FAIL_AUTH,		/* no identity was accepted */
-	SSH_FAIL_TIMEOUT,	/* the connection's total deadline passed */
-	SSH_FAIL_IO,		/* the connection broke mid-command */
-	SSH_FAIL_EXEC,		/* the channel or command could not be started */
-	SSH_FAIL_UNSUPPORTED,	/* e.g. ProxyJump with libssh2: use transport openssh */
-};
-
-struct ssh_error {
-	enum ssh_fail	kind;
-	char		msg[1024];	/* what happened and what to do, for a person */
-	char		fingerprint[128];	/* SHA256:... of the server key (hostkey errors) */
-};
-
-const char *ssh_fail_name(enum ssh_fail kind);	/* "hostkey_mismatch" ... */
-/* Set err's kind and message (both transports use it). */
-void ssh_error_set(struct ssh_error *err, enum ssh_fail kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+#include "sshfail.h"
 
 struct ssh_target {
 	char	*host;		/* to connect to (HostName) */

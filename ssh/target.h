@@ -1,7 +1,6 @@
 /*
  * target.h: where the box is, for patrol and sentinel: the config's `box`
- * keys over what ssh_config says about box.host, and the local state
- * directory of the run.
+ * keys over what ssh_config says about box.host.
  */
 #ifndef WK_TARGET_H
 #define WK_TARGET_H
@@ -46,11 +45,5 @@ const char *target_transport_name(const struct ssh_target *t);
  * A new string.
  */
 char *target_transport_text(const struct ssh_target *t);
-
-/*
- * $XDG_STATE_HOME/watchkeeper/<run> (default ~/.local/state/...), created
- * (0700) when create is set.  Returns a new string, or NULL with errno.
- */
-char *statedir_path(const struct wk_config *cfg, int create);
 
 #endif

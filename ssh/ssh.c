@@ -1,0 +1,88 @@
+/*
+ * ssh.c: the front of the ssh stack (see ssh.h): picks the transport of a
+ * target (transport.h: libssh2, or the system ssh for target->openssh) and
+ * does what every call shares before handing it over, so that the two
+ * transports only do what differs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ssh.h"
+#include "transport.h"
+#include "xmalloc.h"
+
+struct ssh_conn {
+	const struct ssh_transport	*ops;
+	void				*tc;	/* the transport's own connection */
+};
+
+int
+ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
+    struct ssh_error *err)
+{
+	struct ssh_error scratch;
+	struct ssh_conn *c;
+	int ret = -1;
+
+	if (err == NULL)
+		err = &scratch;
+	*out = NULL;
+	ssh_error_clear(err);
+	c = xcalloc(1, sizeof(*c));
+	c->ops = t->openssh ? &ssh_transport_openssh : &ssh_transport_libssh2;
+	if (c->ops->connect(t, deadline_ms > 0 ? deadline_ms : 1, &c->tc, err) != 0)
+		goto out;
+	*out = c;
+	c = NULL;	/* transferred */
+	ret = 0;
+out:
+	ssh_close(c);
+	return ret;
+}
+
+int
+ssh_exec(struct ssh_conn *c, const char *command, const void *in, size_t inlen, size_t cap,
+    struct ssh_result *res, struct ssh_error *err)
+{
+	struct ssh_error scratch;
+
+	if (err == NULL)
+		err = &scratch;
+	ssh_error_clear(err);
+	memset(res, 0, sizeof(*res));
+	res->exit_status = -1;
+	return c->ops->exec(c->tc, command, in, inlen, cap, res, err);
+}
+
+int
+ssh_put(struct ssh_conn *c, const char *remote_path, const void *data, size_t len, int mode,
+    struct ssh_error *err)
+{
+	struct ssh_error scratch;
+
+	if (err == NULL)
+		err = &scratch;
+	ssh_error_clear(err);
+	return c->ops->put(c->tc, remote_path, data, len, mode, err);
+}
+
+void
+ssh_close(struct ssh_conn *c)
+{
+	if (c == NULL)
+		return;
+	c->ops->close(c->tc);
+	free(c);
+}
+
+void
+ssh_result_free(struct ssh_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->out);
+	free(r->err);
+	free(r->exit_signal);
+	memset(r, 0, sizeof(*r));
+	r->exit_status = -1;
+}
