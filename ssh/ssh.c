@@ -74,15 +74,3 @@ ssh_close(struct ssh_conn *c)
 	c->ops->close(c->tc);
 	free(c);
 }
-
-void
-ssh_result_free(struct ssh_result *r)
-{
-	if (r == NULL)
-		return;
-	free(r->out);
-	free(r->err);
-	free(r->exit_signal);
-	memset(r, 0, sizeof(*r));
-	r->exit_status = -1;
-}

@@ -14,7 +14,10 @@
 
 #include <stddef.h>
 
-#include "ssh.h"
+/* ssh.h's types; not included, so that the interface depends on nothing of the front. */
+struct ssh_error;
+struct ssh_result;
+struct ssh_target;
 
 struct ssh_transport {
 	const char	*name;		/* "libssh2", "openssh" */
