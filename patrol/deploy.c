@@ -559,7 +559,7 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int sec
 	    ssh_connect(&t, (t.connect_timeout_s + DEPLOY_BUDGET_S) * 1000, &d.conn, &d.err) != 0) {
 		diag_print(&dg, stderr);
 		log_error("cannot reach the box: %s", d.err.msg);
-		rc = 2;
+		rc = WK_EX_UNSEEN;
 		goto out;
 	}
 	/* 1-3: the checks that can refuse.  Nothing is written on the box before they pass. */
