@@ -1,9 +1,20 @@
 /*
- * err.h: the one error-code enum of watchkeeper's core.
+ * err.h: the one error-code enum of watchkeeper's core (OpenSSH's ssherr.h shape).
  *
- * Core functions return 0 on success or a negative WK_ERR_* code; wk_strerror()
- * is the only place that turns a code into text.  WK_ERR_SYSTEM means "look at
- * errno", which the failing function leaves set (OpenSSH's ssherr.h shape).
+ * The convention, for every core and patrol module that fails:
+ * - a function that can fail returns 0 (or a count / a descriptor >= 0) on
+ *   success and a negative WK_ERR_* code on failure, never a bare -1 that means
+ *   "something";
+ * - WK_ERR_SYSTEM means "look at errno": the failing function leaves errno set
+ *   to the cause (saving and restoring it around its cleanup), so
+ *   wk_strerror(WK_ERR_SYSTEM) reads exactly as strerror(errno) did;
+ * - wk_strerror() is the only place that turns a code into text;
+ * - who prints: the library returns the code (and, where it has more to say, a
+ *   "why" string or a diag entry); the caller that owns the user's terminal
+ *   (a command, patrol's tick, a main()) prints "<what>: wk_strerror(code)" and
+ *   picks the exit code (exits.h).  A library function never picks an exit code.
+ * A -1 that is a value rather than a failure ("no timeout" for poll(), "not
+ * known" for a counter) stays -1 and is said so where the function is declared.
  */
 #ifndef WK_ERR_H
 #define WK_ERR_H

@@ -1,0 +1,98 @@
+/*
+ * test_err.c: wk_strerror() has a text for every WK_ERR_* code, each distinct,
+ * WK_ERR_SYSTEM reads as strerror(errno), and an unknown code is said so.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "err.h"
+
+static const struct {
+	int		 code;
+	const char	*text;
+} want[] = {
+	{ WK_OK, "success" },
+	{ WK_ERR_INVALID, "invalid argument or input" },
+	{ WK_ERR_PARSE, "parse error" },
+	{ WK_ERR_NOTFOUND, "not found" },
+	{ WK_ERR_BUSY, "held by another process" },
+	{ WK_ERR_TIMEOUT, "timed out" },
+	{ WK_ERR_TOOLONG, "too long" },
+	{ WK_ERR_EXEC, "could not start program" },
+	{ WK_ERR_REGEX, "regular expression error" },
+	{ WK_ERR_STALE, "stale record" },
+};
+
+static void
+test_every_code(void **state)
+{
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_string_equal(wk_strerror(want[i].code), want[i].text);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(wk_strerror(want[i].code), wk_strerror(want[j].code));
+	}
+}
+
+static void
+test_codes_are_negative_and_distinct(void **state)
+{
+	size_t i, j;
+
+	(void)state;
+	assert_int_equal(WK_OK, 0);
+	assert_int_equal(WK_ERR_SYSTEM, -1);
+	for (i = 1; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_true(want[i].code < WK_ERR_SYSTEM);
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(want[i].code, want[j].code);
+	}
+}
+
+static void
+test_system_reads_errno(void **state)
+{
+	static const int errs[] = { ENOENT, EACCES, ENOSPC, EINTR, EEXIST };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		errno = errs[i];
+		assert_string_equal(wk_strerror(WK_ERR_SYSTEM), strerror(errs[i]));
+	}
+	/* wk_strerror leaves errno as it found it. */
+	errno = ENOENT;
+	(void)wk_strerror(WK_ERR_SYSTEM);
+	assert_int_equal(errno, ENOENT);
+}
+
+static void
+test_unknown(void **state)
+{
+	(void)state;
+	assert_string_equal(wk_strerror(-9999), "unknown error");
+	assert_string_equal(wk_strerror(1), "unknown error");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_code),
+		cmocka_unit_test(test_codes_are_negative_and_distinct),
+		cmocka_unit_test(test_system_reads_errno),
+		cmocka_unit_test(test_unknown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
