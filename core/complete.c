@@ -20,6 +20,7 @@
 #include "ckpt.h"
 #include "complete.h"
 #include "config.h"
+#include "err.h"
 #include "xmalloc.h"
 
 int
@@ -62,7 +63,7 @@ complete_entry_ok(const char *entry, char **why)
 		}
 	}
  out:
-	return *why == NULL ? 0 : -1;
+	return *why == NULL ? 0 : WK_ERR_INVALID;
 }
 
 static const cJSON *
