@@ -48,7 +48,7 @@ int proc_group_alive(pid_t pgid);
 /* 1 when process pid has path (same device and inode) open: who holds a lock file. */
 int proc_has_open(pid_t pid, const char *path);
 
-/* pidfd_open(2); -1 with errno when unsupported or the process is gone. */
+/* pidfd_open(2); WK_ERR_SYSTEM (errno set) when unsupported or the process is gone. */
 int proc_pidfd(pid_t pid);
 
 #endif
