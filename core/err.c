@@ -20,6 +20,7 @@ static const struct {
 	{ WK_ERR_EXEC, "could not start program" },
 	{ WK_ERR_REGEX, "regular expression error" },
 	{ WK_ERR_STALE, "stale record" },
+	{ WK_ERR_REMOTE, "failed on the box" },
 };
 
 const char *

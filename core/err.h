@@ -31,6 +31,8 @@ enum wk_err {
 	WK_ERR_EXEC = -8,	/* a spawned program could not be started */
 	WK_ERR_REGEX = -9,	/* a pattern did not compile or matching failed */
 	WK_ERR_STALE = -10,	/* a record refers to a process or boot that is gone */
+	WK_ERR_REMOTE = -11,	/* a command on the box failed or did not answer as asked
+				   (the message printed says what the box said) */
 };
 
 /* Text for a WK_ERR_* code; for WK_ERR_SYSTEM the current errno's text. */
