@@ -652,7 +652,7 @@ jsonc_load(const char *file, cJSON **root, struct jsonc_index *idx, struct diag 
 out:
 	saved = errno;
 	if (rc == WK_ERR_SYSTEM)
-		diag_add(d, file, 0, "cannot read: %s", strerror(saved));
+		diag_add(d, file, 0, "cannot read: %s", wk_strerror(rc));
 	if (fp != NULL)
 		fclose(fp);
 	buf_free(&b);
