@@ -15,10 +15,12 @@
 #define WK_EX_OK	0	/* all: success (onbox: every marker present; patrol: OK/DONE/STOPPED) */
 #define WK_EX_FAIL	1	/* onbox: a stage failed; patrol: a bad verdict or a refused command */
 #define WK_EX_USAGE	64	/* all: usage error (EX_USAGE) */
-#define WK_EX_SOFTWARE	70	/* all: internal error (EX_SOFTWARE) */
+#define WK_EX_SOFTWARE	70	/* onbox, patrol, sentinel: internal error; patrol --install-cron:
+				   the crontab cannot be read or written (EX_SOFTWARE) */
 #define WK_EX_IOERR	74	/* all: could not read/write our own files (EX_IOERR) */
-#define WK_EX_TEMPFAIL	75	/* onbox/patrol: another process holds the run's lock;
-				   onbox stop: the running onbox did not let go (EX_TEMPFAIL) */
+#define WK_EX_TEMPFAIL	75	/* onbox, patrol: another process holds the run's lock (or
+				   deploy: the run is alive); onbox stop: the running onbox did
+				   not let go in time (EX_TEMPFAIL) */
 #define WK_EX_CONFIG	78	/* all: config error, listed as file:line: key: message (EX_CONFIG) */
 #define WK_EX_SIGNAL	128	/* onbox run, sentinel: 128+N stopped by signal N (onbox stop: 143) */
 
