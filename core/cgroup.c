@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cgroup.h"
+#include "err.h"
 #include "fsutil.h"
 #include "jsonfile.h"
 #include "xmalloc.h"
@@ -59,20 +60,19 @@ cg_is_dir(const char *path)
 
 /*
  * pid's cgroup path in the v1 memory hierarchy (*v1 = 1) or, without one,
- * the v2 hierarchy (*v1 = 0).  Caller frees; NULL and *why.
+ * the v2 hierarchy (*v1 = 0).  Caller frees; NULL, *why and *r (a WK_ERR_* code).
  */
 static char *
-cg_proc_path(const char *root, long pid, int *v1, char **why)
+cg_proc_path(const char *root, long pid, int *v1, int *r, char **why)
 {
 	char *path = NULL, *data = NULL, *line, *save = NULL, *c1, *c2, *v2path = NULL, *res = NULL;
-	int r;
 
 	if (pid > 0)
 		path = xstrfmt("%s/proc/%ld/cgroup", root, pid);
 	else
 		path = xstrfmt("%s/proc/self/cgroup", root);
-	if ((r = fs_read_file(path, CG_FILE_MAX, &data, NULL)) != 0) {
-		*why = xstrfmt("%s: %s", path, strerror(errno));
+	if ((*r = fs_read_file(path, CG_FILE_MAX, &data, NULL)) != 0) {
+		*why = xstrfmt("%s: %s", path, wk_strerror(*r));
 		goto out;
 	}
 	for (line = strtok_r(data, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
@@ -93,9 +93,11 @@ cg_proc_path(const char *root, long pid, int *v1, char **why)
 		v2path = NULL;
 		*v1 = 0;
 	}
-	if (res == NULL)
+	if (res == NULL) {
+		*r = WK_ERR_NOTFOUND;
 		*why = xstrfmt("%s: no memory controller line (v1 \"N:memory:/path\" or v2 "
 		    "\"0::/path\")", path);
+	}
  out:
 	free(v2path);
 	free(data);
@@ -137,16 +139,18 @@ cgroup_memory_dir(const char *root, long pid, char **dir, char **why)
 {
 	char *cgpath = NULL, *path = NULL, *data = NULL, *line, *save = NULL, *f[10], *sep, *p;
 	char *fallback = NULL, *fs;
-	int v1 = 0, r = -1, nf, seen = 0;
+	int v1 = 0, r = WK_ERR_NOTFOUND, rc, nf, seen = 0;
 
 	*dir = *why = NULL;
 	if (root == NULL)
 		root = "";
-	if ((cgpath = cg_proc_path(root, pid, &v1, why)) == NULL)
+	if ((cgpath = cg_proc_path(root, pid, &v1, &r, why)) == NULL)
 		goto out;
+	r = WK_ERR_NOTFOUND;
 	path = xstrfmt("%s/proc/self/mountinfo", root);
-	if (fs_read_file(path, CG_FILE_MAX, &data, NULL) != 0) {
-		*why = xstrfmt("%s: %s", path, strerror(errno));
+	if ((rc = fs_read_file(path, CG_FILE_MAX, &data, NULL)) != 0) {
+		*why = xstrfmt("%s: %s", path, wk_strerror(rc));
+		r = rc;
 		goto out;
 	}
 	for (line = strtok_r(data, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
@@ -198,17 +202,22 @@ cgroup_memory_dir(const char *root, long pid, char **dir, char **why)
 	return r;
 }
 
-/* The "oom_kill N" value of path, or -1 and *why (*err: the read's errno, else 0). */
+/*
+ * The "oom_kill N" value of path, or a WK_ERR_* code and *why (*err: the
+ * read's errno, else 0).
+ */
 static long
 cg_read_oom_kill(const char *path, char **why, int *err)
 {
 	char *data = NULL, *line, *save = NULL, *end;
-	long v, r = -1;
+	long v, r = WK_ERR_PARSE;
+	int rc;
 
 	*err = 0;
-	if (fs_read_file(path, CG_FILE_MAX, &data, NULL) != 0) {
-		*err = errno;
-		*why = xstrfmt("%s: %s", path, strerror(*err));
+	if ((rc = fs_read_file(path, CG_FILE_MAX, &data, NULL)) != 0) {
+		*err = rc == WK_ERR_SYSTEM ? errno : 0;
+		*why = xstrfmt("%s: %s", path, wk_strerror(rc));
+		r = rc;
 		goto out;
 	}
 	for (line = strtok_r(data, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
@@ -231,11 +240,11 @@ long
 cgroup_oom_kill(const char *dir, char **why)
 {
 	char *path = xstrfmt("%s/memory.events", dir), *why1 = NULL;
-	long r;
+	long r, r1;
 	int e, e2;
 
 	*why = NULL;
-	if ((r = cg_read_oom_kill(path, &why1, &e)) >= 0)
+	if ((r = r1 = cg_read_oom_kill(path, &why1, &e)) >= 0)
 		goto out;
 	free(path);
 	path = xstrfmt("%s/memory.oom_control", dir);
@@ -246,6 +255,7 @@ cgroup_oom_kill(const char *dir, char **why)
 		free(*why);
 		*why = why1;
 		why1 = NULL;
+		r = r1;
 	}
  out:
 	free(why1);
@@ -295,14 +305,14 @@ cgroup_oom_delta(const cJSON *a, char **why)
 	*why = NULL;
 	if (dir == NULL || base < 0) {
 		*why = xstrdup(json_str(a, "oom_why", "no cgroup recorded at the launch"));
-		return -1;
+		return WK_ERR_NOTFOUND;
 	}
 	if ((now = cgroup_oom_kill(dir, why)) < 0)
-		return -1;
+		return now;
 	if (now < base) {
 		*why = xstrfmt("%s: the oom_kill counter went back from %ld to %ld (a new cgroup "
 		    "of the same name)", dir, base, now);
-		return -1;
+		return WK_ERR_STALE;
 	}
 	return now - base;
 }

@@ -21,13 +21,14 @@
  * /proc/PID/cgroup is relative to the namespace's root, and the mount's root
  * field is "/" or the container's own path: mountpoint + (path minus the
  * mount root) is tried first, then mountpoint + path, then the mount point
- * itself.  0 and *dir (caller frees), or -1 and *why (caller frees).
+ * itself.  0 and *dir (caller frees), or a WK_ERR_* code and *why (caller
+ * frees): WK_ERR_NOTFOUND when no line or mount names it.
  */
 int cgroup_memory_dir(const char *root, long pid, char **dir, char **why);
 
 /*
  * The cumulative oom_kill counter of the cgroup directory dir: v2
- * memory.events, else v1 memory.oom_control.  -1 and *why (caller frees)
+ * memory.events, else v1 memory.oom_control.  A WK_ERR_* code and *why (caller frees)
  * when neither has one, e.g. "/sys/fs/cgroup/x/memory.oom_control: No such
  * file or directory".
  */
@@ -43,7 +44,11 @@ long cgroup_oom_kill(const char *dir, char **why);
  * kill between the two reads still counts.  1 when a changed, else 0.
  */
 int cgroup_oom_mark(cJSON *a, const char *root, long pid);
-/* The counter's increase since cgroup_oom_mark, or -1 and *why (caller frees). */
+/*
+ * The counter's increase since cgroup_oom_mark, or a WK_ERR_* code and *why
+ * (caller frees): WK_ERR_NOTFOUND nothing recorded, WK_ERR_STALE the counter
+ * went back.
+ */
 long cgroup_oom_delta(const cJSON *a, char **why);
 
 #endif

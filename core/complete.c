@@ -20,6 +20,7 @@
 #include "ckpt.h"
 #include "complete.h"
 #include "config.h"
+#include "err.h"
 #include "xmalloc.h"
 
 static const cJSON *

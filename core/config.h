@@ -25,15 +25,8 @@
 
 #include "detach.h"
 #include "diag.h"
+#include "exits.h"
 #include "pattern.h"
-
-#define WK_EX_OK	0
-#define WK_EX_FAIL	1
-#define WK_EX_USAGE	64	/* EX_USAGE */
-#define WK_EX_SOFTWARE	70	/* EX_SOFTWARE: internal error */
-#define WK_EX_IOERR	74	/* EX_IOERR: could not read/write our own files */
-#define WK_EX_TEMPFAIL	75	/* EX_TEMPFAIL: another process holds the run's lock */
-#define WK_EX_CONFIG	78	/* EX_CONFIG */
 
 struct wk_wait {
 	char	*log;		/* relative to workdir unless absolute */

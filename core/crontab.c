@@ -224,8 +224,8 @@ crontab_installed(const struct wk_config *cfg)
 	char *tab = NULL;
 	int r;
 
-	if (crontab_read(&tab) != 0)
-		return -1;
+	if ((r = crontab_read(&tab)) != 0)
+		return r;
 	r = crontab_has(tab, cfg->run);
 	free(tab);
 	return r;

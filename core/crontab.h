@@ -46,7 +46,10 @@ char *crontab_without(const char *tab, const char *run, int *had);
 /* 1 when tab holds a line tagged for run, else 0. */
 int crontab_has(const char *tab, const char *run);
 
-/* 1 when this run's line is in the user's crontab, 0 when not, -1 when it cannot be read. */
+/*
+ * 1 when this run's line is in the user's crontab, 0 when not, crontab_read's
+ * WK_ERR_* code when it cannot be read.
+ */
 int crontab_installed(const struct wk_config *cfg);
 
 #endif

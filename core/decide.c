@@ -14,15 +14,12 @@
 #include "caveats.h"
 #include "ckpt.h"
 #include "decide.h"
+#include "exits.h"
 #include "jsonfile.h"
 #include "monotime.h"
 #include "probe.h"
 #include "traceback.h"
 #include "triage.h"
-
-#define D_EXIT_OK	0
-#define D_EXIT_BAD	1
-#define D_EXIT_UNSEEN	2
 
 static void
 say(struct decide_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -422,10 +419,10 @@ int
 verdict_exit(enum verdict v)
 {
 	if (v == V_OK || v == V_DONE || v == V_STOPPED)
-		return D_EXIT_OK;
+		return WK_EX_VERDICT_OK;
 	if (v == V_SSH_DOWN || v == V_HOSTKEY_MISMATCH)
-		return D_EXIT_UNSEEN;
-	return D_EXIT_BAD;
+		return WK_EX_UNSEEN;
+	return WK_EX_VERDICT_BAD;
 }
 
 /* Progress: onbox's heartbeat when it has it, else the tails read with progress.pattern (probe.c). */

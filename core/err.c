@@ -20,6 +20,7 @@ static const struct {
 	{ WK_ERR_EXEC, "could not start program" },
 	{ WK_ERR_REGEX, "regular expression error" },
 	{ WK_ERR_STALE, "stale record" },
+	{ WK_ERR_REMOTE, "failed on the box" },
 	{ WK_ERR_SSH_RESOLVE, "ssh: the host name does not resolve" },
 	{ WK_ERR_SSH_CONNECT, "ssh: no connection" },
 	{ WK_ERR_SSH_HANDSHAKE, "ssh: the handshake failed" },

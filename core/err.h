@@ -1,9 +1,20 @@
 /*
- * err.h: the one error-code enum of watchkeeper's core.
+ * err.h: the one error-code enum of watchkeeper's core (OpenSSH's ssherr.h shape).
  *
- * Core functions return 0 on success or a negative WK_ERR_* code; wk_strerror()
- * is the only place that turns a code into text.  WK_ERR_SYSTEM means "look at
- * errno", which the failing function leaves set (OpenSSH's ssherr.h shape).
+ * The convention, for every core and patrol module that fails:
+ * - a function that can fail returns 0 (or a count / a descriptor >= 0) on
+ *   success and a negative WK_ERR_* code on failure, never a bare -1 that means
+ *   "something";
+ * - WK_ERR_SYSTEM means "look at errno": the failing function leaves errno set
+ *   to the cause (saving and restoring it around its cleanup), so
+ *   wk_strerror(WK_ERR_SYSTEM) reads exactly as strerror(errno) did;
+ * - wk_strerror() is the only place that turns a code into text;
+ * - who prints: the library returns the code (and, where it has more to say, a
+ *   "why" string or a diag entry); the caller that owns the user's terminal
+ *   (a command, patrol's tick, a main()) prints "<what>: wk_strerror(code)" and
+ *   picks the exit code (exits.h).  A library function never picks an exit code.
+ * A -1 that is a value rather than a failure ("no timeout" for poll(), "not
+ * known" for a counter) stays -1 and is said so where the function is declared.
  */
 #ifndef WK_ERR_H
 #define WK_ERR_H
@@ -20,15 +31,17 @@ enum wk_err {
 	WK_ERR_EXEC = -8,	/* a spawned program could not be started */
 	WK_ERR_REGEX = -9,	/* a pattern did not compile or matching failed */
 	WK_ERR_STALE = -10,	/* a record refers to a process or boot that is gone */
+	WK_ERR_REMOTE = -11,	/* a command on the box failed or did not answer as asked
+				   (the message printed says what the box said) */
 	/* The ssh failures (enum ssh_fail, sshfail.c maps them; struct ssh_error has the message). */
-	WK_ERR_SSH_RESOLVE = -11,
-	WK_ERR_SSH_CONNECT = -12,
-	WK_ERR_SSH_HANDSHAKE = -13,
-	WK_ERR_SSH_HOSTKEY_UNKNOWN = -14,
-	WK_ERR_SSH_HOSTKEY_MISMATCH = -15,
-	WK_ERR_SSH_AUTH = -16,
-	WK_ERR_SSH_IO = -17,
-	WK_ERR_SSH_UNSUPPORTED = -18,
+	WK_ERR_SSH_RESOLVE = -12,
+	WK_ERR_SSH_CONNECT = -13,
+	WK_ERR_SSH_HANDSHAKE = -14,
+	WK_ERR_SSH_HOSTKEY_UNKNOWN = -15,
+	WK_ERR_SSH_HOSTKEY_MISMATCH = -16,
+	WK_ERR_SSH_AUTH = -17,
+	WK_ERR_SSH_IO = -18,
+	WK_ERR_SSH_UNSUPPORTED = -19,
 };
 
 /* Text for a WK_ERR_* code; for WK_ERR_SYSTEM the current errno's text. */

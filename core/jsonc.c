@@ -173,7 +173,7 @@ jsonc_hex4(const char *s, size_t avail, unsigned *out)
 	size_t i;
 
 	if (avail < 4)
-		return -1;
+		return WK_ERR_PARSE;
 	for (i = 0; i < 4; i++) {
 		char c = s[i];
 
@@ -185,7 +185,7 @@ jsonc_hex4(const char *s, size_t avail, unsigned *out)
 		else if (c >= 'A' && c <= 'F')
 			v |= (unsigned)(c - 'A' + 10);
 		else
-			return -1;
+			return WK_ERR_PARSE;
 	}
 	*out = v;
 	return 0;
@@ -652,7 +652,7 @@ jsonc_load(const char *file, cJSON **root, struct jsonc_index *idx, struct diag 
 out:
 	saved = errno;
 	if (rc == WK_ERR_SYSTEM)
-		diag_add(d, file, 0, "cannot read: %s", strerror(saved));
+		diag_add(d, file, 0, "cannot read: %s", wk_strerror(rc));
 	if (fp != NULL)
 		fclose(fp);
 	buf_free(&b);

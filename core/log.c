@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "log.h"
 
 static const char *log_progname = "watchkeeper";
@@ -20,7 +21,7 @@ log_tee_open(const char *path)
 {
 	log_tee_close();
 	log_tee_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	return log_tee_fd < 0 ? -1 : 0;
+	return log_tee_fd < 0 ? WK_ERR_SYSTEM : 0;
 }
 
 void

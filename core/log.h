@@ -15,7 +15,7 @@ void log_init(const char *prog, int verbosity);
 /*
  * Also append every message, and every line given to log_tee_line(), to path
  * with a UTC time stamp (onbox keeps .watchkeeper/onbox.log this way, so what
- * it said survives its tmux pane).  Returns 0 or -1.
+ * it said survives its tmux pane).  Returns 0 or WK_ERR_SYSTEM (errno set).
  */
 int log_tee_open(const char *path);
 void log_tee_line(const char *line);

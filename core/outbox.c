@@ -319,7 +319,8 @@ outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struc
 		r = notify_send(sinks, s, cJSON_GetObjectItem(doc, "event"), &why, &permanent);
 		if (r == 0) {
 			if (unlink(p) != 0 && errno != ENOENT)
-				log_warn("outbox: delivered but cannot remove %s: %s", p, strerror(errno));
+				log_warn("outbox: delivered but cannot remove %s: %s", p,
+				    wk_strerror(WK_ERR_SYSTEM));
 			(void)fsync_parent(p);
 			res->delivered++;
 			status_write(sinkdir, s, 1, NULL, 0, 0);

@@ -167,7 +167,7 @@ proc_pidfd(pid_t pid)
 #else
 	(void)pid;
 	errno = ENOSYS;
-	return -1;
+	return WK_ERR_SYSTEM;
 #endif
 }
 

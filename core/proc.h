@@ -55,7 +55,7 @@ int proc_has_open(pid_t pid, const char *path);
  */
 int proc_cmdline_pair(pid_t pid, const char *opt, const char *val);
 
-/* pidfd_open(2); -1 with errno when unsupported or the process is gone. */
+/* pidfd_open(2); WK_ERR_SYSTEM (errno set) when unsupported or the process is gone. */
 int proc_pidfd(pid_t pid);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "err.h"
 #include "reqentry.h"
 #include "xmalloc.h"
 
@@ -50,5 +51,5 @@ reqentry_ok(const char *entry, char **why)
 		}
 	}
  out:
-	return *why == NULL ? 0 : -1;
+	return *why == NULL ? 0 : WK_ERR_INVALID;
 }

@@ -10,7 +10,7 @@
 #define REQENTRY_FINAL_CKPT	"{final_checkpoint}"
 
 /*
- * One completion.require entry as the config check sees it: 0, or -1 and
+ * One completion.require entry as the config check sees it: 0, or WK_ERR_INVALID and
  * *why (caller frees) saying what is wrong with it.
  */
 int reqentry_ok(const char *entry, char **why);

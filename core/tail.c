@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "logscan.h"
 #include "tail.h"
 #include "xmalloc.h"
@@ -493,7 +494,7 @@ tailkeep_save(const struct tailkeep *tk)
 	return doc;
 }
 
-/* [seq, "text"] -> 0, else -1. */
+/* [seq, "text"] -> 0, else WK_ERR_PARSE. */
 static int
 pair_get(const cJSON *p, uint64_t *seq, const char **text)
 {
@@ -501,7 +502,7 @@ pair_get(const cJSON *p, uint64_t *seq, const char **text)
 
 	if (!cJSON_IsArray(p) || !cJSON_IsNumber(s) || !cJSON_IsString(t) || s->valuedouble < 0 ||
 	    s->valuedouble > 9007199254740992.0)
-		return -1;
+		return WK_ERR_PARSE;
 	*seq = (uint64_t)s->valuedouble;
 	*text = t->valuestring;
 	return 0;
@@ -513,7 +514,7 @@ tailkeep_load(struct tailkeep *tk, const cJSON *doc)
 	const cJSON *tb = cJSON_GetObjectItem(doc, "traceback"), *p, *st, *pre, *om;
 	const char *text;
 	uint64_t seq;
-	int r = -1;
+	int r = WK_ERR_PARSE;
 
 	tailkeep_clear(tk);
 	if (!cJSON_IsObject(doc) || !cJSON_IsNumber(cJSON_GetObjectItem(doc, "seq")) ||

@@ -92,7 +92,10 @@ cJSON *tailkeep_lines(const struct tailkeep *tk);
 /* The newest line (the bar's state while it is redrawn), NULL when nothing was seen. */
 const char *tailkeep_last(const struct tailkeep *tk);
 int tailkeep_empty(const struct tailkeep *tk);
-/* Everything kept, for scan.json, and back: 0, or -1 (tk left empty) when doc is not one. */
+/*
+ * Everything kept, for scan.json, and back: 0, or WK_ERR_PARSE (tk left
+ * empty) when doc is not one.
+ */
 cJSON *tailkeep_save(const struct tailkeep *tk);
 int tailkeep_load(struct tailkeep *tk, const cJSON *doc);
 void tailkeep_clear(struct tailkeep *tk);

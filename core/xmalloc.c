@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -81,7 +82,7 @@ xvasprintf(char **out, const char *fmt, va_list ap)
 	n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
-		fatal("vsnprintf: %s", strerror(errno));
+		fatal("vsnprintf: %s", wk_strerror(WK_ERR_SYSTEM));
 	*out = xmalloc((size_t)n + 1);
 	vsnprintf(*out, (size_t)n + 1, fmt, ap);
 	return n;

@@ -34,7 +34,7 @@ cron_install(const struct wk_config *cfg, const char *self, const char *cfgpath)
 		return WK_EX_CONFIG;
 	}
 	if ((dir = statedir_path(cfg, 1)) == NULL) {
-		log_error("cannot create the run's state directory: %s", strerror(errno));
+		log_error("cannot create the run's state directory: %s", wk_strerror(WK_ERR_SYSTEM));
 		return WK_EX_IOERR;
 	}
 	logp = xstrfmt("%s/cron.log", dir);
@@ -55,7 +55,7 @@ cron_install(const struct wk_config *cfg, const char *self, const char *cfgpath)
 			    "move it to a path without one", self);
 			rc = WK_EX_FAIL;
 		} else {
-			log_error("cannot build the crontab line: %s", strerror(errno));
+			log_error("cannot build the crontab line: %s", wk_strerror(WK_ERR_SYSTEM));
 			rc = WK_EX_SOFTWARE;
 		}
 		goto out;

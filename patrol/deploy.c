@@ -22,7 +22,6 @@
  * Every remote command is a script fed to `sh -s`, so the login shell only
  * ever parses those two words (dash, bash, even csh do).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,14 +83,17 @@ struct deploy {
 	int			 stale_bin;	/* bin/onbox is of another version: moved aside */
 };
 
-/* Run a script with `sh -s` on the box; 0 and its output (caller frees) or -1 (message printed). */
+/*
+ * Run a script with `sh -s` on the box; 0 and its output (caller frees) or
+ * WK_ERR_REMOTE (message printed).
+ */
 static int
 deploy_sh(struct deploy *d, const char *what, const char *script, struct ssh_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	if (ssh_exec(d->conn, "sh -s", script, strlen(script), DEPLOY_OUT_MAX, res, &d->err) != 0) {
 		log_error("%s: %s", what, d->err.msg);
-		return -1;
+		return WK_ERR_REMOTE;
 	}
 	return 0;
 }
@@ -119,32 +121,40 @@ deploy_sha256(const void *data, size_t len, char hex[65])
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-/* The sha256 of a local file; 0, or -1 when it cannot be read. */
+/*
+ * The sha256 of a local file; 0, or the read's WK_ERR_* code, or
+ * WK_ERR_INVALID when libcrypto gives no sha256.
+ */
 static int
 deploy_file_sha(const char *path, char hex[65])
 {
 	char *data = NULL;
 	size_t len;
+	int r;
 
-	if (fs_read_file(path, DEPLOY_FILE_MAX, &data, &len) != 0)
-		return -1;
+	if ((r = fs_read_file(path, DEPLOY_FILE_MAX, &data, &len)) != 0)
+		return r;
 	deploy_sha256(data, len, hex);
 	free(data);
-	return hex[0] != '\0' ? 0 : -1;
+	return hex[0] != '\0' ? 0 : WK_ERR_INVALID;
 }
 
-/* Probe and refuse when anything of the run is alive. 0 to go on, 1 alive, -1 failed. */
+/*
+ * Probe and refuse when anything of the run is alive. 0 to go on, 1 alive, a
+ * WK_ERR_* code failed (message printed).
+ */
 static int
 deploy_check_idle(struct deploy *d)
 {
 	char *script = probe_script(d->cfg), *why = NULL;
 	struct ssh_result res;
 	struct probe p;
-	int r = -1;
+	int r;
 
-	if (deploy_sh(d, "probe", script, &res) != 0)
+	if ((r = deploy_sh(d, "probe", script, &res)) != 0)
 		goto out;
 	if (probe_parse(NULL, res.out, res.out_len, &p, &why) != 0) {
+		r = WK_ERR_PARSE;
 		log_error("the probe failed: %s", why);
 		ssh_result_free(&res);
 		goto out;
@@ -202,9 +212,9 @@ deploy_facts(struct deploy *d)
 	struct ssh_result res;
 	char *script = deploy_facts_script(d), *line, *nl, *val;
 	size_t i;
-	int r = -1, end = 0;
+	int r, end = 0;
 
-	if (deploy_sh(d, "facts", script, &res) != 0)
+	if ((r = deploy_sh(d, "facts", script, &res)) != 0)
 		goto out;
 	for (line = res.out; line != NULL && *line != '\0'; line = nl) {
 		if ((nl = strchr(line, '\n')) != NULL)
@@ -238,9 +248,8 @@ deploy_facts(struct deploy *d)
 	if (!end || d->arch == NULL) {
 		log_error("the box did not answer deploy's checks (exit %d): %.300s", res.exit_status,
 		    res.err != NULL ? res.err : "");
-		goto out;
+		r = WK_ERR_REMOTE;
 	}
-	r = 0;
  out:
 	ssh_result_free(&res);
 	free(script);
@@ -278,14 +287,14 @@ deploy_portable(const char *arch, struct buf *looked)
 	return found;
 }
 
-/* Pick the onbox; 0, or -1 with the refusal printed (nothing has been sent). */
+/* Pick the onbox; 0, or WK_ERR_NOTFOUND with the refusal printed (nothing has been sent). */
 static int
 deploy_choose(struct deploy *d, const char *onbox_local)
 {
 	char *want = xstrfmt("onbox %s", WK_VERSION), *port, hex[65];
 	struct buf looked = BUF_INIT;
 	size_t i;
-	int r = -1, known = 0;
+	int r = WK_ERR_NOTFOUND, known = 0;
 
 	if (onbox_local != NULL) {
 		d->local[DF_ONBOX] = xstrdup(onbox_local);
@@ -356,7 +365,7 @@ deploy_mkdirs(struct deploy *d)
 	struct ssh_result res;
 	char *bindir = xstrfmt("%s/" LAYOUT_DIR "/bin", d->cfg->workdir);
 	const char *c = d->remote[DF_CONFIG], *slash = strrchr(c, '/');
-	int r = -1;
+	int r;
 
 	buf_puts(&s, "mkdir -p ");
 	sshq_append(&s, d->cfg->workdir);
@@ -384,13 +393,13 @@ deploy_mkdirs(struct deploy *d)
 		}
 	}
 	buf_putc(&s, '\n');
-	if (deploy_sh(d, "mkdir", s.data, &res) != 0)
+	if ((r = deploy_sh(d, "mkdir", s.data, &res)) != 0)
 		goto out;
-	if (res.exit_status != 0)
+	if (res.exit_status != 0) {
 		log_error("cannot create the run's directories on the box (exit %d): %.300s",
 		    res.exit_status, res.err != NULL ? res.err : "");
-	else
-		r = 0;
+		r = WK_ERR_REMOTE;
+	}
 	if (r == 0 && d->stale_bin)
 		printf("onbox: moved the box's %s (\"%s\") aside to %s.old: the one on the PATH is "
 		    "%s\n", d->remote[DF_ONBOX], d->binver, d->remote[DF_ONBOX], d->pathver);
@@ -404,7 +413,7 @@ deploy_mkdirs(struct deploy *d)
 /*
  * Send file f when the box's copy differs (or cannot be compared); onbox
  * goes to bin/onbox.new first and becomes bin/onbox only once it runs there.
- * 1 sent, 0 unchanged, -1 failed (message printed).
+ * 1 sent, 0 unchanged, a WK_ERR_* code failed (message printed).
  */
 static int
 deploy_send(struct deploy *d, enum deploy_file f, int mode)
@@ -412,10 +421,10 @@ deploy_send(struct deploy *d, enum deploy_file f, int mode)
 	static const char *const what[DF_COUNT] = { "onbox", "the config", "profile" };
 	char *data = NULL, hex[65], *dest = NULL;
 	size_t len;
-	int r = -1;
+	int r;
 
-	if (fs_read_file(d->local[f], DEPLOY_FILE_MAX, &data, &len) != 0) {
-		log_error("cannot read %s: %s", d->local[f], strerror(errno));
+	if ((r = fs_read_file(d->local[f], DEPLOY_FILE_MAX, &data, &len)) != 0) {
+		log_error("cannot read %s: %s", d->local[f], wk_strerror(r));
 		goto out;
 	}
 	deploy_sha256(data, len, hex);
@@ -428,6 +437,7 @@ deploy_send(struct deploy *d, enum deploy_file f, int mode)
 	dest = f == DF_ONBOX ? xstrfmt("%s.new", d->remote[f]) : xstrdup(d->remote[f]);
 	if (ssh_put(d->conn, dest, data, len, mode, &d->err) != 0) {
 		log_error("upload of %s to %s failed: %s", d->local[f], dest, d->err.msg);
+		r = WK_ERR_REMOTE;
 		goto out;
 	}
 	if (f != DF_ONBOX)
@@ -443,7 +453,8 @@ deploy_send(struct deploy *d, enum deploy_file f, int mode)
 /*
  * Run the chosen onbox's --version on the box (the uploaded one as .new,
  * renamed over bin/onbox when it runs, removed when it does not).  Keeps
- * line 1 and the http line (onbox --version: core/curlcmd.h).  0, or -1 (message printed).
+ * line 1 and the http line (onbox --version: core/curlcmd.h).  0, or a
+ * WK_ERR_* code (message printed).
  */
 static int
 deploy_check_onbox(struct deploy *d, int fresh)
@@ -451,7 +462,7 @@ deploy_check_onbox(struct deploy *d, int fresh)
 	struct buf s = BUF_INIT;
 	struct ssh_result res;
 	char *nl, *l2;
-	int r = -1;
+	int r;
 
 	put_assign(&s, "B", d->onbox);
 	put_assign(&s, "N", fresh ? "1" : "");
@@ -462,8 +473,9 @@ deploy_check_onbox(struct deploy *d, int fresh)
 	    "else\n"
 	    "  s=$?; [ -n \"$N\" ] && rm -f \"$O\"; printf '%s\\n' \"$out\" >&2; exit $s\n"
 	    "fi\n");
-	if (deploy_sh(d, "onbox --version", s.data, &res) != 0)
+	if ((r = deploy_sh(d, "onbox --version", s.data, &res)) != 0)
 		goto out;
+	r = WK_ERR_REMOTE;
 	if (res.exit_status != 0) {
 		/* An older glibc, another arch: say what the box said, and the way out. */
 		log_error("%s does not run on the box (exit %d): %.300s\n  %s", fresh ? d->local[DF_ONBOX] :
@@ -512,7 +524,7 @@ deploy_record(struct deploy *d, int fallback)
 
 	if ((r = pstate_open(d->cfg, &st)) != 0) {
 		log_warn("could not record the deploy in patrol's state (%s): the next deploy "
-		    "records it", r == WK_ERR_BUSY ? "a patrol tick holds it" : strerror(errno));
+		    "records it", r == WK_ERR_BUSY ? "a patrol tick holds it" : wk_strerror(r));
 		return;
 	}
 	timefmt_utc(time(NULL), now, sizeof(now));
@@ -526,8 +538,8 @@ deploy_record(struct deploy *d, int fallback)
 		json_set_str(o, "http", d->http);
 	json_set_bool(o, "tmux_missing", fallback);
 	json_set(st.doc, "deploy", o);	/* transferred */
-	if (pstate_save(&st) != 0)
-		log_warn("cannot write %s/patrol.json: %s", st.dir, strerror(errno));
+	if ((r = pstate_save(&st)) != 0)
+		log_warn("cannot write %s/patrol.json: %s", st.dir, wk_strerror(r));
 	pstate_close(&st);
 }
 
@@ -559,7 +571,7 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int sec
 	    ssh_connect(&t, (t.connect_timeout_s + DEPLOY_BUDGET_S) * 1000, &d.conn, &d.err) != 0) {
 		diag_print(&dg, stderr);
 		log_error("cannot reach the box: %s", d.err.msg);
-		rc = 2;
+		rc = WK_EX_UNSEEN;
 		goto out;
 	}
 	/* 1-3: the checks that can refuse.  Nothing is written on the box before they pass. */

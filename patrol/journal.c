@@ -12,13 +12,13 @@
  * the probe's bound is read again next tick, and one that was logged is
  * never logged twice (a restart of patrol reads the offset back).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "buf.h"
+#include "err.h"
 #include "jsonfile.h"
 #include "logbook.h"
 #include "log.h"
@@ -40,9 +40,10 @@ jot(const struct jctx *j, time_t when, const char *kind, const char *text, const
 {
 	char *k = notify_scrub(j->sinks, kind), *t = notify_scrub(j->sinks, text != NULL ? text : "");
 	char *e = evidence != NULL ? notify_scrub(j->sinks, evidence) : NULL;
+	int r;
 
-	if (logbook_append(j->st->dir, j->cfg->run, when, k, t, e) != 0)
-		log_warn("cannot append to %s/" LOGBOOK_FILE ": %s", j->st->dir, strerror(errno));
+	if ((r = logbook_append(j->st->dir, j->cfg->run, when, k, t, e)) != 0)
+		log_warn("cannot append to %s/" LOGBOOK_FILE ": %s", j->st->dir, wk_strerror(r));
 	free(k);
 	free(t);
 	free(e);

@@ -47,7 +47,7 @@ int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int
  * (0600, atomically, through the channel's stdin; core/notify.h).  A
  * variable missing or empty here is warned about by name and not sent (the
  * box keeps the value it was sent before for it).
- * 0 sent or nothing to send, else -1 with err set.
+ * 0 sent or nothing to send, else WK_ERR_REMOTE with err set.
  */
 struct ssh_conn;
 struct ssh_error;

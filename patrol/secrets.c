@@ -29,6 +29,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "err.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -125,7 +126,7 @@ secrets_send(const struct wk_config *cfg, struct ssh_conn *conn, struct ssh_erro
 	const char *v;
 	size_t n = 0, i, sent = 0, nmissing = 0;
 	cJSON *doc = NULL;
-	int ret = -1;
+	int ret = WK_ERR_REMOTE;
 
 	memset(&res, 0, sizeof(res));
 	memset(err, 0, sizeof(*err));

@@ -58,14 +58,14 @@ patrol_stop(struct wk_config *cfg)
 		diag_print(&dg, stderr);
 		log_error("cannot reach the box: %s; nothing was stopped and nothing recorded (exit 2)",
 		    err.msg);
-		rc = 2;
+		rc = WK_EX_UNSEEN;
 		goto out;
 	}
 	cmd = remote_onbox_command(cfg, args.data);
 	if (ssh_exec(conn, cmd, NULL, 0, 64 * 1024, &res, &err) != 0) {
 		log_error("onbox stop on the box did not finish: %s; look again with `patrol -c %s "
 		    "--once`", err.msg, cfg->path);
-		rc = 2;
+		rc = WK_EX_UNSEEN;
 		goto out;
 	}
 	if (res.out != NULL)

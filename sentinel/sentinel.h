@@ -26,15 +26,10 @@
 #include <cJSON.h>
 
 #include "config.h"
+#include "exits.h"
 #include "mwait.h"
 #include "ssh.h"
 #include "tick.h"
-
-#define SENTINEL_EX_FOUND	0
-#define SENTINEL_EX_GAVE_UP	1
-#define SENTINEL_EX_REFUSED	2
-#define SENTINEL_EX_FAILED	3
-#define SENTINEL_EX_SUPERSEDED	WK_EX_TEMPFAIL	/* 75 */
 
 struct sentinel {
 	struct wk_config	*cfg;

@@ -21,6 +21,7 @@
 #include "complete.h"
 #include "config.h"
 #include "diag.h"
+#include "err.h"
 #include "unit.h"
 
 struct fx {
@@ -140,7 +141,7 @@ test_entry_rules(void **state)
 		assert_null(why);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(complete_entry_ok(bad[i], &why), -1);
+		assert_int_equal(complete_entry_ok(bad[i], &why), WK_ERR_INVALID);
 		assert_non_null(why);
 		free(why);
 	}

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "logscan.h"
 #include "tail.h"
 
@@ -400,11 +401,11 @@ test_save_load(void **state)
 
 	/* Not a saved tailkeep (an older onbox's array, junk): -1, and empty. */
 	bad = cJSON_Parse("[\"a\", \"b\"]");
-	assert_int_equal(tailkeep_load(&b, bad), -1);
+	assert_int_equal(tailkeep_load(&b, bad), WK_ERR_PARSE);
 	assert_true(tailkeep_empty(&b));
 	cJSON_Delete(bad);
 	bad = cJSON_Parse("{\"seq\": 3, \"lines\": [[1, \"x\"]], \"traceback\": {\"state\": 9, \"prefix\": \"\"}}");
-	assert_int_equal(tailkeep_load(&b, bad), -1);
+	assert_int_equal(tailkeep_load(&b, bad), WK_ERR_PARSE);
 	assert_true(tailkeep_empty(&b));
 	cJSON_Delete(bad);
 	tailkeep_free(&a);

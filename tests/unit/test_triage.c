@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "err.h"
 #include "triage.h"
 #include "unit.h"
 
@@ -820,7 +821,7 @@ test_cgroup_v1(void **state)
 	/* "memory_recursiveprot" in the options is not the controller */
 	fake_file(root, "proc/self/mountinfo",
 	    "35 31 0:32 / /sys/fs/cgroup/x rw - cgroup cgroup rw,memory_x\n");
-	assert_int_equal(cgroup_memory_dir(root, 77, &dir, &why), -1);
+	assert_int_equal(cgroup_memory_dir(root, 77, &dir, &why), WK_ERR_NOTFOUND);
 	assert_null(dir);
 	assert_non_null(strstr(why, "no cgroup v1 memory mount"));
 	free(why);
@@ -904,7 +905,7 @@ test_cgroup_missing(void **state)
 	free(why);
 	/* no memory line at all */
 	fake_file(root, "proc/20/cgroup", "8:pids:/\n1:cpu:/\n");
-	assert_int_equal(cgroup_memory_dir(root, 20, &dir, &why), -1);
+	assert_int_equal(cgroup_memory_dir(root, 20, &dir, &why), WK_ERR_NOTFOUND);
 	assert_non_null(strstr(why, "no memory controller line"));
 	free(why);
 	/* no mountinfo */
@@ -915,7 +916,7 @@ test_cgroup_missing(void **state)
 	/* a mount, but the cgroup's directory is not under it */
 	fake_file(root, "proc/self/mountinfo", "25 21 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
 	fake_dir(root, "sys/fs/cgroup");
-	assert_int_equal(cgroup_memory_dir(root, 21, &dir, &why), -1);
+	assert_int_equal(cgroup_memory_dir(root, 21, &dir, &why), WK_ERR_NOTFOUND);
 	assert_non_null(strstr(why, "no directory for cgroup /a"));
 	free(why);
 	/* the directory without a counter file: the v1 file's error is said */
@@ -927,7 +928,7 @@ test_cgroup_missing(void **state)
 	/* a memory.events without the line (old kernel), nor a v1 file */
 	snprintf(path, sizeof(path), "%s/memory.events", dir);
 	write_file(path, "low 0\nhigh 0\nmax 0\noom 0\n");
-	assert_int_equal(cgroup_oom_kill(dir, &why), -1);
+	assert_int_equal(cgroup_oom_kill(dir, &why), WK_ERR_PARSE);
 	assert_non_null(why);
 	free(why);
 	/* an unreadable v2 file says its own error */
@@ -979,18 +980,18 @@ test_cgroup_mark_and_delta(void **state)
 	assert_int_equal(cgroup_oom_delta(a, &why), 0);
 	/* a counter that went back: another cgroup of the same name, unknown */
 	fake_file(root, "sys/fs/cgroup/b/memory.events", "oom 0\noom_kill 0\n");
-	assert_int_equal(cgroup_oom_delta(a, &why), -1);
+	assert_int_equal(cgroup_oom_delta(a, &why), WK_ERR_STALE);
 	assert_non_null(strstr(why, "went back from 7 to 0"));
 	free(why);
 	/* nothing readable: oom_why, and the delta says it */
 	assert_non_null(mkdtemp(empty));
 	assert_int_equal(cgroup_oom_mark(b, empty, 0), 1);
 	assert_null(cJSON_GetObjectItem(b, "oom_kill_base"));
-	assert_int_equal(cgroup_oom_delta(b, &why), -1);
+	assert_int_equal(cgroup_oom_delta(b, &why), WK_ERR_NOTFOUND);
 	assert_non_null(strstr(why, "/proc/self/cgroup: No such file or directory"));
 	free(why);
 	/* an attempt from before this version: no cgroup recorded */
-	assert_int_equal(cgroup_oom_delta(NULL, &why), -1);
+	assert_int_equal(cgroup_oom_delta(NULL, &why), WK_ERR_NOTFOUND);
 	assert_non_null(strstr(why, "no cgroup recorded"));
 	free(why);
 	cJSON_Delete(a);
