@@ -109,65 +109,78 @@ struct pending_ev {
 	size_t		 sink;
 };
 
+/*
+ * The runner in three parts: what lives as long as the run (run), what one
+ * stage's supervision resets (cur, runner_stage_reset), and the
+ * notification side (note).
+ */
 struct runner {
-	struct wk_config *cfg;
-	char		 instance[17];
-	int		 lockfd;
-	int		 ifd;		/* inotify */
-	int		 sfd;		/* signalfd */
-	struct deadline	 hb;
-	const char	*status;	/* running | done | failed | stopped | waiting (see runner_run) */
-
-	/* the stage being supervised */
-	const struct wk_stage *st;
-	size_t		 idx;
-	long		 attempt;
-	long		 stage_pid;
-	struct source	 src[2];
-	size_t		 nsrc;
-	struct triage_scan ts;
-	int		 done_seen;
-	int		 wait_seen;
-	int		 prog_have;
-	long		 prog_cur;
-	long		 prog_max_log;
-	cJSON		*last_event;	/* {event, stage, attempt, time} */
-	int		 got_signal;
-	int		 stop_asked;	/* SIGUSR1 came with a stop request (`onbox stop`) */
-	int		 stopped;	/* the run was stopped on purpose: recorded, run_stopped sent */
-	int		 restart;	/* the policy restarts the stage that just failed */
-
-	/*
-	 * Training health (core/health.c): fed every new line, its state kept
-	 * in .watchkeeper/scan.json with how far each log was read (runner_scan_save).
-	 */
-	struct health	*health;	/* NULL: none (its patterns failed) */
-	cJSON		*saved;		/* scan.json as the last onbox left it, or NULL */
-	time_t		 htick;		/* last health tick: one per heartbeat_s, not per event */
-	struct nanstop	 nan;		/* loss.on_nan stop: the attempt to stop (nanstop.h) */
-
-	struct notify_sinks sinks;
-	struct outbox_opts outbox;
-	struct deliver	 dl;
-
-	/*
-	 * Events outbox_enqueue could not queue (a full disk): a ring, oldest
-	 * first, queued again at every heartbeat and before exit, in the order
-	 * they were raised (runner_pend_flush).  A new event waits behind them.
-	 */
-	struct pending_ev pend[PEND_MAX];
-	size_t		 pend_head;
-	size_t		 npend;
-	int		 pend_failing;	/* this streak of failures is logged */
-	struct jobrun	*job;		/* detach "job": run stages are cluster jobs (jobrun.c); else NULL */
-
-	/* This onbox as a Slurm job sees itself (runner_slurm_env); job 0: not under Slurm. */
+	/* ---- the run: this process, from lock to exit ---- */
 	struct {
-		int	 job;			/* SLURM_JOB_ID was valid: job_id holds it */
-		char	 job_id[SLURM_ID_MAX + 1];
-		long	 restarts;		/* SLURM_RESTART_COUNT (unset: 0); -1 unusable */
-		char	 node[SLURM_NODE_MAX + 1]; /* SLURMD_NODENAME; "" unknown */
-	} slurm;
+		struct wk_config *cfg;		/* the run's config; cfg->workdir its workdir */
+		char		 instance[17];
+		int		 lockfd;	/* onbox.lock */
+		int		 ifd;		/* inotify */
+		int		 sfd;		/* signalfd */
+		struct deadline	 hb;		/* next heartbeat */
+		const char	*status;	/* running | done | failed | stopped | waiting (see runner_run) */
+		struct jobrun	*job;		/* detach "job": run stages are cluster jobs (jobrun.c); else NULL */
+		int		 got_signal;
+		int		 stop_asked;	/* SIGUSR1 came with a stop request (`onbox stop`) */
+		int		 stopped;	/* the run was stopped on purpose: recorded, run_stopped sent */
+
+		/*
+		 * Training health (core/health.c): fed every new line, its state kept
+		 * in .watchkeeper/scan.json with how far each log was read (runner_scan_save).
+		 */
+		struct health	*health;	/* NULL: none (its patterns failed) */
+		cJSON		*saved;		/* scan.json as the last onbox left it, or NULL */
+		time_t		 htick;		/* last health tick: one per heartbeat_s, not per event */
+		struct nanstop	 nan;		/* loss.on_nan stop: the attempt to stop (nanstop.h) */
+
+		/* This onbox as a Slurm job sees itself (runner_slurm_env); job 0: not under Slurm. */
+		struct {
+			int	 job;			/* SLURM_JOB_ID was valid: job_id holds it */
+			char	 job_id[SLURM_ID_MAX + 1];
+			long	 restarts;		/* SLURM_RESTART_COUNT (unset: 0); -1 unusable */
+			char	 node[SLURM_NODE_MAX + 1]; /* SLURMD_NODENAME; "" unknown */
+		} slurm;
+	} run;
+
+	/* ---- the stage being supervised (runner_stage_reset) ---- */
+	struct {
+		const struct wk_stage *st;
+		size_t		 idx;
+		long		 attempt;
+		long		 stage_pid;
+		struct source	 src[2];
+		size_t		 nsrc;
+		struct triage_scan ts;
+		int		 done_seen;
+		int		 wait_seen;
+		int		 prog_have;
+		long		 prog_cur;
+		long		 prog_max_log;
+		int		 restart;	/* the policy restarts the stage that just failed */
+	} cur;
+
+	/* ---- notifications: sinks, their outbox and delivery, events held in memory ---- */
+	struct {
+		struct notify_sinks sinks;
+		struct outbox_opts outbox;
+		struct deliver	 dl;
+		cJSON		*last_event;	/* {event, stage, attempt, time} */
+
+		/*
+		 * Events outbox_enqueue could not queue (a full disk): a ring, oldest
+		 * first, queued again at every heartbeat and before exit, in the order
+		 * they were raised (runner_pend_flush).  A new event waits behind them.
+		 */
+		struct pending_ev pend[PEND_MAX];
+		size_t		 pend_head;
+		size_t		 npend;
+		int		 pend_failing;	/* this streak of failures is logged */
+	} note;
 };
 
 struct line_ctx {
@@ -181,15 +194,15 @@ struct line_ctx {
 static void
 runner_progress_text(const struct runner *r, char *out, size_t len)
 {
-	long max = r->cfg->has_progress && r->cfg->progress.max > 0 ?
-	    r->cfg->progress.max : r->prog_max_log;
+	long max = r->run.cfg->has_progress && r->run.cfg->progress.max > 0 ?
+	    r->run.cfg->progress.max : r->cur.prog_max_log;
 
-	if (!r->prog_have)
+	if (!r->cur.prog_have)
 		snprintf(out, len, "unknown");
 	else if (max > 0)
-		snprintf(out, len, "~%ld/%ld", r->prog_cur, max);
+		snprintf(out, len, "~%ld/%ld", r->cur.prog_cur, max);
 	else
-		snprintf(out, len, "~%ld/unknown", r->prog_cur);
+		snprintf(out, len, "~%ld/unknown", r->cur.prog_cur);
 }
 
 static const char *
@@ -199,8 +212,8 @@ runner_last_line(const struct runner *r)
 	size_t i;
 
 	/* The program's own log first: that is where its progress goes. */
-	for (i = r->nsrc; i-- > 0;)
-		if ((l = tailkeep_last(&r->src[i].tail)) != NULL)
+	for (i = r->cur.nsrc; i-- > 0;)
+		if ((l = tailkeep_last(&r->cur.src[i].tail)) != NULL)
 			return l;
 	return NULL;
 }
@@ -221,65 +234,65 @@ runner_heartbeat(struct runner *r)
 
 	(void)runner_pend_flush(r);
 	timefmt_utc(now, when, sizeof(when));
-	cJSON_AddStringToObject(doc, "run", r->cfg->run);
+	cJSON_AddStringToObject(doc, "run", r->run.cfg->run);
 	cJSON_AddStringToObject(doc, "time", when);
 	cJSON_AddNumberToObject(doc, "time_unix", (double)now);
-	cJSON_AddNumberToObject(doc, "heartbeat_s", (double)r->cfg->heartbeat_s);
+	cJSON_AddNumberToObject(doc, "heartbeat_s", (double)r->run.cfg->heartbeat_s);
 	cJSON_AddNumberToObject(doc, "onbox_pid", (double)getpid());
-	cJSON_AddStringToObject(doc, "status", r->status);
-	cJSON_AddNumberToObject(doc, "nstages", (double)r->cfg->nchain);
-	if (r->st != NULL) {
-		cJSON_AddStringToObject(doc, "stage", r->st->name);
-		cJSON_AddNumberToObject(doc, "stage_index", (double)r->idx);
-		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
-		cJSON_AddNumberToObject(doc, "stage_pid", (double)r->stage_pid);
-		jobrun_heartbeat(r->job, doc);	/* job backend: its id and state */
+	cJSON_AddStringToObject(doc, "status", r->run.status);
+	cJSON_AddNumberToObject(doc, "nstages", (double)r->run.cfg->nchain);
+	if (r->cur.st != NULL) {
+		cJSON_AddStringToObject(doc, "stage", r->cur.st->name);
+		cJSON_AddNumberToObject(doc, "stage_index", (double)r->cur.idx);
+		cJSON_AddNumberToObject(doc, "attempt", (double)r->cur.attempt);
+		cJSON_AddNumberToObject(doc, "stage_pid", (double)r->cur.stage_pid);
+		jobrun_heartbeat(r->run.job, doc);	/* job backend: its id and state */
 	}
 	runner_progress_text(r, ptext, sizeof(ptext));
 	prog = cJSON_AddObjectToObject(doc, "progress");
 	cJSON_AddStringToObject(prog, "text", ptext);
-	if (r->prog_have)
-		cJSON_AddNumberToObject(prog, "cur", (double)r->prog_cur);
-	if (r->cfg->has_progress && r->cfg->progress.max > 0)
-		cJSON_AddNumberToObject(prog, "max", (double)r->cfg->progress.max);
-	else if (r->prog_max_log > 0)
-		cJSON_AddNumberToObject(prog, "max", (double)r->prog_max_log);
+	if (r->cur.prog_have)
+		cJSON_AddNumberToObject(prog, "cur", (double)r->cur.prog_cur);
+	if (r->run.cfg->has_progress && r->run.cfg->progress.max > 0)
+		cJSON_AddNumberToObject(prog, "max", (double)r->run.cfg->progress.max);
+	else if (r->cur.prog_max_log > 0)
+		cJSON_AddNumberToObject(prog, "max", (double)r->cur.prog_max_log);
 	if ((last = runner_last_line(r)) != NULL)
 		cJSON_AddStringToObject(doc, "last_line", last);
-	if (r->last_event != NULL)
-		cJSON_AddItemToObject(doc, "last_event", cJSON_Duplicate(r->last_event, 1));
-	if (r->sinks.n > 0) {
-		char *od = layout_path(r->cfg->workdir, "outbox");
+	if (r->note.last_event != NULL)
+		cJSON_AddItemToObject(doc, "last_event", cJSON_Duplicate(r->note.last_event, 1));
+	if (r->note.sinks.n > 0) {
+		char *od = layout_path(r->run.cfg->workdir, "outbox");
 
-		cJSON_AddItemToObject(doc, "notify", outbox_status(od, &r->sinks));
+		cJSON_AddItemToObject(doc, "notify", outbox_status(od, &r->note.sinks));
 		free(od);
 	}
-	if (r->health != NULL) {
+	if (r->run.health != NULL) {
 		struct health_view v;
 
 		/* A tick judges throughput: once per heartbeat interval, however often we write. */
-		if (now - r->htick >= r->cfg->heartbeat_s) {
-			health_tick(r->health, now);
-			r->htick = now;
+		if (now - r->run.htick >= r->run.cfg->heartbeat_s) {
+			health_tick(r->run.health, now);
+			r->run.htick = now;
 		}
 		runner_health_alerts(r);
-		health_view(r->health, &v);
+		health_view(r->run.health, &v);
 		cJSON_AddItemToObject(doc, "health", health_view_json(&v));
 	}
 	runner_scan_save(r);
 	markers = cJSON_AddObjectToObject(doc, "markers");
-	for (i = 0; i < r->cfg->nchain; i++) {
-		char *m = layout_marker(r->cfg->workdir, r->cfg->chain[i].marker);
+	for (i = 0; i < r->run.cfg->nchain; i++) {
+		char *m = layout_marker(r->run.cfg->workdir, r->run.cfg->chain[i].marker);
 
-		cJSON_AddBoolToObject(markers, r->cfg->chain[i].marker, fs_exists(m));
+		cJSON_AddBoolToObject(markers, r->run.cfg->chain[i].marker, fs_exists(m));
 		free(m);
 	}
-	path = layout_path(r->cfg->workdir, "state.json");
+	path = layout_path(r->run.cfg->workdir, "state.json");
 	if (jsonfile_save(path, doc) != 0)
 		log_warn("cannot write %s: %s", path, strerror(errno));
 	free(path);
 	cJSON_Delete(doc);
-	deadline_set(&r->hb, (uint64_t)r->cfg->heartbeat_s * 1000);
+	deadline_set(&r->run.hb, (uint64_t)r->run.cfg->heartbeat_s * 1000);
 }
 
 /* ---- events ---- */
@@ -294,11 +307,11 @@ runner_enqueue(struct runner *r, const char *dir, struct pending_ev *p)
 {
 	struct notify_sinks one;
 
-	for (; p->sink < r->sinks.n; p->sink++) {
-		one = r->sinks;
-		one.v = &r->sinks.v[p->sink];
+	for (; p->sink < r->note.sinks.n; p->sink++) {
+		one = r->note.sinks;
+		one.v = &r->note.sinks.v[p->sink];
 		one.n = 1;
-		if (outbox_enqueue(dir, &one, p->ev, &r->outbox) < 0)
+		if (outbox_enqueue(dir, &one, p->ev, &r->note.outbox) < 0)
 			return -1;
 	}
 	return 0;
@@ -310,9 +323,9 @@ runner_pend_error(struct runner *r, const char *dir)
 {
 	int e = errno;
 
-	if (r->pend_failing)
+	if (r->note.pend_failing)
 		return;
-	r->pend_failing = 1;
+	r->note.pend_failing = 1;
 	log_error("cannot queue a notification in %s: %s; held in memory (up to %d) and queued "
 	    "again at every heartbeat", dir, strerror(e), PEND_MAX);
 }
@@ -323,16 +336,16 @@ runner_pend_push(struct runner *r, struct pending_ev *p)
 {
 	struct pending_ev *old;
 
-	if (r->npend == PEND_MAX) {
-		old = &r->pend[r->pend_head];
+	if (r->note.npend == PEND_MAX) {
+		old = &r->note.pend[r->note.pend_head];
 		log_error("%d notifications wait for space in the outbox: dropping the oldest, "
 		    "%s, never delivered", PEND_MAX, json_str(old->ev, "id", "?"));
 		cJSON_Delete(old->ev);
-		r->pend_head = (r->pend_head + 1) % PEND_MAX;
-		r->npend--;
+		r->note.pend_head = (r->note.pend_head + 1) % PEND_MAX;
+		r->note.npend--;
 	}
-	r->pend[(r->pend_head + r->npend) % PEND_MAX] = *p;	/* transferred */
-	r->npend++;
+	r->note.pend[(r->note.pend_head + r->note.npend) % PEND_MAX] = *p;	/* transferred */
+	r->note.npend++;
 	p->ev = NULL;
 }
 
@@ -348,11 +361,11 @@ runner_pend_flush(struct runner *r)
 	size_t queued = 0;
 	int rc = 0;
 
-	if (r->npend == 0)
+	if (r->note.npend == 0)
 		return 0;
-	od = layout_path(r->cfg->workdir, "outbox");
-	while (r->npend > 0) {
-		p = &r->pend[r->pend_head];
+	od = layout_path(r->run.cfg->workdir, "outbox");
+	while (r->note.npend > 0) {
+		p = &r->note.pend[r->note.pend_head];
 		if (runner_enqueue(r, od, p) != 0) {
 			runner_pend_error(r, od);
 			rc = -1;
@@ -360,16 +373,16 @@ runner_pend_flush(struct runner *r)
 		}
 		cJSON_Delete(p->ev);
 		p->ev = NULL;
-		r->pend_head = (r->pend_head + 1) % PEND_MAX;
-		r->npend--;
+		r->note.pend_head = (r->note.pend_head + 1) % PEND_MAX;
+		r->note.npend--;
 		queued++;
 	}
 	if (queued > 0) {
-		deliver_kick(&r->dl);
+		deliver_kick(&r->note.dl);
 		if (rc == 0) {
 			log_info("the outbox %s takes notifications again: queued %zu held in memory",
 			    od, queued);
-			r->pend_failing = 0;
+			r->note.pend_failing = 0;
 		}
 	}
 	free(od);
@@ -380,14 +393,14 @@ runner_pend_flush(struct runner *r)
 static void
 runner_pend_free(struct runner *r)
 {
-	if (r->npend > 0)
+	if (r->note.npend > 0)
 		log_error("%zu notification(s) could never be queued in the outbox of %s: not "
-		    "delivered (events.jsonl has them where it could be written)", r->npend,
-		    r->cfg->workdir);
-	while (r->npend > 0) {
-		cJSON_Delete(r->pend[r->pend_head].ev);
-		r->pend_head = (r->pend_head + 1) % PEND_MAX;
-		r->npend--;
+		    "delivered (events.jsonl has them where it could be written)", r->note.npend,
+		    r->run.cfg->workdir);
+	while (r->note.npend > 0) {
+		cJSON_Delete(r->note.pend[r->note.pend_head].ev);
+		r->note.pend_head = (r->note.pend_head + 1) % PEND_MAX;
+		r->note.npend--;
 	}
 }
 
@@ -406,8 +419,8 @@ runner_emit(struct runner *r, cJSON *ev, const char *human)
 	 * the outbox cannot take (a full disk) is held in memory, behind the
 	 * events already held, and queued again later (runner_pend_flush).
 	 */
-	if (r->sinks.n > 0) {
-		od = layout_path(r->cfg->workdir, "outbox");
+	if (r->note.sinks.n > 0) {
+		od = layout_path(r->run.cfg->workdir, "outbox");
 		p.ev = cJSON_Duplicate(ev, 1);
 		p.sink = 0;
 		/* Durable first: on disk before any attempt to send it. */
@@ -419,11 +432,11 @@ runner_emit(struct runner *r, cJSON *ev, const char *human)
 		} else
 			cJSON_Delete(p.ev);
 		free(od);
-		deliver_kick(&r->dl);
+		deliver_kick(&r->note.dl);
 	}
-	if (events_append(r->cfg->workdir, ev) != 0) {
+	if (events_append(r->run.cfg->workdir, ev) != 0) {
 		int e = errno;
-		char *ep = layout_path(r->cfg->workdir, EVENTS_FILE);
+		char *ep = layout_path(r->run.cfg->workdir, EVENTS_FILE);
 
 		log_warn("cannot append to %s: %s", ep, strerror(e));
 		free(ep);
@@ -434,9 +447,9 @@ runner_emit(struct runner *r, cJSON *ev, const char *human)
 		cJSON_AddNumberToObject(brief, "attempt", json_num(ev, "attempt", 0));
 	}
 	cJSON_AddStringToObject(brief, "time", json_str(ev, "time", ""));
-	cJSON_Delete(r->last_event);
-	r->last_event = brief;
-	printf("%s %s %s\n", json_str(ev, "time", ""), r->cfg->run, human);
+	cJSON_Delete(r->note.last_event);
+	r->note.last_event = brief;
+	printf("%s %s %s\n", json_str(ev, "time", ""), r->run.cfg->run, human);
 	fflush(stdout);
 	log_tee_line(human);
 	cJSON_Delete(ev);
@@ -468,11 +481,11 @@ source_watch(struct runner *r, struct source *s)
 {
 	char *copy;
 
-	if (s->wd >= 0 || r->ifd < 0)
+	if (s->wd >= 0 || r->run.ifd < 0)
 		return;
 	copy = xstrdup(s->path);
 	/* The directory, not the file: a watch on the file is lost on rotation. */
-	s->wd = inotify_add_watch(r->ifd, dirname(copy),
+	s->wd = inotify_add_watch(r->run.ifd, dirname(copy),
 	    IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF);
 	free(copy);
 }
@@ -493,7 +506,7 @@ source_close(struct runner *r, struct source *s)
 static char *
 runner_scan_path(const struct runner *r)
 {
-	return layout_path(r->cfg->workdir, "scan.json");
+	return layout_path(r->run.cfg->workdir, "scan.json");
 }
 
 /*
@@ -512,29 +525,29 @@ runner_scan_save(struct runner *r)
 	char *path = runner_scan_path(r), hex[2 * sizeof(((struct logscan_pos *)0)->fp) + 1];
 	size_t i;
 
-	if (r->health != NULL)
-		cJSON_AddItemToObject(doc, "health", health_save(r->health));
-	nanstop_save(&r->nan, doc);
-	if (r->st != NULL && !r->st->has_wait && r->nsrc > 0) {
-		cJSON_AddStringToObject(doc, "stage", r->st->name);
-		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
-		cJSON_AddBoolToObject(doc, "done_seen", r->done_seen);
-		if (r->prog_have)
-			cJSON_AddNumberToObject(doc, "prog_cur", (double)r->prog_cur);
-		cJSON_AddNumberToObject(doc, "prog_max_log", (double)r->prog_max_log);
-		cJSON_AddItemToObject(doc, "triage", triage_scan_save(&r->ts));
+	if (r->run.health != NULL)
+		cJSON_AddItemToObject(doc, "health", health_save(r->run.health));
+	nanstop_save(&r->run.nan, doc);
+	if (r->cur.st != NULL && !r->cur.st->has_wait && r->cur.nsrc > 0) {
+		cJSON_AddStringToObject(doc, "stage", r->cur.st->name);
+		cJSON_AddNumberToObject(doc, "attempt", (double)r->cur.attempt);
+		cJSON_AddBoolToObject(doc, "done_seen", r->cur.done_seen);
+		if (r->cur.prog_have)
+			cJSON_AddNumberToObject(doc, "prog_cur", (double)r->cur.prog_cur);
+		cJSON_AddNumberToObject(doc, "prog_max_log", (double)r->cur.prog_max_log);
+		cJSON_AddItemToObject(doc, "triage", triage_scan_save(&r->cur.ts));
 		srcs = cJSON_AddObjectToObject(doc, "sources");
-		for (i = 0; i < r->nsrc; i++) {
+		for (i = 0; i < r->cur.nsrc; i++) {
 			struct logscan_pos pos;
-			cJSON *o = cJSON_AddObjectToObject(srcs, r->src[i].label);
+			cJSON *o = cJSON_AddObjectToObject(srcs, r->cur.src[i].label);
 
-			logscan_get_pos(&r->src[i].ls, &pos);
+			logscan_get_pos(&r->cur.src[i].ls, &pos);
 			cJSON_AddNumberToObject(o, "dev", (double)pos.dev);
 			cJSON_AddNumberToObject(o, "ino", (double)pos.ino);
 			cJSON_AddNumberToObject(o, "off", (double)pos.off);
 			logscan_fp_hex(&pos, hex);
 			cJSON_AddStringToObject(o, "fp", hex);
-			cJSON_AddItemToObject(o, "tail", tailkeep_save(&r->src[i].tail));
+			cJSON_AddItemToObject(o, "tail", tailkeep_save(&r->cur.src[i].tail));
 		}
 	}
 	if (jsonfile_save(path, doc) != 0)
@@ -550,58 +563,58 @@ runner_scan_init(struct runner *r)
 	char err[256], *path = runner_scan_path(r);
 	cJSON *doc = NULL;
 
-	if (health_new(r->cfg, &r->health, err, sizeof(err)) != 0) {
+	if (health_new(r->run.cfg, &r->run.health, err, sizeof(err)) != 0) {
 		log_warn("training health checks are off: %s", err);
-		r->health = NULL;
+		r->run.health = NULL;
 	}
 	if (jsonfile_load(path, &doc) == 0 && doc != NULL) {
-		if (r->health != NULL && cJSON_GetObjectItem(doc, "health") != NULL &&
-		    health_load(r->health, cJSON_GetObjectItem(doc, "health")) != 0)
+		if (r->run.health != NULL && cJSON_GetObjectItem(doc, "health") != NULL &&
+		    health_load(r->run.health, cJSON_GetObjectItem(doc, "health")) != 0)
 			log_warn("%s: not a health state of this onbox: starting afresh", path);
-		nanstop_load(&r->nan, doc);
-		r->saved = doc;	/* transferred */
+		nanstop_load(&r->run.nan, doc);
+		r->run.saved = doc;	/* transferred */
 	}
 	free(path);
 }
 
 /*
- * A run stage's sources are open for attempt r->attempt.  When scan.json
+ * A run stage's sources are open for attempt r->cur.attempt.  When scan.json
  * was saved for this very attempt (a re-attach), continue each source from
  * where it stood, with what it had shown; else everything starts afresh.
  */
 static void
 runner_scan_restore(struct runner *r)
 {
-	const cJSON *sv = r->saved, *srcs = cJSON_GetObjectItem(sv, "sources"), *o, *l;
+	const cJSON *sv = r->run.saved, *srcs = cJSON_GetObjectItem(sv, "sources"), *o, *l;
 	size_t i;
 
-	if (sv != NULL && strcmp(json_str(sv, "stage", ""), r->st->name) == 0 &&
-	    json_long(sv, "attempt", 0) == r->attempt && cJSON_IsObject(srcs)) {
-		for (i = 0; i < r->nsrc; i++) {
-			if ((o = cJSON_GetObjectItem(srcs, r->src[i].label)) == NULL)
+	if (sv != NULL && strcmp(json_str(sv, "stage", ""), r->cur.st->name) == 0 &&
+	    json_long(sv, "attempt", 0) == r->cur.attempt && cJSON_IsObject(srcs)) {
+		for (i = 0; i < r->cur.nsrc; i++) {
+			if ((o = cJSON_GetObjectItem(srcs, r->cur.src[i].label)) == NULL)
 				continue;
-			source_from(&r->src[i], o);
-			if (tailkeep_load(&r->src[i].tail, cJSON_GetObjectItem(o, "tail")) != 0)
+			source_from(&r->cur.src[i], o);
+			if (tailkeep_load(&r->cur.src[i].tail, cJSON_GetObjectItem(o, "tail")) != 0)
 				cJSON_ArrayForEach(l, cJSON_GetObjectItem(o, "tail"))	/* an older onbox's */
 					if (cJSON_IsString(l))
-						tailkeep_line(&r->src[i].tail, l->valuestring,
+						tailkeep_line(&r->cur.src[i].tail, l->valuestring,
 						    strlen(l->valuestring), 0);
 			log_info("stage %s attempt %ld: %s continues at byte %.0f, where the last onbox "
-			    "stopped reading", r->st->name, r->attempt, r->src[i].label,
+			    "stopped reading", r->cur.st->name, r->cur.attempt, r->cur.src[i].label,
 			    json_num(o, "off", 0));
 		}
-		r->done_seen = json_bool(sv, "done_seen", 0);
+		r->cur.done_seen = json_bool(sv, "done_seen", 0);
 		if (cJSON_GetObjectItem(sv, "prog_cur") != NULL) {
-			r->prog_cur = json_long(sv, "prog_cur", 0);
-			r->prog_have = 1;
+			r->cur.prog_cur = json_long(sv, "prog_cur", 0);
+			r->cur.prog_have = 1;
 		}
-		r->prog_max_log = json_long(sv, "prog_max_log", 0);
-		if (triage_scan_load(&r->ts, cJSON_GetObjectItem(sv, "triage")) != 0)
+		r->cur.prog_max_log = json_long(sv, "prog_max_log", 0);
+		if (triage_scan_load(&r->cur.ts, cJSON_GetObjectItem(sv, "triage")) != 0)
 			log_warn("stage %s: the saved crash signatures are from another rule table; "
-			    "only new lines are classified", r->st->name);
+			    "only new lines are classified", r->cur.st->name);
 	}
-	if (r->health != NULL)
-		health_new_attempt(r->health, r->attempt);
+	if (r->run.health != NULL)
+		health_new_attempt(r->run.health, r->cur.attempt);
 }
 
 /* Alerts the checker raised: events (and so webhooks and the logbook), once each. */
@@ -609,17 +622,17 @@ static void
 runner_health_alerts(struct runner *r)
 {
 	struct health_alert *al = NULL;
-	size_t i, n = health_take_alerts(r->health, &al);
+	size_t i, n = health_take_alerts(r->run.health, &al);
 	char human[512], *id;
 	cJSON *ev;
 
 	for (i = 0; i < n; i++) {
-		int stop = al[i].kind == HEALTH_NAN_LOSS && (r->st == NULL || !r->st->has_wait) &&
-		    nanstop_alert(&r->nan, r->cfg, r->st != NULL ? r->st->name :
-		    json_str(r->saved, "stage", NULL), al[i].attempt, al[i].text);
+		int stop = al[i].kind == HEALTH_NAN_LOSS && (r->cur.st == NULL || !r->cur.st->has_wait) &&
+		    nanstop_alert(&r->run.nan, r->run.cfg, r->cur.st != NULL ? r->cur.st->name :
+		    json_str(r->run.saved, "stage", NULL), al[i].attempt, al[i].text);
 
-		ev = events_new(r->instance, r->cfg->run, "health_alert",
-		    r->st != NULL ? r->st->name : NULL, al[i].attempt);
+		ev = events_new(r->run.instance, r->run.cfg->run, "health_alert",
+		    r->cur.st != NULL ? r->cur.st->name : NULL, al[i].attempt);
 		/* One event per alert: the id carries its kind and sequence number. */
 		id = xstrfmt("%s.%s.%lu", json_str(ev, "id", ""), health_kind_name(al[i].kind), al[i].seq);
 		json_set_str(ev, "id", id);
@@ -630,7 +643,7 @@ runner_health_alerts(struct runner *r)
 		cJSON_AddStringToObject(ev, "text", al[i].text);
 		if (stop)
 			cJSON_AddStringToObject(ev, "action", "stop_stage");	/* loss.on_nan stop */
-		snprintf(human, sizeof(human), "%s attempt %ld %s: %s%s", r->st != NULL ? r->st->name : "run",
+		snprintf(human, sizeof(human), "%s attempt %ld %s: %s%s", r->cur.st != NULL ? r->cur.st->name : "run",
 		    al[i].attempt, health_kind_name(al[i].kind), al[i].text,
 		    stop ? " · loss.on_nan stop: stopping the stage" : "");
 		runner_emit(r, ev, human);
@@ -657,30 +670,30 @@ runner_line(void *arg, const char *line, size_t len, int flags)
 {
 	struct line_ctx *lc = arg;
 	struct runner *r = lc->r;
-	const struct wk_stage *st = r->st;
+	const struct wk_stage *st = r->cur.st;
 	struct pattern_span g[3];
 	long v;
 
-	if (st->done_re != NULL && !r->done_seen && pattern_match(st->done_re, line, len) == 1)
-		r->done_seen = 1;
-	if (st->has_wait && st->wait.re != NULL && !r->wait_seen &&
+	if (st->done_re != NULL && !r->cur.done_seen && pattern_match(st->done_re, line, len) == 1)
+		r->cur.done_seen = 1;
+	if (st->has_wait && st->wait.re != NULL && !r->cur.wait_seen &&
 	    pattern_match(st->wait.re, line, len) == 1)
-		r->wait_seen = 1;
+		r->cur.wait_seen = 1;
 	if (lc->catchup)
 		return;
 	tailkeep_line(&lc->s->tail, line, len, flags);
-	triage_scan_line(&r->ts, line, len);
-	if (r->health != NULL)
-		health_line(r->health, line, len, time(NULL));
-	if (r->cfg->has_progress &&
-	    pattern_match_groups(r->cfg->progress.re, line, len, g, 3) == 1 && g[1].start >= 0) {
+	triage_scan_line(&r->cur.ts, line, len);
+	if (r->run.health != NULL)
+		health_line(r->run.health, line, len, time(NULL));
+	if (r->run.cfg->has_progress &&
+	    pattern_match_groups(r->run.cfg->progress.re, line, len, g, 3) == 1 && g[1].start >= 0) {
 		if ((v = parse_long(line + g[1].start, (size_t)(g[1].end - g[1].start))) >= 0) {
-			r->prog_cur = v;
-			r->prog_have = 1;
+			r->cur.prog_cur = v;
+			r->cur.prog_have = 1;
 		}
 		if (g[2].start >= 0 &&
 		    (v = parse_long(line + g[2].start, (size_t)(g[2].end - g[2].start))) > 0)
-			r->prog_max_log = v;
+			r->cur.prog_max_log = v;
 	}
 }
 
@@ -690,16 +703,16 @@ runner_scan(struct runner *r)
 	struct line_ctx lc;
 	size_t i;
 
-	for (i = 0; i < r->nsrc; i++) {
+	for (i = 0; i < r->cur.nsrc; i++) {
 		lc.r = r;
-		lc.s = &r->src[i];
+		lc.s = &r->cur.src[i];
 		lc.catchup = 0;
-		source_watch(r, &r->src[i]);
-		if (logscan_poll(&r->src[i].ls, runner_line, &lc) < 0)
-			log_debug("read %s: %s", r->src[i].path, strerror(errno));
+		source_watch(r, &r->cur.src[i]);
+		if (logscan_poll(&r->cur.src[i].ls, runner_line, &lc) < 0)
+			log_debug("read %s: %s", r->cur.src[i].path, strerror(errno));
 	}
 	/* A NaN loss is news now, not at the next heartbeat. */
-	if (r->health != NULL)
+	if (r->run.health != NULL)
 		runner_health_alerts(r);
 }
 
@@ -710,11 +723,11 @@ runner_scan_final(struct runner *r)
 	size_t i;
 
 	runner_scan(r);
-	for (i = 0; i < r->nsrc; i++) {
+	for (i = 0; i < r->cur.nsrc; i++) {
 		lc.r = r;
-		lc.s = &r->src[i];
+		lc.s = &r->cur.src[i];
 		lc.catchup = 0;
-		logscan_flush(&r->src[i].ls, runner_line, &lc);
+		logscan_flush(&r->cur.src[i].ls, runner_line, &lc);
 	}
 }
 
@@ -724,7 +737,7 @@ runner_drain_inotify(struct runner *r)
 {
 	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 
-	while (r->ifd >= 0 && read(r->ifd, evbuf, sizeof(evbuf)) > 0)
+	while (r->run.ifd >= 0 && read(r->run.ifd, evbuf, sizeof(evbuf)) > 0)
 		;
 }
 
@@ -732,7 +745,7 @@ runner_drain_inotify(struct runner *r)
 static int
 runner_stop_requested(const struct runner *r)
 {
-	char *p = layout_path(r->cfg->workdir, STOP_REQUEST);
+	char *p = layout_path(r->run.cfg->workdir, STOP_REQUEST);
 	int have = fs_exists(p);
 
 	free(p);
@@ -742,24 +755,24 @@ runner_stop_requested(const struct runner *r)
 /*
  * A pending SIGTERM/SIGINT/SIGHUP: remember it; the caller stops.  SIGUSR1
  * is `onbox stop`'s knock: it counts only with a stop request on disk
- * (r->stop_asked), so a stray SIGUSR1 stops nothing.
+ * (r->run.stop_asked), so a stray SIGUSR1 stops nothing.
  */
 static int
 runner_check_signal(struct runner *r)
 {
 	struct signalfd_siginfo si;
 
-	while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+	while (read(r->run.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if ((int)si.ssi_signo == SIGUSR1) {
 			if (runner_stop_requested(r)) {
-				r->stop_asked = 1;
+				r->run.stop_asked = 1;
 				return 1;
 			}
 			log_warn("SIGUSR1 from pid %u without %s/.watchkeeper/%s: ignored",
-			    si.ssi_pid, r->cfg->workdir, STOP_REQUEST);
+			    si.ssi_pid, r->run.cfg->workdir, STOP_REQUEST);
 			continue;
 		}
-		r->got_signal = (int)si.ssi_signo;
+		r->run.got_signal = (int)si.ssi_signo;
 		return 1;
 	}
 	return 0;
@@ -772,14 +785,14 @@ runner_stage_reset(struct runner *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nsrc; i++)
-		source_close(r, &r->src[i]);
-	r->nsrc = 0;
-	triage_scan_reset(&r->ts);
-	r->done_seen = r->wait_seen = 0;
-	r->prog_have = 0;
-	r->prog_cur = r->prog_max_log = 0;
-	r->stage_pid = 0;
+	for (i = 0; i < r->cur.nsrc; i++)
+		source_close(r, &r->cur.src[i]);
+	r->cur.nsrc = 0;
+	triage_scan_reset(&r->cur.ts);
+	r->cur.done_seen = r->cur.wait_seen = 0;
+	r->cur.prog_have = 0;
+	r->cur.prog_cur = r->cur.prog_max_log = 0;
+	r->cur.stage_pid = 0;
 }
 
 /* Position a source at where the attempt began in a log shared with earlier attempts. */
@@ -832,11 +845,11 @@ runner_hist_save(struct runner *r, const cJSON *hist)
 	char *path;
 	int e;
 
-	if (hist_save(r->cfg->workdir, r->st->name, hist) == 0)
+	if (hist_save(r->run.cfg->workdir, r->cur.st->name, hist) == 0)
 		return 0;
 	e = errno;
-	path = layout_stage_file(r->cfg->workdir, r->st->name);
-	log_error("cannot write the history of stage %s, %s: %s", r->st->name, path, strerror(e));
+	path = layout_stage_file(r->run.cfg->workdir, r->cur.st->name);
+	log_error("cannot write the history of stage %s, %s: %s", r->cur.st->name, path, strerror(e));
 	free(path);
 	errno = e;
 	return -1;
@@ -852,15 +865,15 @@ stage_log_path(const struct wk_config *cfg, const char *rel)
 static void
 runner_sources_run(struct runner *r, const cJSON *a)
 {
-	char *p = layout_attempt_log(r->cfg->workdir, r->st->name, r->attempt);
+	char *p = layout_attempt_log(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt);
 
-	source_open(r, &r->src[r->nsrc++], "output", p);
+	source_open(r, &r->cur.src[r->cur.nsrc++], "output", p);
 	free(p);
-	if (r->st->log != NULL) {
-		p = stage_log_path(r->cfg, r->st->log);
-		source_open(r, &r->src[r->nsrc], "log", p);
-		source_from(&r->src[r->nsrc], cJSON_GetObjectItem(a, "log_start"));
-		r->nsrc++;
+	if (r->cur.st->log != NULL) {
+		p = stage_log_path(r->run.cfg, r->cur.st->log);
+		source_open(r, &r->cur.src[r->cur.nsrc], "log", p);
+		source_from(&r->cur.src[r->cur.nsrc], cJSON_GetObjectItem(a, "log_start"));
+		r->cur.nsrc++;
 		free(p);
 	}
 }
@@ -884,9 +897,9 @@ add_tail(cJSON *obj, const struct runner *r)
 	size_t i;
 
 	/* The attempt's own output carries tracebacks; fall back to the program's log. */
-	for (i = 0; i < r->nsrc && s == NULL; i++)
-		if (!tailkeep_empty(&r->src[i].tail))
-			s = &r->src[i];
+	for (i = 0; i < r->cur.nsrc && s == NULL; i++)
+		if (!tailkeep_empty(&r->cur.src[i].tail))
+			s = &r->cur.src[i];
 	cJSON_AddItemToObject(obj, "last_lines", s != NULL ? tailkeep_lines(&s->tail) : cJSON_CreateArray());
 }
 
@@ -921,11 +934,11 @@ runner_add_results(const struct runner *r, cJSON *ev)
 	char *rp, *res = NULL;
 	size_t n;
 
-	if (r->cfg->results == NULL)
+	if (r->run.cfg->results == NULL)
 		return;
-	rp = fs_join(r->cfg->workdir, r->cfg->results);
+	rp = fs_join(r->run.cfg->workdir, r->run.cfg->results);
 	if (fs_read_file(rp, 64 * 1024, &res, &n) == 0) {
-		cJSON_AddStringToObject(ev, "results_file", r->cfg->results);
+		cJSON_AddStringToObject(ev, "results_file", r->run.cfg->results);
 		cJSON_AddStringToObject(ev, "results", res);
 	}
 	free(res);
@@ -941,11 +954,11 @@ runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
 {
 	struct policy_attempt att[RUNNER_POLICY_HISTORY];
 	struct policy_in in;
-	char *final = layout_marker(r->cfg->workdir, r->cfg->chain[r->cfg->nchain - 1].marker);
+	char *final = layout_marker(r->run.cfg->workdir, r->run.cfg->chain[r->run.cfg->nchain - 1].marker);
 	size_t n = 0, skipped = 0;
 
 	memset(&in, 0, sizeof(in));
-	if (r->st->has_wait) {
+	if (r->cur.st->has_wait) {
 		/* It watches a process onbox did not start: there is nothing to restart. */
 		memset(out, 0, sizeof(*out));
 		out->action = POLICY_STOP;
@@ -957,13 +970,13 @@ runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
 		return 0;
 	}
 	(void)policy_attempts_from_history(hist, att, RUNNER_POLICY_HISTORY, &n, &skipped);
-	in.cfg = r->cfg;
+	in.cfg = r->run.cfg;
 	in.seen = 1;
 	in.finished = fs_exists(final);
 	in.att = att;
 	in.natt = n;
 	in.now = time(NULL);
-	in.stage = r->st->name;
+	in.stage = r->cur.st->name;
 	policy_decide(&in, out);
 	free(final);
 	return out->action == POLICY_RESTART;
@@ -977,7 +990,7 @@ runner_ckpt_step(const struct runner *r)
 	char *why = NULL;
 	long step = -1;
 
-	if (ckpt_configured(r->cfg) && ckpt_scan_dir(r->cfg, &scan, &why) == 0 && scan->newest != NULL)
+	if (ckpt_configured(r->run.cfg) && ckpt_scan_dir(r->run.cfg, &scan, &why) == 0 && scan->newest != NULL)
 		step = (long)scan->newest->step;
 	ckpt_scan_free(scan);
 	free(why);
@@ -988,7 +1001,7 @@ runner_ckpt_step(const struct runner *r)
 static void
 runner_mark_interval(const struct runner *r, cJSON *a)
 {
-	double iv = r->health != NULL ? health_step_interval(r->health) : -1;
+	double iv = r->run.health != NULL ? health_step_interval(r->run.health) : -1;
 
 	if (iv > 0)
 		json_set_num(a, POLICY_KEY_STEP_INTERVAL, (double)(long long)(iv * 100 + 0.5) / 100);
@@ -1001,8 +1014,8 @@ runner_watch_recovery(struct runner *r, const cJSON *hist, const cJSON *a)
 	double iv;
 	long limit;
 
-	if (r->health != NULL && policy_recovery(r->cfg, hist, a, &limit, &iv))
-		health_expect_step(r->health, (time_t)json_num(a, "started_unix", (double)time(NULL)),
+	if (r->run.health != NULL && policy_recovery(r->run.cfg, hist, a, &limit, &iv))
+		health_expect_step(r->run.health, (time_t)json_num(a, "started_unix", (double)time(NULL)),
 		    limit, iv);
 }
 
@@ -1029,7 +1042,7 @@ policy_force_stop(struct policy_out *pol, const char *rule)
 static int
 runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *given)
 {
-	const struct wk_stage *st = r->st;
+	const struct wk_stage *st = r->cur.st;
 	const struct triage_class_info *ci;
 	struct outcome oc = *given;
 	const struct outcome *o = &oc;
@@ -1044,12 +1057,12 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 	timefmt_utc(now, when, sizeof(when));
 	timefmt_duration((long)(now - started), dur, sizeof(dur));
 	describe_exit(o, ex, sizeof(ex));
-	logrel = layout_attempt_log_rel(st->name, r->attempt);
+	logrel = layout_attempt_log_rel(st->name, r->cur.attempt);
 
-	cJSON_AddStringToObject(m, "run", r->cfg->run);
+	cJSON_AddStringToObject(m, "run", r->run.cfg->run);
 	cJSON_AddStringToObject(m, "stage", st->name);
 	cJSON_AddStringToObject(m, "marker", st->marker);
-	cJSON_AddNumberToObject(m, "attempt", (double)r->attempt);
+	cJSON_AddNumberToObject(m, "attempt", (double)r->cur.attempt);
 	cJSON_AddStringToObject(m, "started", json_str(a, "started", ""));
 	cJSON_AddStringToObject(m, "ended", when);
 	cJSON_AddNumberToObject(m, "duration_s", (double)(now - started));
@@ -1060,12 +1073,12 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 
 	/* The marker first: DONE is only ever said with it on disk. */
 	if (oc.cls == TRIAGE_NONE) {
-		mpath = layout_marker(r->cfg->workdir, st->marker);
+		mpath = layout_marker(r->run.cfg->workdir, st->marker);
 		if (jsonfile_save(mpath, m) != 0) {
 			e = errno;
 			mwhy = xstrfmt("cannot write marker %s: %s", mpath, strerror(e));
 			log_error("stage %s attempt %ld: %s: the attempt is failed", st->name,
-			    r->attempt, mwhy);
+			    r->cur.attempt, mwhy);
 			oc.cls = e == ENOSPC || e == EDQUOT ? TRIAGE_DISK_FULL : TRIAGE_UNKNOWN;
 			oc.evidence = mwhy;
 		}
@@ -1085,10 +1098,10 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 		json_set_num(a, "signal", o->signo);
 	else if (o->exited)
 		json_set_num(a, "exit_code", o->exit_code);
-	if (r->stage_pid > 0)
-		json_set_num(a, POLICY_KEY_PID, (double)r->stage_pid);
+	if (r->cur.stage_pid > 0)
+		json_set_num(a, POLICY_KEY_PID, (double)r->cur.stage_pid);
 	/* Real progress (steps past the best before, or a newer complete checkpoint) resets the budget. */
-	(void)policy_mark_progress(hist, a, r->prog_have ? r->prog_cur : -1, runner_ckpt_step(r));
+	(void)policy_mark_progress(hist, a, r->cur.prog_have ? r->cur.prog_cur : -1, runner_ckpt_step(r));
 	runner_mark_interval(r, a);
 	if (!ok) {
 		restart = runner_policy(r, hist, &pol);
@@ -1125,27 +1138,27 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 			cJSON_AddStringToObject(m, "exec_error", o->exec_error);
 		cJSON_AddItemToObject(m, "policy", cJSON_Duplicate(pj, 1));
 		add_tail(m, r);
-		(void)tb_add_where(m, r->cfg->workdir);
+		(void)tb_add_where(m, r->run.cfg->workdir);
 	}
 	/*
 	 * A failure the policy restarts leaves no FAILED marker: a sentinel or
 	 * a person would read it as the end.  The event and the history say it.
 	 */
 	if (!ok && !restart) {
-		mpath = layout_failed(r->cfg->workdir, st->marker);
+		mpath = layout_failed(r->run.cfg->workdir, st->marker);
 		if (jsonfile_save(mpath, m) != 0)
 			log_error("stage %s attempt %ld FAILED, but cannot write marker %s: %s: "
-			    "nothing on disk says so", st->name, r->attempt, mpath, strerror(errno));
+			    "nothing on disk says so", st->name, r->cur.attempt, mpath, strerror(errno));
 	}
 	if (!ok)
 		r_ = -1;
 
-	ev = events_new(r->instance, r->cfg->run, ok ? "stage_done" : "stage_failed", st->name,
-	    r->attempt);
+	ev = events_new(r->run.instance, r->run.cfg->run, ok ? "stage_done" : "stage_failed", st->name,
+	    r->cur.attempt);
 	cJSON_AddStringToObject(ev, "marker", st->marker);
 	cJSON_AddNumberToObject(ev, "duration_s", (double)(now - started));
 	add_exit(ev, o);
-	if (r->prog_have) {
+	if (r->cur.prog_have) {
 		char ptext[64];
 
 		runner_progress_text(r, ptext, sizeof(ptext));
@@ -1154,7 +1167,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 	if (ok) {
 		runner_add_results(r, ev);
 		snprintf(human, sizeof(human), "%s DONE (attempt %ld, %s) -> %s", st->name,
-		    r->attempt, dur, st->marker);
+		    r->cur.attempt, dur, st->marker);
 	} else {
 		cJSON_AddStringToObject(ev, "class", ci->name);
 		cJSON_AddStringToObject(ev, "remediation", ci->remediation);
@@ -1164,27 +1177,27 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 			cJSON_AddStringToObject(ev, "guess", o->guess);
 		add_tail(ev, r);
 		/* " at train.py:62 in lr_at" beside the evidence (core/traceback.c) */
-		if (tb_add_where(ev, r->cfg->workdir) && tb_where_text(cJSON_GetObjectItem(ev,
+		if (tb_add_where(ev, r->run.cfg->workdir) && tb_where_text(cJSON_GetObjectItem(ev,
 		    "where"), where_txt + 1, sizeof(where_txt) - 1))
 			where_txt[0] = ' ';
 		cJSON_AddBoolToObject(ev, "restarting", restart);
 		cJSON_AddItemToObject(ev, "policy", pj);	/* transferred */
 		pj = NULL;
 		snprintf(human, sizeof(human), "%s FAILED (%s, %s) attempt %ld%s%.200s%s · %s: %.400s",
-		    st->name, ci->name, ex, r->attempt, o->evidence ? " · last: " : "",
+		    st->name, ci->name, ex, r->cur.attempt, o->evidence ? " · last: " : "",
 		    o->evidence ? o->evidence : "", where_txt, restart ? "restarting" : "not restarted",
 		    pol.reason);
 	}
 	if (!ok && !hist_ok) {
 		log_error("%s: not announced: the history of stage %s cannot be written; the next "
-		    "onbox judges attempt %ld again", human, st->name, r->attempt);
+		    "onbox judges attempt %ld again", human, st->name, r->cur.attempt);
 		cJSON_Delete(ev);
 	} else {
 		runner_emit(r, ev, human);
 		json_set_bool(a, "reported", 1);
 		(void)runner_hist_save(r, hist);
 	}
-	r->restart = restart;
+	r->cur.restart = restart;
 	cJSON_Delete(m);
 	cJSON_Delete(pj);
 	free(mwhy);
@@ -1205,24 +1218,24 @@ static const char *
 runner_require(struct runner *r, const struct triage_input *in, char **own)
 {
 	struct health_view v;
-	long max = r->prog_max_log;
+	long max = r->cur.prog_max_log;
 	char *note = NULL;
 
 	*own = NULL;
 	if (in->status_lost || !in->exited || in->exit_code != 0 || in->nan_stopped != NULL ||
-	    (in->done_required && !in->done_seen) || r->idx + 1 != r->cfg->nchain ||
-	    !complete_configured(r->cfg))
+	    (in->done_required && !in->done_seen) || r->cur.idx + 1 != r->run.cfg->nchain ||
+	    !complete_configured(r->run.cfg))
 		return NULL;
-	if (max <= 0 && r->health != NULL) {
-		health_view(r->health, &v);
+	if (max <= 0 && r->run.health != NULL) {
+		health_view(r->run.health, &v);
 		if (!v.max_from_config)
 			max = v.max;
 	}
-	if (complete_check(r->cfg, max, own, &note) > 0)
-		log_warn("stage %s attempt %ld: completion.require not met: %s", r->st->name,
-		    r->attempt, *own);
+	if (complete_check(r->run.cfg, max, own, &note) > 0)
+		log_warn("stage %s attempt %ld: completion.require not met: %s", r->cur.st->name,
+		    r->cur.attempt, *own);
 	else if (note != NULL)
-		log_warn("stage %s: completion.require met, but %s", r->st->name, note);
+		log_warn("stage %s: completion.require met, but %s", r->cur.st->name, note);
 	free(note);
 	return *own;
 }
@@ -1266,7 +1279,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	const char *nan;
 	enum sup_end end;
 
-	dl[0] = r->hb;
+	dl[0] = r->run.hb;
 	deadline_clear(&dl[1]);
 	deadline_clear(&dl[2]);
 	if (w->timeout_at > 0) {
@@ -1280,10 +1293,10 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		if (!w->wait_stage && w->job == NULL && w->kill_pgid <= 0) {
 			struct attempt_rec rec;
 
-			if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 &&
+			if (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, &rec) == 0 &&
 			    rec.pid > 0) {
 				w->kill_pgid = (pid_t)rec.pid;
-				r->stage_pid = rec.pid;
+				r->cur.stage_pid = rec.pid;
 				runner_heartbeat(r);
 			}
 		}
@@ -1293,17 +1306,17 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			break;
 		}
 		runner_scan(r);
-		if (w->wait_stage && r->wait_seen) {
+		if (w->wait_stage && r->cur.wait_seen) {
 			end = SUP_WAIT_HIT;
 			break;
 		}
-		if (w->wait_stage && r->ts.crash_seen) {
+		if (w->wait_stage && r->cur.ts.crash_seen) {
 			end = SUP_CRASH;
 			break;
 		}
-		if (deadline_expired(&r->hb))
+		if (deadline_expired(&r->run.hb))
 			runner_heartbeat(r);
-		dl[0] = r->hb;
+		dl[0] = r->run.hb;
 		if (deadline_expired(&dl[1])) {
 			deadline_clear(&dl[1]);
 			if (w->wait_stage) {
@@ -1313,8 +1326,8 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			if (w->kill_pgid > 0 || w->job != NULL) {
 				json_set_bool(a, "timed_out", 1);
 				(void)runner_hist_save(r, hist);
-				log_warn("stage %s ran past timeout_s=%ld: stopping it", r->st->name,
-				    r->st->timeout_s);
+				log_warn("stage %s ran past timeout_s=%ld: stopping it", r->cur.st->name,
+				    r->cur.st->timeout_s);
 				if (w->job != NULL) {
 					jobrun_stop(w->job);	/* the manager stops it; polled to its end */
 				} else {
@@ -1327,12 +1340,12 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		}
 		/* loss.on_nan stop: as a timeout, SIGTERM to the group, SIGKILL after the grace */
 		if (!nan_sent && !w->wait_stage && (w->kill_pgid > 0 || w->job != NULL) &&
-		    (nan = nanstop_due(&r->nan, r->st->name, r->attempt)) != NULL) {
+		    (nan = nanstop_due(&r->run.nan, r->cur.st->name, r->cur.attempt)) != NULL) {
 			nan_sent = 1;
 			json_set_str(a, "nan_stop", nan);
 			(void)runner_hist_save(r, hist);
 			log_warn("stage %s attempt %ld: %s: loss.on_nan is stop: stopping it",
-			    r->st->name, r->attempt, nan);
+			    r->cur.st->name, r->cur.attempt, nan);
 			if (w->job != NULL)
 				jobrun_stop(w->job);
 			else if (!killed) {
@@ -1347,10 +1360,10 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		}
 
 		n = 0;
-		pfd[n].fd = r->sfd;
+		pfd[n].fd = r->run.sfd;
 		pfd[n].revents = 0;
 		pfd[n++].events = POLLIN;
-		pfd[n].fd = r->ifd;
+		pfd[n].fd = r->run.ifd;
 		pfd[n].revents = 0;
 		pfd[n++].events = POLLIN;
 		pidfd_at = -1;
@@ -1360,9 +1373,9 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			pfd[n].revents = 0;
 			pfd[n++].events = POLLIN;
 		}
-		dfd_at = deliver_poll_add(&r->dl, pfd, &n);
-		dl[3] = r->dl.next;
-		cap = jobrun_poll_cap(w->job, (int)r->cfg->poll_ms);
+		dfd_at = deliver_poll_add(&r->note.dl, pfd, &n);
+		dl[3] = r->note.dl.next;
+		cap = jobrun_poll_cap(w->job, (int)r->run.cfg->poll_ms);
 		if (w->pid > 0 && w->pidfd < 0 && cap > NOPIDFD_POLL_MS)
 			cap = NOPIDFD_POLL_MS;
 		/* Check a process that may already be gone before sleeping at all. */
@@ -1372,9 +1385,9 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		}
 		if (poll(pfd, (nfds_t)n, deadline_poll_timeout(dl, 4, cap)) < 0 && errno != EINTR)
 			fatal("poll: %s", strerror(errno));
-		deliver_after_poll(&r->dl, dfd_at >= 0 ? pfd[dfd_at].revents : 0);
+		deliver_after_poll(&r->note.dl, dfd_at >= 0 ? pfd[dfd_at].revents : 0);
 		if ((pfd[0].revents & POLLIN) && runner_check_signal(r)) {
-			if (!r->stop_asked) {
+			if (!r->run.stop_asked) {
 				end = SUP_SIGNAL;
 				break;
 			}
@@ -1384,7 +1397,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			}
 			if (!stop_sent) {
 				/* the manager stops the job; polled to its end like any other */
-				log_info("stop requested: stopping stage %s's job", r->st->name);
+				log_info("stop requested: stopping stage %s's job", r->cur.st->name);
 				jobrun_stop(w->job);
 				stop_sent = 1;
 			}
@@ -1422,10 +1435,10 @@ is_unfinished(const cJSON *a)
 static void
 clear_failed(struct runner *r)
 {
-	char *f = layout_failed(r->cfg->workdir, r->st->marker);
+	char *f = layout_failed(r->run.cfg->workdir, r->cur.st->marker);
 
 	if (unlink(f) == 0)
-		log_info("stage %s: cleared the FAILED marker of an earlier attempt", r->st->name);
+		log_info("stage %s: cleared the FAILED marker of an earlier attempt", r->cur.st->name);
 	free(f);
 }
 
@@ -1440,13 +1453,13 @@ invalidate_downstream(struct runner *r, size_t idx)
 {
 	size_t j;
 
-	for (j = idx + 1; j < r->cfg->nchain; j++) {
-		const char *mk = r->cfg->chain[j].marker;
-		char *m = layout_marker(r->cfg->workdir, mk), *f = layout_failed(r->cfg->workdir, mk);
+	for (j = idx + 1; j < r->run.cfg->nchain; j++) {
+		const char *mk = r->run.cfg->chain[j].marker;
+		char *m = layout_marker(r->run.cfg->workdir, mk), *f = layout_failed(r->run.cfg->workdir, mk);
 
 		if (unlink(m) == 0)
 			log_info("stage %s is running again: removed %s, earned by the chain it replaces",
-			    r->st->name, mk);
+			    r->cur.st->name, mk);
 		(void)unlink(f);
 		free(m);
 		free(f);
@@ -1465,7 +1478,7 @@ runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a)
 	struct deadline d;
 
 	deadline_set(&d, REC_WAIT_MS);
-	while (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) != 0 ||
+	while (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, &rec) != 0 ||
 	    (rec.pid <= 0 && !rec.exited)) {
 		if (deadline_expired(&d))
 			return;
@@ -1503,22 +1516,22 @@ runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *r
 	restart = runner_policy(r, hist, &pol);
 	json_set(a, "policy", policy_out_json(&pol));
 	(void)runner_hist_save(r, hist);	/* a restart's new attempt is saved (and checked) whole */
-	ev = events_new(r->instance, r->cfg->run, "stage_lost", r->st->name, r->attempt);
+	ev = events_new(r->run.instance, r->run.cfg->run, "stage_lost", r->cur.st->name, r->cur.attempt);
 	cJSON_AddStringToObject(ev, "class", cls);
 	cJSON_AddBoolToObject(ev, "restarting", restart);
 	cJSON_AddItemToObject(ev, "policy", policy_out_json(&pol));
-	snprintf(human, sizeof(human), "%s attempt %ld LOST (%s): %s%.600s", r->st->name, r->attempt,
+	snprintf(human, sizeof(human), "%s attempt %ld LOST (%s): %s%.600s", r->cur.st->name, r->cur.attempt,
 	    rebooted ? "the box rebooted under it" : "its wrapper died without an exit status",
 	    restart ? "starting a new attempt" : "not restarted: ", restart ? "" : pol.reason);
 	runner_emit(r, ev, human);
 	if (!restart) {
-		char *f = layout_failed(r->cfg->workdir, r->st->marker);
+		char *f = layout_failed(r->run.cfg->workdir, r->cur.st->marker);
 		cJSON *m = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(m, "run", r->cfg->run);
-		cJSON_AddStringToObject(m, "stage", r->st->name);
-		cJSON_AddStringToObject(m, "marker", r->st->marker);
-		cJSON_AddNumberToObject(m, "attempt", (double)r->attempt);
+		cJSON_AddStringToObject(m, "run", r->run.cfg->run);
+		cJSON_AddStringToObject(m, "stage", r->cur.st->name);
+		cJSON_AddStringToObject(m, "marker", r->cur.st->marker);
+		cJSON_AddNumberToObject(m, "attempt", (double)r->cur.attempt);
 		cJSON_AddStringToObject(m, "ended", when);
 		cJSON_AddStringToObject(m, "class", cls);
 		cJSON_AddStringToObject(m, "title", triage_info(triage_by_name(cls))->title);
@@ -1554,7 +1567,7 @@ runner_slurm_env(struct runner *r)
 	const char *id = getenv("SLURM_JOB_ID"), *cnt = getenv("SLURM_RESTART_COUNT");
 	const char *node = getenv("SLURMD_NODENAME");
 
-	memset(&r->slurm, 0, sizeof(r->slurm));
+	memset(&r->run.slurm, 0, sizeof(r->run.slurm));
 	if (id == NULL)
 		return;
 	if (!env_word_ok(id, SLURM_ID_MAX, DIGITS)) {
@@ -1562,19 +1575,19 @@ runner_slurm_env(struct runner *r)
 		    "record no job id and a Slurm requeue cannot be recognised", SLURM_ID_MAX);
 		return;
 	}
-	r->slurm.job = 1;
-	snprintf(r->slurm.job_id, sizeof(r->slurm.job_id), "%s", id);
+	r->run.slurm.job = 1;
+	snprintf(r->run.slurm.job_id, sizeof(r->run.slurm.job_id), "%s", id);
 	if (cnt == NULL)
-		r->slurm.restarts = 0;	/* Slurm sets it only once the job has been requeued */
+		r->run.slurm.restarts = 0;	/* Slurm sets it only once the job has been requeued */
 	else if (env_word_ok(cnt, SLURM_COUNT_MAX, DIGITS))
-		r->slurm.restarts = strtol(cnt, NULL, 10);
+		r->run.slurm.restarts = strtol(cnt, NULL, 10);
 	else {
-		r->slurm.restarts = -1;
+		r->run.slurm.restarts = -1;
 		log_warn("SLURM_RESTART_COUNT is not a count (1 to %d digits): ignored; a Slurm "
-		    "requeue of job %s cannot be recognised", SLURM_COUNT_MAX, r->slurm.job_id);
+		    "requeue of job %s cannot be recognised", SLURM_COUNT_MAX, r->run.slurm.job_id);
 	}
 	if (node != NULL && env_word_ok(node, SLURM_NODE_MAX, NODE_CHARS))
-		snprintf(r->slurm.node, sizeof(r->slurm.node), "%s", node);
+		snprintf(r->run.slurm.node, sizeof(r->run.slurm.node), "%s", node);
 	else if (node != NULL)
 		log_warn("SLURMD_NODENAME is not a node name (1 to %d of [A-Za-z0-9._-]): ignored",
 		    SLURM_NODE_MAX);
@@ -1584,13 +1597,13 @@ runner_slurm_env(struct runner *r)
 static void
 runner_slurm_mark(const struct runner *r, cJSON *a)
 {
-	if (!r->slurm.job || r->job != NULL)
+	if (!r->run.slurm.job || r->run.job != NULL)
 		return;		/* the job backend's own job id lives under the same key */
-	json_set_str(a, POLICY_KEY_JOB_ID, r->slurm.job_id);
-	if (r->slurm.restarts >= 0)
-		json_set_num(a, ATT_KEY_RESTARTS, (double)r->slurm.restarts);
-	if (r->slurm.node[0] != '\0')
-		json_set_str(a, ATT_KEY_NODE, r->slurm.node);
+	json_set_str(a, POLICY_KEY_JOB_ID, r->run.slurm.job_id);
+	if (r->run.slurm.restarts >= 0)
+		json_set_num(a, ATT_KEY_RESTARTS, (double)r->run.slurm.restarts);
+	if (r->run.slurm.node[0] != '\0')
+		json_set_str(a, ATT_KEY_NODE, r->run.slurm.node);
 }
 
 /* The Slurm attributes runner_slurm_mark() gave attempt a, into event ev. */
@@ -1634,21 +1647,21 @@ runner_slurm_stopping(struct runner *r)
 	struct deadline d;
 	struct pollfd p;
 
-	if (!r->slurm.job || r->job != NULL || r->st->has_wait)
+	if (!r->run.slurm.job || r->run.job != NULL || r->cur.st->has_wait)
 		return 0;
-	if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 && !rec_killed(&rec))
+	if (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, &rec) == 0 && !rec_killed(&rec))
 		return 0;	/* it ended on its own: judge it */
 	deadline_set(&d, SLURM_STOP_GRACE_MS);
 	do {
-		p.fd = r->sfd;
+		p.fd = r->run.sfd;
 		p.events = POLLIN;
 		p.revents = 0;
 		if (poll(&p, 1, deadline_poll_timeout(&d, 1, SLURM_STOP_GRACE_MS)) > 0 &&
 		    runner_check_signal(r)) {
 			log_info("stage %s attempt %ld ended as Slurm job %s is being stopped (signal %d): "
-			    "left as it is for the job's next run", r->st->name, r->attempt,
-			    r->slurm.job_id, r->got_signal);
-			r->stage_pid = 0;	/* nothing of it keeps running */
+			    "left as it is for the job's next run", r->cur.st->name, r->cur.attempt,
+			    r->run.slurm.job_id, r->run.got_signal);
+			r->cur.stage_pid = 0;	/* nothing of it keeps running */
 			return 1;
 		}
 	} while (!deadline_expired(&d));
@@ -1669,9 +1682,9 @@ runner_is_requeue(const struct runner *r, const cJSON *a)
 	const cJSON *cnt = cJSON_GetObjectItem(a, ATT_KEY_RESTARTS);
 
 	return is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 &&
-	    r->job == NULL && r->slurm.job && r->slurm.restarts >= 0 &&
-	    strcmp(json_str(a, POLICY_KEY_JOB_ID, ""), r->slurm.job_id) == 0 &&
-	    cJSON_IsNumber(cnt) && cnt->valuedouble < (double)r->slurm.restarts;
+	    r->run.job == NULL && r->run.slurm.job && r->run.slurm.restarts >= 0 &&
+	    strcmp(json_str(a, POLICY_KEY_JOB_ID, ""), r->run.slurm.job_id) == 0 &&
+	    cJSON_IsNumber(cnt) && cnt->valuedouble < (double)r->run.slurm.restarts;
 }
 
 /*
@@ -1692,9 +1705,9 @@ runner_is_requeue(const struct runner *r, const cJSON *a)
 static int
 runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 {
-	const struct wk_stage *st = r->st;
+	const struct wk_stage *st = r->cur.st;
 	long n = json_long(a, "attempt", 1), before = json_long(a, ATT_KEY_RESTARTS, 0), step = -1;
-	char *lockp = layout_attempt_lock(r->cfg->workdir, st->name, n), when[TIMEFMT_LEN];
+	char *lockp = layout_attempt_lock(r->run.cfg->workdir, st->name, n), when[TIMEFMT_LEN];
 	char human[512];
 	struct attempt_rec rec;
 	struct deadline d;
@@ -1709,15 +1722,15 @@ runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 	if (held == 1) {
 		log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but the attempt "
 		    "still runs here (its wrapper holds %s): re-attaching to it, not launching a "
-		    "second copy", st->name, n, r->slurm.job_id, r->slurm.restarts, lockp);
+		    "second copy", st->name, n, r->run.slurm.job_id, r->run.slurm.restarts, lockp);
 		free(lockp);
 		return 0;
 	}
 	free(lockp);
-	have_rec = attempt_rec_load(r->cfg->workdir, st->name, n, &rec) == 0;
+	have_rec = attempt_rec_load(r->run.cfg->workdir, st->name, n, &rec) == 0;
 	if (have_rec && !rec_killed(&rec)) {
 		log_info("stage %s attempt %ld ended on its own (exit %d) before Slurm requeued job %s: "
-		    "judged on its outcome", st->name, n, rec.exit_code, r->slurm.job_id);
+		    "judged on its outcome", st->name, n, rec.exit_code, r->run.slurm.job_id);
 		return 0;
 	}
 	if (have_rec && !rec.exited && rec.pid > 0 && rec.pid_start != 0) {
@@ -1728,12 +1741,12 @@ runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 		if (proc_alive(&child)) {
 			log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but its "
 			    "pid %ld still runs here: following it, not launching a second copy",
-			    st->name, n, r->slurm.job_id, r->slurm.restarts, rec.pid);
+			    st->name, n, r->run.slurm.job_id, r->run.slurm.restarts, rec.pid);
 			return 0;
 		}
 	}
 
-	r->attempt = n;
+	r->cur.attempt = n;
 	now = time(NULL);
 	timefmt_utc(now, when, sizeof(when));
 	json_set_str(a, "result", "failed");
@@ -1748,18 +1761,18 @@ runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 	if (have_rec && rec.pid > 0)
 		json_set_num(a, POLICY_KEY_PID, (double)rec.pid);
 	/* Its progress as the last onbox read it, and its checkpoints: real progress resets the budget. */
-	if (r->saved != NULL && strcmp(json_str(r->saved, "stage", ""), st->name) == 0 &&
-	    json_long(r->saved, "attempt", 0) == n && cJSON_GetObjectItem(r->saved, "prog_cur") != NULL)
-		step = json_long(r->saved, "prog_cur", -1);
+	if (r->run.saved != NULL && strcmp(json_str(r->run.saved, "stage", ""), st->name) == 0 &&
+	    json_long(r->run.saved, "attempt", 0) == n && cJSON_GetObjectItem(r->run.saved, "prog_cur") != NULL)
+		step = json_long(r->run.saved, "prog_cur", -1);
 	(void)policy_mark_progress(hist, a, step, runner_ckpt_step(r));
 	json_set_bool(a, "reported", 1);
 	(void)runner_hist_save(r, hist);	/* the new attempt's save, checked, carries it too */
 
 	snprintf(human, sizeof(human), "%s requeued by Slurm (job %s, restart %ld): attempt %ld starts",
-	    st->name, r->slurm.job_id, r->slurm.restarts, n + 1);
-	ev = events_new(r->instance, r->cfg->run, "stage_requeued", st->name, n);
-	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, r->slurm.job_id);
-	cJSON_AddNumberToObject(ev, ATT_KEY_RESTARTS, (double)r->slurm.restarts);
+	    st->name, r->run.slurm.job_id, r->run.slurm.restarts, n + 1);
+	ev = events_new(r->run.instance, r->run.cfg->run, "stage_requeued", st->name, n);
+	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, r->run.slurm.job_id);
+	cJSON_AddNumberToObject(ev, ATT_KEY_RESTARTS, (double)r->run.slurm.restarts);
 	cJSON_AddNumberToObject(ev, "attempt_restart_count", (double)before);
 	cJSON_AddStringToObject(ev, "class", triage_info(TRIAGE_PREEMPTED)->name);
 	cJSON_AddStringToObject(ev, "message", human);	/* what a webhook without its own wording shows */
@@ -1807,25 +1820,25 @@ add_git(cJSON *ev, const char *workdir)
 static void
 runner_drift(struct runner *r, cJSON *ev)
 {
-	char *snap = layout_attempt_config(r->cfg->workdir, r->st->name, r->attempt), *diff = NULL;
-	cJSON *prev = NULL, *now = jsondiff_redacted(r->cfg->root);
+	char *snap = layout_attempt_config(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt), *diff = NULL;
+	cJSON *prev = NULL, *now = jsondiff_redacted(r->run.cfg->root);
 	long n;
 
 	/* Kept on disk: notify[] values only as digests, so no secret lands there. */
 	if (jsonfile_save(snap, now) != 0)
 		log_warn("cannot write %s: %s", snap, strerror(errno));
-	for (n = r->attempt - 1; n >= 1 && prev == NULL; n--) {
-		char *p = layout_attempt_config(r->cfg->workdir, r->st->name, n);
+	for (n = r->cur.attempt - 1; n >= 1 && prev == NULL; n--) {
+		char *p = layout_attempt_config(r->run.cfg->workdir, r->cur.st->name, n);
 
 		if (jsonfile_load(p, &prev) != 0)
 			prev = NULL;
 		free(p);
 	}
 	if (prev != NULL && (diff = jsondiff_text(prev, now, 40, jsondiff_hide_secrets)) != NULL) {
-		char *clean = notify_scrub(&r->sinks, diff);
+		char *clean = notify_scrub(&r->note.sinks, diff);
 
-		log_warn("stage %s attempt %ld: CONFIG DRIFT since attempt %ld:\n%s", r->st->name,
-		    r->attempt, n + 1, clean);
+		log_warn("stage %s attempt %ld: CONFIG DRIFT since attempt %ld:\n%s", r->cur.st->name,
+		    r->cur.attempt, n + 1, clean);
 		cJSON_AddStringToObject(ev, "config_drift", clean);
 		cJSON_AddNumberToObject(ev, "drift_since", (double)(n + 1));
 		free(clean);
@@ -1848,29 +1861,29 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	int rc = -1;
 
 	/* {checkpoint}: the newest complete checkpoint now, or the configured fallback. */
-	if (ckpt_configured(r->cfg) && ckpt_uses_token(r->st->run)) {
-		if (ckpt_scan_dir(r->cfg, &scan, &why) == 0 &&
-		    ckpt_subst_scan(r->st->run, scan, r->cfg, &cmd, &why) == 0) {
+	if (ckpt_configured(r->run.cfg) && ckpt_uses_token(r->cur.st->run)) {
+		if (ckpt_scan_dir(r->run.cfg, &scan, &why) == 0 &&
+		    ckpt_subst_scan(r->cur.st->run, scan, r->run.cfg, &cmd, &why) == 0) {
 			if (scan->newest != NULL) {
 				json_set_str(a, POLICY_KEY_CHECKPOINT, scan->newest->path);
 				json_set_num(a, POLICY_KEY_CKPT_STEP "_from", (double)scan->newest->step);
 				log_info("stage %s attempt %ld resumes from checkpoint %s (step %lld)",
-				    r->st->name, r->attempt, scan->newest->path, scan->newest->step);
+				    r->cur.st->name, r->cur.attempt, scan->newest->path, scan->newest->step);
 			} else
 				log_warn("stage %s attempt %ld: no complete checkpoint in %s: starting fresh "
-				    "(checkpoints.fallback)", r->st->name, r->attempt, scan->dir);
+				    "(checkpoints.fallback)", r->cur.st->name, r->cur.attempt, scan->dir);
 		}
-	} else if (ckpt_subst(r->st->run, NULL, r->cfg, &cmd, &why) != 0) {
+	} else if (ckpt_subst(r->cur.st->run, NULL, r->run.cfg, &cmd, &why) != 0) {
 		free(why);
 		why = NULL;
-		cmd = xstrdup(r->st->run);	/* no token, or nothing configured: as written */
+		cmd = xstrdup(r->cur.st->run);	/* no token, or nothing configured: as written */
 	}
-	if (cmd != NULL && r->job != NULL)	/* job backend: a submit, not a process */
-		pid = jobrun_launch(r->job, r->st, r->attempt, hist, a, cmd, &why);
+	if (cmd != NULL && r->run.job != NULL)	/* job backend: a submit, not a process */
+		pid = jobrun_launch(r->run.job, r->cur.st, r->cur.attempt, hist, a, cmd, &why);
 	else if (cmd != NULL)
-		pid = attempt_launch(r->cfg, r->st, cmd, r->attempt, &why);
+		pid = attempt_launch(r->run.cfg, r->cur.st, cmd, r->cur.attempt, &why);
 	if (pid < 0) {
-		log_error("stage %s: cannot start attempt %ld: %s", r->st->name, r->attempt, why);
+		log_error("stage %s: cannot start attempt %ld: %s", r->cur.st->name, r->cur.attempt, why);
 		memset(&o, 0, sizeof(o));
 		o.cls = TRIAGE_UNKNOWN;
 		o.exec_error = why;
@@ -1879,29 +1892,29 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	}
 	json_set_str(a, "result", "running");
 	json_set_str(a, "command", cmd);
-	if (r->job == NULL) {
+	if (r->run.job == NULL) {
 		json_set_num(a, "wrapper_pid", pid);
 		w->pid = pid;
 		w->own = 1;
 		proc_identify(pid, &w->id);
 	}
 	(void)runner_hist_save(r, hist);	/* "starting" is on disk: enough to never number it twice */
-	ev = events_new(r->instance, r->cfg->run, "stage_started", r->st->name, r->attempt);
+	ev = events_new(r->run.instance, r->run.cfg->run, "stage_started", r->cur.st->name, r->cur.attempt);
 	cJSON_AddStringToObject(ev, "command", cmd);
-	if (strcmp(cmd, r->st->run) != 0)
-		cJSON_AddStringToObject(ev, "command_template", r->st->run);
+	if (strcmp(cmd, r->cur.st->run) != 0)
+		cJSON_AddStringToObject(ev, "command_template", r->cur.st->run);
 	if (json_str(a, POLICY_KEY_CHECKPOINT, NULL) != NULL)
 		cJSON_AddStringToObject(ev, "checkpoint", json_str(a, POLICY_KEY_CHECKPOINT, ""));
-	cJSON_AddStringToObject(ev, "cwd", r->cfg->workdir);
-	if (r->job != NULL)
-		jobrun_event(r->job, ev);	/* job_name, job_id */
+	cJSON_AddStringToObject(ev, "cwd", r->run.cfg->workdir);
+	if (r->run.job != NULL)
+		jobrun_event(r->run.job, ev);	/* job_name, job_id */
 	else {
 		cJSON_AddNumberToObject(ev, "pid", (double)pid);
 		runner_slurm_event(ev, a);	/* job_id, slurm_restart_count, node under Slurm */
 	}
-	add_git(ev, r->cfg->workdir);
+	add_git(ev, r->run.cfg->workdir);
 	runner_drift(r, ev);
-	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->st->name, r->attempt);
+	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->cur.st->name, r->cur.attempt);
 	runner_emit(r, ev, human);
 	rc = 0;
  out:
@@ -1919,7 +1932,7 @@ runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w)
 
 	deadline_set(&d, REC_WAIT_MS);
 	/* The wrapper writes its record right after starting the command. */
-	while (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, rec) != 0 ||
+	while (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, rec) != 0 ||
 	    rec->wrapper_pid <= 0) {
 		if (deadline_expired(&d))
 			return -1;
@@ -1931,7 +1944,7 @@ runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w)
 	w->id.start = rec->wrapper_start;
 	snprintf(w->id.boot, sizeof(w->id.boot), "%s", rec->boot);
 	log_info("stage %s: re-attaching to attempt %ld (pid %ld) started by an earlier onbox",
-	    r->st->name, r->attempt, rec->pid);
+	    r->cur.st->name, r->cur.attempt, rec->pid);
 	return 0;
 }
 
@@ -1941,7 +1954,7 @@ runner_stop_tick(void *arg)
 {
 	struct runner *r = arg;
 
-	if (deadline_expired(&r->hb))
+	if (deadline_expired(&r->run.hb))
 		runner_heartbeat(r);
 }
 
@@ -1955,10 +1968,10 @@ static void
 runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJSON *a,
     const char *how)
 {
-	cJSON *req = stop_request_load(r->cfg->workdir), *ev;
+	cJSON *req = stop_request_load(r->run.cfg->workdir), *ev;
 	char *by = xstrdup(json_str(req, "by", "onbox stop"));
 	char when[TIMEFMT_LEN], human[512];
-	long n = a != NULL ? r->attempt : 0;
+	long n = a != NULL ? r->cur.attempt : 0;
 
 	/*
 	 * The record first: a kill between the two then leaves a stopped run with
@@ -1966,9 +1979,9 @@ runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJS
 	 * without the record (patrol would resume it); and `onbox wait`, woken
 	 * by the history's change, already finds the record.
 	 */
-	if (stop_record_write(r->cfg->workdir, r->cfg->run, by, json_str(req, "nonce", NULL),
+	if (stop_record_write(r->run.cfg->workdir, r->run.cfg->run, by, json_str(req, "nonce", NULL),
 	    st->name, n, how) != 0)
-		log_error("cannot write %s/.watchkeeper/%s: %s", r->cfg->workdir, STOP_RECORD,
+		log_error("cannot write %s/.watchkeeper/%s: %s", r->run.cfg->workdir, STOP_RECORD,
 		    strerror(errno));
 	if (a != NULL) {
 		timefmt_utc(time(NULL), when, sizeof(when));
@@ -1979,7 +1992,7 @@ runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJS
 		json_set_bool(a, "reported", 1);
 		(void)runner_hist_save(r, hist);
 	}
-	ev = events_new(r->instance, r->cfg->run, "run_stopped", st->name, n);
+	ev = events_new(r->run.instance, r->run.cfg->run, "run_stopped", st->name, n);
 	cJSON_AddStringToObject(ev, "by", by);
 	cJSON_AddStringToObject(ev, "how", how);
 	if (n > 0)
@@ -1988,8 +2001,8 @@ runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJS
 	else
 		snprintf(human, sizeof(human), "STOPPED on purpose before stage %s by %s: %s",
 		    st->name, by, how);
-	r->stopped = 1;
-	r->status = "stopped";
+	r->run.stopped = 1;
+	r->run.status = "stopped";
 	runner_emit(r, ev, human);
 	free(by);
 	cJSON_Delete(req);
@@ -2010,7 +2023,7 @@ runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	/* The wrapper records the stage's pid just after starting it. */
 	deadline_set(&d, REC_WAIT_MS);
 	while (w->kill_pgid <= 0 && w->pid > 0 && !w->wait_stage && !deadline_expired(&d)) {
-		if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 && rec.pid > 0)
+		if (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, &rec) == 0 && rec.pid > 0)
 			w->kill_pgid = (pid_t)rec.pid;
 		else
 			usleep(20000);
@@ -2019,14 +2032,14 @@ runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		snprintf(how, sizeof(how), "%s", w->wait_stage ? "a wait: nothing of ours to signal" :
 		    "its process had already ended");
 	} else {
-		group_gone = stop_group(w->kill_pgid, r->cfg->stop_grace_s, runner_stop_tick, r,
+		group_gone = stop_group(w->kill_pgid, r->run.cfg->stop_grace_s, runner_stop_tick, r,
 		    &killed) == 0;
 		if (killed)
 			snprintf(how, sizeof(how), "SIGTERM, then SIGKILL after stop_grace_s=%lds",
-			    r->cfg->stop_grace_s);
+			    r->run.cfg->stop_grace_s);
 		else
 			snprintf(how, sizeof(how), "SIGTERM; it ended within stop_grace_s=%lds",
-			    r->cfg->stop_grace_s);
+			    r->run.cfg->stop_grace_s);
 		if (!group_gone)
 			snprintf(how + strlen(how), sizeof(how) - strlen(how),
 			    "; some of process group %ld survived SIGKILL", (long)w->kill_pgid);
@@ -2035,15 +2048,15 @@ runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	deadline_set(&d, REC_WAIT_MS);
 	while (w->pid > 0 && !w->wait_stage && !watch_gone(w, 0) && !deadline_expired(&d))
 		usleep(20000);
-	r->stage_pid = 0;
-	runner_stop_record(r, r->st, hist, a, how);
+	r->cur.stage_pid = 0;
+	runner_stop_record(r, r->cur.st, hist, a, how);
 }
 
 /* Run (or re-attach to, or finish) the stage at idx.  0 success, 1 failed, 128+sig stopped. */
 static int
 runner_stage(struct runner *r, size_t idx)
 {
-	const struct wk_stage *st = &r->cfg->chain[idx];
+	const struct wk_stage *st = &r->run.cfg->chain[idx];
 	struct attempt_rec rec;
 	struct watch w;
 	struct outcome o;
@@ -2054,39 +2067,39 @@ runner_stage(struct runner *r, size_t idx)
 	char *lockp = NULL, *oom_why = NULL, *guess = NULL, *req = NULL;
 	const char *nan;
 
-	r->st = st;
-	r->idx = idx;
+	r->cur.st = st;
+	r->cur.idx = idx;
 	runner_stage_reset(r);
 	memset(&w, 0, sizeof(w));
 	w.pidfd = -1;
 	memset(&rec, 0, sizeof(rec));
-	hist = hist_load(r->cfg->workdir, st->name);
+	hist = hist_load(r->run.cfg->workdir, st->name);
 	a = hist_last(hist);
 
 	/* A Slurm requeue first: the attempt's lock, record and pids are the earlier run's. */
 	if (runner_is_requeue(r, a) && runner_requeue(r, hist, a)) {
 		a = NULL;	/* ended: a new attempt below */
-	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 && r->job != NULL) {
+	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 && r->run.job != NULL) {
 		/* job backend: the job the history names, or the submit it was making (jobrun.c) */
-		r->attempt = json_long(a, "attempt", 1);
-		if (!jobrun_attach(r->job, st, r->attempt, hist, a) &&
+		r->cur.attempt = json_long(a, "attempt", 1);
+		if (!jobrun_attach(r->run.job, st, r->cur.attempt, hist, a) &&
 		    runner_launch(r, hist, a, &w) != 0) {
 			rc = 1;
 			goto out;
 		}
 	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0) {
-		r->attempt = json_long(a, "attempt", 1);
-		lockp = layout_attempt_lock(r->cfg->workdir, st->name, r->attempt);
+		r->cur.attempt = json_long(a, "attempt", 1);
+		lockp = layout_attempt_lock(r->run.cfg->workdir, st->name, r->cur.attempt);
 		held = lock_is_held(lockp);
 		if (held == 1 && runner_reattach(r, &rec, &w) != 0) {
 			/* Never guess here: guessing wrong launches the stage twice. */
 			log_error("stage %s attempt %ld: its lock %s is held but it has no process "
-			    "record; refusing to launch it again", st->name, r->attempt, lockp);
+			    "record; refusing to launch it again", st->name, r->cur.attempt, lockp);
 			rc = WK_EX_TEMPFAIL;
 			goto out;
 		} else if (held == 1) {
 			/* re-attached: supervise below */
-		} else if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &rec) == 0 &&
+		} else if (attempt_rec_load(r->run.cfg->workdir, st->name, r->cur.attempt, &rec) == 0 &&
 		    rec.exited) {
 			/* Ended while no onbox watched: classify from its record and logs. */
 		} else {
@@ -2099,7 +2112,7 @@ runner_stage(struct runner *r, size_t idx)
 				w.id = child;
 				lost_follow = 1;
 				log_warn("stage %s attempt %ld: wrapper gone, following pid %ld",
-				    st->name, r->attempt, rec.pid);
+				    st->name, r->cur.attempt, rec.pid);
 			} else if (runner_lost(r, hist, a, &rec)) {
 				a = NULL;
 			} else {
@@ -2108,36 +2121,36 @@ runner_stage(struct runner *r, size_t idx)
 			}
 		}
 	} else if (is_unfinished(a)) {
-		r->attempt = json_long(a, "attempt", 1);	/* a wait: resume it */
+		r->cur.attempt = json_long(a, "attempt", 1);	/* a wait: resume it */
 	} else
 		a = NULL;
 
 	if (a == NULL) {
 		const cJSON *last = hist_last(hist);
 
-		r->attempt = last != NULL ? json_long(last, "attempt", 0) + 1 : 1;
+		r->cur.attempt = last != NULL ? json_long(last, "attempt", 0) + 1 : 1;
 		clear_failed(r);
 		invalidate_downstream(r, idx);
 		{
-			char *flag = layout_path(r->cfg->workdir, "chain.reported");
+			char *flag = layout_path(r->run.cfg->workdir, "chain.reported");
 
 			unlink(flag);
 			free(flag);
-			caveats_clear(r->cfg->workdir);
+			caveats_clear(r->run.cfg->workdir);
 		}
-		a = hist_add(hist, r->attempt, st->has_wait ? "wait" : "run");
-		if (r->job == NULL)	/* a cluster job runs in no cgroup of ours */
+		a = hist_add(hist, r->cur.attempt, st->has_wait ? "wait" : "run");
+		if (r->run.job == NULL)	/* a cluster job runs in no cgroup of ours */
 			(void)cgroup_oom_mark(a, NULL, 0);	/* the one the stage inherits */
 		if (!st->has_wait)
 			runner_slurm_mark(r, a);	/* saved before the launch: a requeue may come any time */
 		if (st->log != NULL) {
-			char *p = stage_log_path(r->cfg, st->log);
+			char *p = stage_log_path(r->run.cfg, st->log);
 
 			hist_mark_log_start(a, p);
 			free(p);
 		}
 		if (st->has_wait && st->wait.log != NULL) {
-			char *p = stage_log_path(r->cfg, st->wait.log);
+			char *p = stage_log_path(r->run.cfg, st->wait.log);
 
 			hist_mark_log_start(a, p);
 			free(p);
@@ -2149,7 +2162,7 @@ runner_stage(struct runner *r, size_t idx)
 		 */
 		if (runner_hist_save(r, hist) != 0) {
 			log_error("stage %s: attempt %ld not started: its history cannot be written",
-			    st->name, r->attempt);
+			    st->name, r->cur.attempt);
 			rc = WK_EX_IOERR;
 			goto out;
 		}
@@ -2157,10 +2170,10 @@ runner_stage(struct runner *r, size_t idx)
 			rc = 1;
 			goto out;
 		}
-		if (!st->has_wait && r->job == NULL)
+		if (!st->has_wait && r->run.job == NULL)
 			runner_oom_mark_stage(r, hist, a);
 	}
-	r->stage_pid = rec.pid;
+	r->cur.stage_pid = rec.pid;
 
 	if (!st->has_wait) {
 		runner_sources_run(r, a);
@@ -2173,11 +2186,11 @@ runner_stage(struct runner *r, size_t idx)
 			/* The stage's process group, for a timeout stop. */
 			struct attempt_rec cur;
 
-			if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &cur) == 0)
-				r->stage_pid = cur.pid;
+			if (attempt_rec_load(r->run.cfg->workdir, st->name, r->cur.attempt, &cur) == 0)
+				r->cur.stage_pid = cur.pid;
 		}
-		w.kill_pgid = (pid_t)r->stage_pid;
-		w.job = r->job;
+		w.kill_pgid = (pid_t)r->cur.stage_pid;
+		w.job = r->run.job;
 		runner_heartbeat(r);
 		if (w.pid > 0 || w.job != NULL) {
 			end = runner_supervise(r, hist, a, &w);
@@ -2192,7 +2205,7 @@ runner_stage(struct runner *r, size_t idx)
 		struct line_ctx lc;
 
 		if (wl != NULL) {
-			char *p = stage_log_path(r->cfg, wl);
+			char *p = stage_log_path(r->run.cfg, wl);
 			struct logscan catchup;
 
 			/*
@@ -2201,15 +2214,15 @@ runner_stage(struct runner *r, size_t idx)
 			 * count crash signatures only from where the wait began (earlier
 			 * text may belong to an earlier run sharing the log).
 			 */
-			source_open(r, &r->src[0], "log", p);
-			r->nsrc = 1;
+			source_open(r, &r->cur.src[0], "log", p);
+			r->cur.nsrc = 1;
 			logscan_init(&catchup, p, LOGSCAN_DEFAULT_MAX_LINE);
 			lc.r = r;
-			lc.s = &r->src[0];
+			lc.s = &r->cur.src[0];
 			lc.catchup = 1;
 			(void)logscan_poll(&catchup, runner_line, &lc);
 			logscan_free(&catchup);
-			source_from(&r->src[0], cJSON_GetObjectItem(a, "log_start"));
+			source_from(&r->cur.src[0], cJSON_GetObjectItem(a, "log_start"));
 			free(p);
 		}
 		if (st->wait.pid > 0) {
@@ -2221,8 +2234,8 @@ runner_stage(struct runner *r, size_t idx)
 			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->wait.timeout_s;
 		w.wait_stage = 1;
 		if (json_num(a, "wait_announced", 0) == 0) {
-			cJSON *ev = events_new(r->instance, r->cfg->run, "stage_started", st->name,
-			    r->attempt);
+			cJSON *ev = events_new(r->run.instance, r->run.cfg->run, "stage_started", st->name,
+			    r->cur.attempt);
 			char human[256];
 
 			json_set_str(a, "result", "running");
@@ -2232,11 +2245,11 @@ runner_stage(struct runner *r, size_t idx)
 				cJSON_AddNumberToObject(ev, "wait_pid", (double)st->wait.pid);
 			else
 				cJSON_AddStringToObject(ev, "wait_log", st->wait.log);
-			snprintf(human, sizeof(human), "%s waiting (attempt %ld)", st->name, r->attempt);
+			snprintf(human, sizeof(human), "%s waiting (attempt %ld)", st->name, r->cur.attempt);
 			runner_emit(r, ev, human);
 		}
 		runner_heartbeat(r);
-		if (r->wait_seen)
+		if (r->cur.wait_seen)
 			end = SUP_WAIT_HIT;
 		else if (st->wait.pid > 0 && w.pid == 0) {
 			runner_scan_final(r);
@@ -2245,9 +2258,9 @@ runner_stage(struct runner *r, size_t idx)
 			end = runner_supervise(r, hist, a, &w);
 	}
 
-	if (end == SUP_STOP || r->stop_asked) {
+	if (end == SUP_STOP || r->run.stop_asked) {
 		/* job backend: the job ended on jobrun_stop (SUP_GONE); else stop the group now */
-		if (r->job != NULL)
+		if (r->run.job != NULL)
 			runner_stop_record(r, st, hist, a, "job.stop: the cluster manager stopped its job");
 		else
 			runner_stop_stage(r, hist, a, &w);
@@ -2255,14 +2268,14 @@ runner_stage(struct runner *r, size_t idx)
 		goto out;
 	}
 	if (end == SUP_SIGNAL) {
-		rc = 128 + r->got_signal;
+		rc = 128 + r->run.got_signal;
 		goto out;
 	}
 
 	memset(&o, 0, sizeof(o));
 	memset(&in, 0, sizeof(in));
 	in.done_required = st->done_re != NULL;
-	in.done_seen = r->done_seen;
+	in.done_seen = r->cur.done_seen;
 	in.we_timed_out = json_bool(a, "timed_out", 0) || end == SUP_TIMEOUT;
 	in.oom_kills = cgroup_oom_delta(a, &oom_why);
 	in.oom_known = in.oom_kills >= 0;
@@ -2273,20 +2286,20 @@ runner_stage(struct runner *r, size_t idx)
 		in.exit_code = end == SUP_WAIT_HIT || end == SUP_GONE ? 0 : 1;
 		if (end == SUP_WAIT_HIT)
 			in.done_required = 0;
-		if (end == SUP_CRASH || (end == SUP_GONE && r->ts.crash_seen)) {
+		if (end == SUP_CRASH || (end == SUP_GONE && r->cur.ts.crash_seen)) {
 			in.exit_code = 1;
 			in.done_required = 0;
 		}
 		o.exited = 0;
 	} else if (lost_follow) {
 		in.status_lost = 1;
-	} else if (r->job != NULL) {
+	} else if (r->run.job != NULL) {
 		/* job backend: the manager's final state stands for the exit status */
-		jobrun_outcome(r->job, &in, &o.exec_error);
+		jobrun_outcome(r->run.job, &in, &o.exec_error);
 		o.exited = in.exited;
 		o.exit_code = in.exit_code;
 		o.signo = in.signo;
-	} else if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &rec) == 0 && rec.exited) {
+	} else if (attempt_rec_load(r->run.cfg->workdir, st->name, r->cur.attempt, &rec) == 0 && rec.exited) {
 		in.exited = rec.signo == 0;
 		in.exit_code = rec.exit_code;
 		in.signo = rec.signo;
@@ -2302,13 +2315,13 @@ runner_stage(struct runner *r, size_t idx)
 		proc_boot_id(boot, sizeof(boot));
 		in.rebooted = rec.boot[0] != '\0' && strcmp(rec.boot, boot) != 0;
 	}
-	nan = st->has_wait ? NULL : nanstop_due(&r->nan, st->name, r->attempt);
+	nan = st->has_wait ? NULL : nanstop_due(&r->run.nan, st->name, r->cur.attempt);
 	if (nan == NULL && !st->has_wait)
 		nan = json_str(a, "nan_stop", NULL);
 	in.we_stopped = nan != NULL;
 	in.nan_stopped = nan;
 	in.missing = runner_require(r, &in, &req);
-	o.cls = triage_classify_guess(&in, &r->ts, &o.evidence, &guess);
+	o.cls = triage_classify_guess(&in, &r->cur.ts, &o.evidence, &guess);
 	o.guess = guess;
 	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
 		o.cls = TRIAGE_UNKNOWN;
@@ -2316,7 +2329,7 @@ runner_stage(struct runner *r, size_t idx)
 	if (runner_finalize(r, hist, a, &o) != 0)
 		rc = 1;
  out:
-	jobrun_detach(r->job);	/* it borrowed hist */
+	jobrun_detach(r->run.job);	/* it borrowed hist */
 	free(req);
 	free(lockp);
 	free(oom_why);
@@ -2329,20 +2342,20 @@ runner_stage(struct runner *r, size_t idx)
 static void
 runner_catch_up(struct runner *r, size_t idx)
 {
-	const struct wk_stage *st = &r->cfg->chain[idx];
-	cJSON *hist = hist_load(r->cfg->workdir, st->name), *a = hist_last(hist), *ev;
+	const struct wk_stage *st = &r->run.cfg->chain[idx];
+	cJSON *hist = hist_load(r->run.cfg->workdir, st->name), *a = hist_last(hist), *ev;
 	char human[256];
 
 	if (a != NULL && strcmp(json_str(a, "result", ""), "done") == 0 &&
 	    !json_bool(a, "reported", 0)) {
-		ev = events_new(r->instance, r->cfg->run, "stage_done", st->name,
+		ev = events_new(r->run.instance, r->run.cfg->run, "stage_done", st->name,
 		    json_long(a, "attempt", 1));
 		cJSON_AddStringToObject(ev, "marker", st->marker);
 		snprintf(human, sizeof(human), "%s DONE (attempt %ld) -> %s", st->name,
 		    json_long(a, "attempt", 1), st->marker);
 		runner_emit(r, ev, human);
 		json_set_bool(a, "reported", 1);
-		(void)hist_save(r->cfg->workdir, st->name, hist);
+		(void)hist_save(r->run.cfg->workdir, st->name, hist);
 	}
 	cJSON_Delete(hist);
 }
@@ -2350,18 +2363,18 @@ runner_catch_up(struct runner *r, size_t idx)
 static void
 runner_chain_done(struct runner *r)
 {
-	char *flag = layout_path(r->cfg->workdir, "chain.reported");
+	char *flag = layout_path(r->run.cfg->workdir, "chain.reported");
 	cJSON *ev;
 
 	if (fs_exists(flag)) {
 		free(flag);
 		return;
 	}
-	ev = events_new(r->instance, r->cfg->run, "chain_done", NULL, 0);
-	cJSON_AddNumberToObject(ev, "stages", (double)r->cfg->nchain);
+	ev = events_new(r->run.instance, r->run.cfg->run, "chain_done", NULL, 0);
+	cJSON_AddNumberToObject(ev, "stages", (double)r->run.cfg->nchain);
 	{
 		/* From the first stage's last attempt to now: the chain as it last ran. */
-		cJSON *h = hist_load(r->cfg->workdir, r->cfg->chain[0].name);
+		cJSON *h = hist_load(r->run.cfg->workdir, r->run.cfg->chain[0].name);
 		const cJSON *a = hist_last(h);
 
 		if (a != NULL)
@@ -2372,14 +2385,14 @@ runner_chain_done(struct runner *r)
 	runner_add_results(r, ev);
 	{
 		/* What went wrong on the way (caveats.h): in the event, the line, caveats.json. */
-		cJSON *cav = caveats_build(r->cfg);
+		cJSON *cav = caveats_build(r->run.cfg);
 		char *human = caveats_text(cav) != NULL ?
 		    xstrfmt("chain DONE · caveats: %s", caveats_text(cav)) :
 		    xstrdup("chain DONE: every marker present");
 
 		caveats_event(ev, cav);
-		if (caveats_save(r->cfg->workdir, cav) != 0)
-			log_warn("cannot write %s/.watchkeeper/%s: %s", r->cfg->workdir, CAVEATS_FILE,
+		if (caveats_save(r->run.cfg->workdir, cav) != 0)
+			log_warn("cannot write %s/.watchkeeper/%s: %s", r->run.cfg->workdir, CAVEATS_FILE,
 			    strerror(errno));
 		runner_emit(r, ev, human);
 		free(human);
@@ -2425,8 +2438,8 @@ runner_setup_signals(struct runner *r)
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
 		return -1;
 	signal(SIGPIPE, SIG_IGN);
-	r->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	return r->sfd < 0 ? -1 : 0;
+	r->run.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return r->run.sfd < 0 ? -1 : 0;
 }
 
 /* 1 when the marker of stage idx is present. */
@@ -2481,22 +2494,22 @@ runner_chain(struct runner *r)
 	size_t i;
 	int stage_rc;
 
-	for (i = 0; i < r->cfg->nchain; i++) {
-		if (runner_has_marker(r->cfg, i)) {
+	for (i = 0; i < r->run.cfg->nchain; i++) {
+		if (runner_has_marker(r->run.cfg, i)) {
 			runner_catch_up(r, i);
 			continue;
 		}
-		r->restart = 0;
+		r->cur.restart = 0;
 		if (runner_stop_requested(r)) {
 			/* asked between two stages: the next one is not started */
-			r->st = &r->cfg->chain[i];
-			r->idx = i;
-			r->stop_asked = 1;
-			runner_stop_record(r, r->st, NULL, NULL, "between stages: nothing was running");
+			r->cur.st = &r->run.cfg->chain[i];
+			r->cur.idx = i;
+			r->run.stop_asked = 1;
+			runner_stop_record(r, r->cur.st, NULL, NULL, "between stages: nothing was running");
 			return 128 + SIGTERM;
 		}
 		stage_rc = runner_stage(r, i);
-		if (stage_rc == 1 && r->restart) {
+		if (stage_rc == 1 && r->cur.restart) {
 			/* The policy restarts it: the same stage again, as a new attempt. */
 			i--;
 			continue;
@@ -2519,20 +2532,20 @@ runner_one(struct runner *r, size_t idx)
 	int rc;
 
 	/* Again under the run's lock: an onbox rerunning an earlier stage removes later markers. */
-	if (runner_stage_ready(r->cfg, idx) != 0)
+	if (runner_stage_ready(r->run.cfg, idx) != 0)
 		return WK_EX_FAIL;
 	for (i = 0; i < idx; i++)
 		runner_catch_up(r, i);
-	if (runner_has_marker(r->cfg, idx)) {
+	if (runner_has_marker(r->run.cfg, idx)) {
 		log_info("stage %s: its marker %s is already there: nothing to run",
-		    r->cfg->chain[idx].name, r->cfg->chain[idx].marker);
+		    r->run.cfg->chain[idx].name, r->run.cfg->chain[idx].marker);
 		runner_catch_up(r, idx);
 		return 0;
 	}
 	do {
-		r->restart = 0;
+		r->cur.restart = 0;
 		rc = runner_stage(r, idx);
-	} while (rc == 1 && r->restart);
+	} while (rc == 1 && r->cur.restart);
 	return rc;
 }
 
@@ -2545,11 +2558,11 @@ runner_run(struct wk_config *cfg, const char *stage)
 	int rc = 0;
 
 	memset(&r, 0, sizeof(r));
-	r.dl.pidfd = -1;
-	r.cfg = cfg;
-	r.lockfd = r.ifd = r.sfd = -1;
-	r.status = "running";
-	triage_scan_init(&r.ts);
+	r.note.dl.pidfd = -1;
+	r.run.cfg = cfg;
+	r.run.lockfd = r.run.ifd = r.run.sfd = -1;
+	r.run.status = "running";
+	triage_scan_init(&r.cur.ts);
 
 	if (stage != NULL) {
 		for (only = 0; only < cfg->nchain && strcmp(cfg->chain[only].name, stage) != 0; only++)
@@ -2571,8 +2584,8 @@ runner_run(struct wk_config *cfg, const char *stage)
 		goto out;
 	}
 	lockp = layout_path(cfg->workdir, "onbox.lock");
-	if ((r.lockfd = lock_try(lockp)) < 0) {
-		if (r.lockfd == WK_ERR_BUSY) {
+	if ((r.run.lockfd = lock_try(lockp)) < 0) {
+		if (r.run.lockfd == WK_ERR_BUSY) {
 			log_error("another onbox is already running run %s in %s (lock %s held)",
 			    cfg->run, cfg->workdir, lockp);
 			rc = WK_EX_TEMPFAIL;
@@ -2594,34 +2607,34 @@ runner_run(struct wk_config *cfg, const char *stage)
 	if (stop_clear(cfg->workdir))
 		log_info("run %s was stopped on purpose: started again from the first missing marker",
 		    cfg->run);
-	if (events_instance(cfg->workdir, r.instance) != 0) {
+	if (events_instance(cfg->workdir, r.run.instance) != 0) {
 		log_error("cannot write the instance id in %s: %s", cfg->workdir, strerror(errno));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
-	notify_sinks_load_box(cfg, &r.sinks);
+	notify_sinks_load_box(cfg, &r.note.sinks);
 	runner_slurm_env(&r);
 	/* detach "job": each run stage's attempt is a job in a cluster manager (jobrun.c). */
 	if (strcmp(cfg->detach, "job") == 0 &&
-	    (r.job = jobrun_new(cfg, r.instance, &r.sinks, runner_job_emit, &r)) == NULL) {
+	    (r.run.job = jobrun_new(cfg, r.run.instance, &r.note.sinks, runner_job_emit, &r)) == NULL) {
 		rc = WK_EX_CONFIG;
 		goto out;
 	}
-	outbox_opts_from_config(cfg, &r.outbox);
-	deliver_init(&r.dl, cfg, &r.sinks);
-	for (i = 0; i < r.sinks.n; i++)
-		if (r.sinks.v[i].missing != NULL)
+	outbox_opts_from_config(cfg, &r.note.outbox);
+	deliver_init(&r.note.dl, cfg, &r.note.sinks);
+	for (i = 0; i < r.note.sinks.n; i++)
+		if (r.note.sinks.v[i].missing != NULL)
 			log_warn("notify %s cannot send: %s; its events are kept in the outbox",
-			    r.sinks.v[i].id, r.sinks.v[i].missing);
+			    r.note.sinks.v[i].id, r.note.sinks.v[i].missing);
 	if (runner_setup_signals(&r) != 0)
 		fatal("signalfd: %s", strerror(errno));
 	/* WATCHKEEPER_NO_INOTIFY=1 behaves as on NFS, where inotify sees nothing. */
 	if (getenv("WATCHKEEPER_NO_INOTIFY") != NULL && strcmp(getenv("WATCHKEEPER_NO_INOTIFY"), "1") == 0) {
-		r.ifd = -1;
+		r.run.ifd = -1;
 		errno = ENOSYS;
 	} else
-		r.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (r.ifd < 0)
+		r.run.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (r.run.ifd < 0)
 		log_warn("inotify unavailable (%s): falling back to polling every %ld ms",
 		    strerror(errno), cfg->poll_ms);
 	{
@@ -2632,10 +2645,10 @@ runner_run(struct wk_config *cfg, const char *stage)
 		static const char *const dirs[] = { "markers", "attempts" };
 		size_t k;
 
-		for (k = 0; k < sizeof(dirs) / sizeof(dirs[0]) && r.ifd >= 0; k++) {
+		for (k = 0; k < sizeof(dirs) / sizeof(dirs[0]) && r.run.ifd >= 0; k++) {
 			char *md = layout_path(cfg->workdir, dirs[k]);
 
-			(void)inotify_add_watch(r.ifd, md, IN_CREATE | IN_MOVED_TO | IN_DELETE);
+			(void)inotify_add_watch(r.run.ifd, md, IN_CREATE | IN_MOVED_TO | IN_DELETE);
 			free(md);
 		}
 	}
@@ -2644,7 +2657,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 
 	rc = stage != NULL ? runner_one(&r, only) : runner_chain(&r);
 	if (rc == 0 && (stage == NULL || (i = runner_first_missing(cfg)) == cfg->nchain)) {
-		r.status = "done";
+		r.run.status = "done";
 		runner_chain_done(&r);
 	} else if (rc == 0) {
 		/*
@@ -2652,35 +2665,35 @@ runner_run(struct wk_config *cfg, const char *stage)
 		 * job that runs it.  Not "done" (that is the whole chain, as `onbox
 		 * start` reads it), not "stopped" (a signal, a stage left running).
 		 */
-		r.status = "waiting";
+		r.run.status = "waiting";
 		log_info("stage %s done; the chain continues with %s, in its own job",
 		    cfg->chain[only].name, cfg->chain[i].name);
-	} else if (r.stopped) {
-		r.status = "stopped";
+	} else if (r.run.stopped) {
+		r.run.status = "stopped";
 		log_info("run %s stopped on purpose; `onbox start` starts it again from the first "
 		    "missing marker", cfg->run);
 	} else if (rc == 1)
-		r.status = "failed";
+		r.run.status = "failed";
 	else if (rc == WK_EX_IOERR) {
 		/* Not "failed": no FAILED marker says so; the next onbox takes it up. */
-		r.status = "stopped";
+		r.run.status = "stopped";
 		log_error("stopped: the workdir %s cannot be written (see above); once it can, "
 		    "`onbox run%s%s` continues", cfg->workdir, stage != NULL ? " --stage " : "",
 		    stage != NULL ? stage : "");
 	} else {
-		r.status = "stopped";
-		if (r.st != NULL && r.stage_pid > 0 && r.slurm.job)
+		r.run.status = "stopped";
+		if (r.cur.st != NULL && r.cur.stage_pid > 0 && r.run.slurm.job)
 			log_info("stopped by signal %d; stage %s (pid %ld) is Slurm's to stop with job %s: "
-			    "the job's next run (a requeue) ends or re-attaches to it", r.got_signal,
-			    r.st->name, r.stage_pid, r.slurm.job_id);
-		else if (r.st != NULL && r.stage_pid > 0)
+			    "the job's next run (a requeue) ends or re-attaches to it", r.run.got_signal,
+			    r.cur.st->name, r.cur.stage_pid, r.run.slurm.job_id);
+		else if (r.cur.st != NULL && r.cur.stage_pid > 0)
 			log_info("stopped by signal %d; stage %s (pid %ld) keeps running: "
-			    "`onbox run%s%s` re-attaches to it", r.got_signal, r.st->name, r.stage_pid,
+			    "`onbox run%s%s` re-attaches to it", r.run.got_signal, r.cur.st->name, r.cur.stage_pid,
 			    stage != NULL ? " --stage " : "", stage != NULL ? stage : "");
 	}
 	(void)runner_pend_flush(&r);	/* the last chance for events held in memory */
-	if (r.sinks.n > 0) {
-		int pending = deliver_drain(&r.dl, (int)(r.sinks.timeout_s + 2) * 1000);
+	if (r.note.sinks.n > 0) {
+		int pending = deliver_drain(&r.note.dl, (int)(r.note.sinks.timeout_s + 2) * 1000);
 
 		if (pending > 0)
 			log_warn("%d notification(s) not delivered yet: kept in %s/.watchkeeper/outbox; "
@@ -2689,22 +2702,22 @@ runner_run(struct wk_config *cfg, const char *stage)
 	runner_heartbeat(&r);
  out:
 	runner_pend_free(&r);
-	jobrun_free(r.job);
-	deliver_free(&r.dl);
-	notify_sinks_free(&r.sinks);
-	health_free(r.health);
-	nanstop_free(&r.nan);
-	cJSON_Delete(r.saved);
+	jobrun_free(r.run.job);
+	deliver_free(&r.note.dl);
+	notify_sinks_free(&r.note.sinks);
+	health_free(r.run.health);
+	nanstop_free(&r.run.nan);
+	cJSON_Delete(r.run.saved);
 	runner_stage_reset(&r);
 	log_tee_close();
-	triage_scan_free(&r.ts);
-	cJSON_Delete(r.last_event);
-	if (r.ifd >= 0)
-		close(r.ifd);
-	if (r.sfd >= 0)
-		close(r.sfd);
-	if (r.lockfd >= 0)
-		close(r.lockfd);
+	triage_scan_free(&r.cur.ts);
+	cJSON_Delete(r.note.last_event);
+	if (r.run.ifd >= 0)
+		close(r.run.ifd);
+	if (r.run.sfd >= 0)
+		close(r.run.sfd);
+	if (r.run.lockfd >= 0)
+		close(r.run.lockfd);
 	free(lockp);
 	free(failed);
 	return rc;
