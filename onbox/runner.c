@@ -74,122 +74,7 @@
 #include "traceback.h"
 #include "triage.h"
 #include "xmalloc.h"
-
-#define KILL_GRACE_MS	10000	/* SIGTERM, then SIGKILL after this */
-#define RUNNER_POLICY_HISTORY 64	/* attempts the policy looks back on */
-#define REC_WAIT_MS	5000	/* a live wrapper writes its record within this */
-#define NOPIDFD_POLL_MS	200	/* liveness re-check when the kernel has no pidfd */
-#define REQUEUE_SETTLE_MS 2000	/* a wrapper whose stage Slurm killed lets go of its lock at once */
-#define SLURM_STOP_GRACE_MS 2000 /* Slurm signals a job's processes in one sweep: ours comes within it */
-#define PEND_MAX	256	/* events held in memory while the outbox cannot take them */
-
-/* What an attempt under Slurm records besides POLICY_KEY_JOB_ID. */
-#define ATT_KEY_RESTARTS "slurm_restart_count"	/* number: SLURM_RESTART_COUNT at its start */
-#define ATT_KEY_NODE	 "node"			/* string: SLURMD_NODENAME */
-#define ATT_KEY_REQUEUED "requeued"		/* bool: ended by a Slurm requeue */
-
-/* Bounds on what the environment may say; anything else is ignored. */
-#define SLURM_ID_MAX	 19	/* digits: any 64-bit job id */
-#define SLURM_COUNT_MAX	 9	/* digits */
-#define SLURM_NODE_MAX	 64	/* a host name's first label is at most 63 */
-#define DIGITS		 "0123456789"
-#define NODE_CHARS	 DIGITS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-"
-
-struct source {
-	const char	*label;		/* "output" or "log" */
-	char		*path;
-	int		 wd;		/* inotify watch on its directory, -1 none */
-	struct logscan	 ls;
-	struct tailkeep	 tail;		/* the readable last lines (core/tail.h) */
-};
-
-/* An event the outbox could not take yet, and the first sink it is not queued for. */
-struct pending_ev {
-	cJSON		*ev;
-	size_t		 sink;
-};
-
-/*
- * The runner in three parts: what lives as long as the run (run), what one
- * stage's supervision resets (cur, runner_stage_reset), and the
- * notification side (note).
- */
-struct runner {
-	/* ---- the run: this process, from lock to exit ---- */
-	struct {
-		struct wk_config *cfg;		/* the run's config; cfg->workdir its workdir */
-		char		 instance[17];
-		int		 lockfd;	/* onbox.lock */
-		int		 ifd;		/* inotify */
-		int		 sfd;		/* signalfd */
-		struct deadline	 hb;		/* next heartbeat */
-		const char	*status;	/* running | done | failed | stopped | waiting (see runner_run) */
-		struct jobrun	*job;		/* detach "job": run stages are cluster jobs (jobrun.c); else NULL */
-		int		 got_signal;
-		int		 stop_asked;	/* SIGUSR1 came with a stop request (`onbox stop`) */
-		int		 stopped;	/* the run was stopped on purpose: recorded, run_stopped sent */
-
-		/*
-		 * Training health (core/health.c): fed every new line, its state kept
-		 * in .watchkeeper/scan.json with how far each log was read (runner_scan_save).
-		 */
-		struct health	*health;	/* NULL: none (its patterns failed) */
-		cJSON		*saved;		/* scan.json as the last onbox left it, or NULL */
-		time_t		 htick;		/* last health tick: one per heartbeat_s, not per event */
-		struct nanstop	 nan;		/* loss.on_nan stop: the attempt to stop (nanstop.h) */
-
-		/* This onbox as a Slurm job sees itself (runner_slurm_env); job 0: not under Slurm. */
-		struct {
-			int	 job;			/* SLURM_JOB_ID was valid: job_id holds it */
-			char	 job_id[SLURM_ID_MAX + 1];
-			long	 restarts;		/* SLURM_RESTART_COUNT (unset: 0); -1 unusable */
-			char	 node[SLURM_NODE_MAX + 1]; /* SLURMD_NODENAME; "" unknown */
-		} slurm;
-	} run;
-
-	/* ---- the stage being supervised (runner_stage_reset) ---- */
-	struct {
-		const struct wk_stage *st;
-		size_t		 idx;
-		long		 attempt;
-		long		 stage_pid;
-		struct source	 src[2];
-		size_t		 nsrc;
-		struct triage_scan ts;
-		int		 done_seen;
-		int		 wait_seen;
-		int		 prog_have;
-		long		 prog_cur;
-		long		 prog_max_log;
-		int		 restart;	/* the policy restarts the stage that just failed */
-	} cur;
-
-	/* ---- notifications: sinks, their outbox and delivery, events held in memory ---- */
-	struct {
-		struct notify_sinks sinks;
-		struct outbox_opts outbox;
-		struct deliver	 dl;
-		cJSON		*last_event;	/* {event, stage, attempt, time} */
-
-		/*
-		 * Events outbox_enqueue could not queue (a full disk): a ring, oldest
-		 * first, queued again at every heartbeat and before exit, in the order
-		 * they were raised (runner_pend_flush).  A new event waits behind them.
-		 */
-		struct pending_ev pend[PEND_MAX];
-		size_t		 pend_head;
-		size_t		 npend;
-		int		 pend_failing;	/* this streak of failures is logged */
-	} note;
-};
-
-struct line_ctx {
-	struct runner	*r;
-	struct source	*s;
-	int		 catchup;	/* only look for the done/wait pattern */
-};
-
-/* ---- heartbeat ---- */
+#include "runner-int.h"
 
 static void
 runner_progress_text(const struct runner *r, char *out, size_t len)
@@ -217,11 +102,6 @@ runner_last_line(const struct runner *r)
 			return l;
 	return NULL;
 }
-
-static void runner_health_alerts(struct runner *r);
-static void runner_scan_save(struct runner *r);
-static void source_from(struct source *s, const cJSON *start);
-static int runner_pend_flush(struct runner *r);
 
 static void
 runner_heartbeat(struct runner *r)
@@ -295,8 +175,6 @@ runner_heartbeat(struct runner *r)
 	deadline_set(&r->run.hb, (uint64_t)r->run.cfg->heartbeat_s * 1000);
 }
 
-/* ---- events ---- */
-
 /*
  * Queue p's event in dir for each sink from p->sink on, one sink at a time,
  * so a retry never queues it twice for a sink that already has it.  0, or
@@ -353,7 +231,7 @@ runner_pend_push(struct runner *r, struct pending_ev *p)
  * Queue the held events, oldest first, stopping at the first that still
  * cannot be queued.  0 when none is left held, else -1.
  */
-static int
+int
 runner_pend_flush(struct runner *r)
 {
 	struct pending_ev *p;
@@ -405,7 +283,7 @@ runner_pend_free(struct runner *r)
 }
 
 /* Append ev to events.jsonl, remember it for the heartbeat, print it. ev is consumed. */
-static void
+void
 runner_emit(struct runner *r, cJSON *ev, const char *human)
 {
 	cJSON *brief = cJSON_CreateObject();
@@ -463,8 +341,6 @@ runner_job_emit(void *arg, cJSON *ev, const char *human)
 	runner_emit(arg, ev, human);
 }
 
-/* ---- log sources ---- */
-
 static void
 source_open(struct runner *r, struct source *s, const char *label, const char *path)
 {
@@ -501,8 +377,6 @@ source_close(struct runner *r, struct source *s)
 	s->wd = -1;
 }
 
-/* ---- what the current attempt's logs have shown, kept across restarts ---- */
-
 static char *
 runner_scan_path(const struct runner *r)
 {
@@ -518,7 +392,7 @@ runner_scan_path(const struct runner *r)
  * from there: it reads only the bytes written since, however big the log,
  * and nothing it had seen counts twice.
  */
-static void
+void
 runner_scan_save(struct runner *r)
 {
 	cJSON *doc = cJSON_CreateObject(), *srcs;
@@ -618,7 +492,7 @@ runner_scan_restore(struct runner *r)
 }
 
 /* Alerts the checker raised: events (and so webhooks and the logbook), once each. */
-static void
+void
 runner_health_alerts(struct runner *r)
 {
 	struct health_alert *al = NULL;
@@ -757,7 +631,7 @@ runner_stop_requested(const struct runner *r)
  * is `onbox stop`'s knock: it counts only with a stop request on disk
  * (r->run.stop_asked), so a stray SIGUSR1 stops nothing.
  */
-static int
+int
 runner_check_signal(struct runner *r)
 {
 	struct signalfd_siginfo si;
@@ -778,8 +652,6 @@ runner_check_signal(struct runner *r)
 	return 0;
 }
 
-/* ---- stage state ---- */
-
 static void
 runner_stage_reset(struct runner *r)
 {
@@ -796,7 +668,7 @@ runner_stage_reset(struct runner *r)
 }
 
 /* Position a source at where the attempt began in a log shared with earlier attempts. */
-static void
+void
 source_from(struct source *s, const cJSON *start)
 {
 	struct logscan_pos pos;
@@ -839,7 +711,7 @@ hist_mark_log_start(cJSON *a, const char *path)
 }
 
 /* hist_save of the current stage; on failure says which file and why.  0 or -1 (errno kept). */
-static int
+int
 runner_hist_save(struct runner *r, const cJSON *hist)
 {
 	char *path;
@@ -877,18 +749,6 @@ runner_sources_run(struct runner *r, const cJSON *a)
 		free(p);
 	}
 }
-
-/* ---- outcome ---- */
-
-struct outcome {
-	enum triage_class cls;
-	int		 exited;
-	int		 exit_code;
-	int		 signo;
-	const char	*evidence;
-	const char	*guess;		/* why the class is a guess, or NULL */
-	const char	*exec_error;
-};
 
 static void
 add_tail(cJSON *obj, const struct runner *r)
@@ -983,7 +843,7 @@ runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
 }
 
 /* The newest complete checkpoint's step now, -1 none or not configured. */
-static long
+long
 runner_ckpt_step(const struct runner *r)
 {
 	struct ckpt_scan *scan = NULL;
@@ -1240,21 +1100,6 @@ runner_require(struct runner *r, const struct triage_input *in, char **own)
 	return *own;
 }
 
-/* ---- supervision ---- */
-
-enum sup_end { SUP_GONE, SUP_WAIT_HIT, SUP_CRASH, SUP_TIMEOUT, SUP_SIGNAL, SUP_STOP };
-
-struct watch {
-	pid_t		 pid;		/* followed process; 0 none */
-	struct proc_id	 id;		/* its identity, to survive pid reuse without pidfd */
-	int		 pidfd;
-	int		 own;		/* our child: reap it */
-	pid_t		 kill_pgid;	/* process group to stop on timeout; 0 none */
-	time_t		 timeout_at;	/* wall clock; 0 none */
-	int		 wait_stage;
-	struct jobrun	*job;		/* job backend: polled instead of a pid; NULL none */
-};
-
 static int
 watch_gone(struct watch *w, int pidfd_ready)
 {
@@ -1422,9 +1267,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	return end;
 }
 
-/* ---- one stage ---- */
-
-static int
+int
 is_unfinished(const cJSON *a)
 {
 	const char *res = json_str(a, "result", "");
@@ -1543,241 +1386,6 @@ runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *r
 		free(f);
 	}
 	return restart;
-}
-
-/* ---- Slurm: a stage run as a Slurm job, and its requeues ---- */
-
-/* 1 when s is 1..max characters, all from set. */
-static int
-env_word_ok(const char *s, size_t max, const char *set)
-{
-	size_t n = strlen(s);
-
-	return n > 0 && n <= max && strspn(s, set) == n;
-}
-
-/*
- * What Slurm's environment says about this onbox, validated: a value that is
- * not what Slurm writes there is ignored with a warning (and never copied
- * anywhere, not even into the warning).
- */
-static void
-runner_slurm_env(struct runner *r)
-{
-	const char *id = getenv("SLURM_JOB_ID"), *cnt = getenv("SLURM_RESTART_COUNT");
-	const char *node = getenv("SLURMD_NODENAME");
-
-	memset(&r->run.slurm, 0, sizeof(r->run.slurm));
-	if (id == NULL)
-		return;
-	if (!env_word_ok(id, SLURM_ID_MAX, DIGITS)) {
-		log_warn("SLURM_JOB_ID is not a Slurm job id (1 to %d digits): ignored; attempts "
-		    "record no job id and a Slurm requeue cannot be recognised", SLURM_ID_MAX);
-		return;
-	}
-	r->run.slurm.job = 1;
-	snprintf(r->run.slurm.job_id, sizeof(r->run.slurm.job_id), "%s", id);
-	if (cnt == NULL)
-		r->run.slurm.restarts = 0;	/* Slurm sets it only once the job has been requeued */
-	else if (env_word_ok(cnt, SLURM_COUNT_MAX, DIGITS))
-		r->run.slurm.restarts = strtol(cnt, NULL, 10);
-	else {
-		r->run.slurm.restarts = -1;
-		log_warn("SLURM_RESTART_COUNT is not a count (1 to %d digits): ignored; a Slurm "
-		    "requeue of job %s cannot be recognised", SLURM_COUNT_MAX, r->run.slurm.job_id);
-	}
-	if (node != NULL && env_word_ok(node, SLURM_NODE_MAX, NODE_CHARS))
-		snprintf(r->run.slurm.node, sizeof(r->run.slurm.node), "%s", node);
-	else if (node != NULL)
-		log_warn("SLURMD_NODENAME is not a node name (1 to %d of [A-Za-z0-9._-]): ignored",
-		    SLURM_NODE_MAX);
-}
-
-/* A new run attempt under Slurm: which job, which run of it, and where. */
-static void
-runner_slurm_mark(const struct runner *r, cJSON *a)
-{
-	if (!r->run.slurm.job || r->run.job != NULL)
-		return;		/* the job backend's own job id lives under the same key */
-	json_set_str(a, POLICY_KEY_JOB_ID, r->run.slurm.job_id);
-	if (r->run.slurm.restarts >= 0)
-		json_set_num(a, ATT_KEY_RESTARTS, (double)r->run.slurm.restarts);
-	if (r->run.slurm.node[0] != '\0')
-		json_set_str(a, ATT_KEY_NODE, r->run.slurm.node);
-}
-
-/* The Slurm attributes runner_slurm_mark() gave attempt a, into event ev. */
-static void
-runner_slurm_event(cJSON *ev, const cJSON *a)
-{
-	const cJSON *cnt = cJSON_GetObjectItem(a, ATT_KEY_RESTARTS);
-
-	if (json_str(a, POLICY_KEY_JOB_ID, NULL) == NULL)
-		return;
-	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, json_str(a, POLICY_KEY_JOB_ID, ""));
-	if (cJSON_IsNumber(cnt))
-		cJSON_AddNumberToObject(ev, ATT_KEY_RESTARTS, cnt->valuedouble);
-	if (json_str(a, ATT_KEY_NODE, NULL) != NULL)
-		cJSON_AddStringToObject(ev, ATT_KEY_NODE, json_str(a, ATT_KEY_NODE, ""));
-}
-
-/* The attempt's record shows no end of its own: killed (or 128 + SIGTERM/SIGKILL), or no end at all. */
-static int
-rec_killed(const struct attempt_rec *rec)
-{
-	return !rec->exited || rec->signo != 0 || rec->exit_code == 128 + SIGTERM ||
-	    rec->exit_code == 128 + SIGKILL;
-}
-
-/*
- * Under Slurm, a stage that ended by a signal (or 128 + SIGTERM/SIGKILL, or
- * without a recorded end) may be the first sign that this job is being
- * stopped: scancel, the time limit and a requeue signal every process of
- * the job in one sweep, and the stage's (or its wrapper's) death can wake us
- * before our own SIGTERM is read.  Judging that attempt then would call a
- * requeue "lost" or "preempted" and restart it, inside a job being torn
- * down.  So wait a moment for our own signal: 1 when it came (the caller
- * stops as for any signal and leaves the attempt to the job's next run,
- * which marks a requeued one requeued), else 0.
- */
-static int
-runner_slurm_stopping(struct runner *r)
-{
-	struct attempt_rec rec;
-	struct deadline d;
-	struct pollfd p;
-
-	if (!r->run.slurm.job || r->run.job != NULL || r->cur.st->has_wait)
-		return 0;
-	if (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, &rec) == 0 && !rec_killed(&rec))
-		return 0;	/* it ended on its own: judge it */
-	deadline_set(&d, SLURM_STOP_GRACE_MS);
-	do {
-		p.fd = r->run.sfd;
-		p.events = POLLIN;
-		p.revents = 0;
-		if (poll(&p, 1, deadline_poll_timeout(&d, 1, SLURM_STOP_GRACE_MS)) > 0 &&
-		    runner_check_signal(r)) {
-			log_info("stage %s attempt %ld ended as Slurm job %s is being stopped (signal %d): "
-			    "left as it is for the job's next run", r->cur.st->name, r->cur.attempt,
-			    r->run.slurm.job_id, r->run.got_signal);
-			r->cur.stage_pid = 0;	/* nothing of it keeps running */
-			return 1;
-		}
-	} while (!deadline_expired(&d));
-	return 0;
-}
-
-/*
- * The newest attempt a, not ended, was started by an earlier run of this
- * very Slurm job (same id, lower restart count): Slurm requeued the job
- * (preemption, node failure, `scontrol requeue`) and runs it again.  Decided
- * from the history and the environment alone, before the attempt's lock,
- * record or pids, which are the earlier run's, are looked at (and then only
- * so that a second copy is never launched: runner_requeue()).
- */
-static int
-runner_is_requeue(const struct runner *r, const cJSON *a)
-{
-	const cJSON *cnt = cJSON_GetObjectItem(a, ATT_KEY_RESTARTS);
-
-	return is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 &&
-	    r->run.job == NULL && r->run.slurm.job && r->run.slurm.restarts >= 0 &&
-	    strcmp(json_str(a, POLICY_KEY_JOB_ID, ""), r->run.slurm.job_id) == 0 &&
-	    cJSON_IsNumber(cnt) && cnt->valuedouble < (double)r->run.slurm.restarts;
-}
-
-/*
- * End the requeued attempt a (runner_is_requeue): "failed", class
- * preempted (infrastructure: it never counts against restart.max),
- * "requeued"; no FAILED marker and no policy decision, since Slurm, not
- * onbox, restarted it.  Returns 1 when it is ended (the caller starts a new
- * attempt).  Returns 0, ending nothing, only when the attempt verifiably
- * still runs on this node because Slurm did not stop it (its wrapper holds
- * the attempt lock, or its stage's pid with the recorded start time and
- * boot is alive): the caller then re-attaches to it or follows it, as for
- * any live attempt, rather than launching a second copy.  A pid recorded
- * without its start time is never taken for alive here: after a requeue it
- * is more likely reused than ours.  Also 0 when its wrapper recorded an end
- * of its own (an exit status, not a kill) before the requeue: that attempt
- * is judged on its outcome, as any attempt that ended unwatched.
- */
-static int
-runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
-{
-	const struct wk_stage *st = r->cur.st;
-	long n = json_long(a, "attempt", 1), before = json_long(a, ATT_KEY_RESTARTS, 0), step = -1;
-	char *lockp = layout_attempt_lock(r->run.cfg->workdir, st->name, n), when[TIMEFMT_LEN];
-	char human[512];
-	struct attempt_rec rec;
-	struct deadline d;
-	struct proc_id child;
-	time_t now;
-	int held, have_rec;
-	cJSON *ev;
-
-	deadline_set(&d, REQUEUE_SETTLE_MS);
-	while ((held = lock_is_held(lockp)) == 1 && !deadline_expired(&d))
-		usleep(10000);
-	if (held == 1) {
-		log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but the attempt "
-		    "still runs here (its wrapper holds %s): re-attaching to it, not launching a "
-		    "second copy", st->name, n, r->run.slurm.job_id, r->run.slurm.restarts, lockp);
-		free(lockp);
-		return 0;
-	}
-	free(lockp);
-	have_rec = attempt_rec_load(r->run.cfg->workdir, st->name, n, &rec) == 0;
-	if (have_rec && !rec_killed(&rec)) {
-		log_info("stage %s attempt %ld ended on its own (exit %d) before Slurm requeued job %s: "
-		    "judged on its outcome", st->name, n, rec.exit_code, r->run.slurm.job_id);
-		return 0;
-	}
-	if (have_rec && !rec.exited && rec.pid > 0 && rec.pid_start != 0) {
-		memset(&child, 0, sizeof(child));
-		child.pid = (pid_t)rec.pid;
-		child.start = rec.pid_start;
-		snprintf(child.boot, sizeof(child.boot), "%s", rec.boot);
-		if (proc_alive(&child)) {
-			log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but its "
-			    "pid %ld still runs here: following it, not launching a second copy",
-			    st->name, n, r->run.slurm.job_id, r->run.slurm.restarts, rec.pid);
-			return 0;
-		}
-	}
-
-	r->cur.attempt = n;
-	now = time(NULL);
-	timefmt_utc(now, when, sizeof(when));
-	json_set_str(a, "result", "failed");
-	json_set_str(a, "class", triage_info(TRIAGE_PREEMPTED)->name);
-	json_set_bool(a, ATT_KEY_REQUEUED, 1);
-	json_set_str(a, "ended", when);
-	json_set_num(a, "ended_unix", (double)now);
-	if (have_rec && rec.exited && rec.signo != 0)
-		json_set_num(a, "signal", rec.signo);
-	else if (have_rec && rec.exited)
-		json_set_num(a, "exit_code", rec.exit_code);
-	if (have_rec && rec.pid > 0)
-		json_set_num(a, POLICY_KEY_PID, (double)rec.pid);
-	/* Its progress as the last onbox read it, and its checkpoints: real progress resets the budget. */
-	if (r->run.saved != NULL && strcmp(json_str(r->run.saved, "stage", ""), st->name) == 0 &&
-	    json_long(r->run.saved, "attempt", 0) == n && cJSON_GetObjectItem(r->run.saved, "prog_cur") != NULL)
-		step = json_long(r->run.saved, "prog_cur", -1);
-	(void)policy_mark_progress(hist, a, step, runner_ckpt_step(r));
-	json_set_bool(a, "reported", 1);
-	(void)runner_hist_save(r, hist);	/* the new attempt's save, checked, carries it too */
-
-	snprintf(human, sizeof(human), "%s requeued by Slurm (job %s, restart %ld): attempt %ld starts",
-	    st->name, r->run.slurm.job_id, r->run.slurm.restarts, n + 1);
-	ev = events_new(r->run.instance, r->run.cfg->run, "stage_requeued", st->name, n);
-	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, r->run.slurm.job_id);
-	cJSON_AddNumberToObject(ev, ATT_KEY_RESTARTS, (double)r->run.slurm.restarts);
-	cJSON_AddNumberToObject(ev, "attempt_restart_count", (double)before);
-	cJSON_AddStringToObject(ev, "class", triage_info(TRIAGE_PREEMPTED)->name);
-	cJSON_AddStringToObject(ev, "message", human);	/* what a webhook without its own wording shows */
-	runner_emit(r, ev, human);
-	return 1;
 }
 
 /*
