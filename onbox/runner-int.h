@@ -175,10 +175,7 @@ struct watch {
 
 
 /* runner.c */
-int	runner_pend_flush(struct runner *r);
-void	runner_emit(struct runner *r, cJSON *ev, const char *human);
 void	runner_scan_save(struct runner *r);
-void	runner_health_alerts(struct runner *r);
 int	runner_check_signal(struct runner *r);
 void	source_from(struct source *s, const cJSON *start);
 int	runner_hist_save(struct runner *r, const cJSON *hist);
@@ -192,5 +189,14 @@ void	runner_slurm_event(cJSON *ev, const cJSON *a);
 int	runner_slurm_stopping(struct runner *r);
 int	runner_is_requeue(const struct runner *r, const cJSON *a);
 int	runner_requeue(struct runner *r, cJSON *hist, cJSON *a);
+
+/* emit.c */
+void	runner_progress_text(const struct runner *r, char *out, size_t len);
+void	runner_heartbeat(struct runner *r);
+int	runner_pend_flush(struct runner *r);
+void	runner_pend_free(struct runner *r);
+void	runner_emit(struct runner *r, cJSON *ev, const char *human);
+void	runner_job_emit(void *arg, cJSON *ev, const char *human);
+void	runner_health_alerts(struct runner *r);
 
 #endif /* RUNNER_INT_H */
