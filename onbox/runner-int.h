@@ -175,9 +175,7 @@ struct watch {
 
 
 /* runner.c */
-void	runner_scan_save(struct runner *r);
 int	runner_check_signal(struct runner *r);
-void	source_from(struct source *s, const cJSON *start);
 int	runner_hist_save(struct runner *r, const cJSON *hist);
 long	runner_ckpt_step(const struct runner *r);
 int	is_unfinished(const cJSON *a);
@@ -198,5 +196,20 @@ void	runner_pend_free(struct runner *r);
 void	runner_emit(struct runner *r, cJSON *ev, const char *human);
 void	runner_job_emit(void *arg, cJSON *ev, const char *human);
 void	runner_health_alerts(struct runner *r);
+
+/* sources.c */
+void	source_open(struct runner *r, struct source *s, const char *label, const char *path);
+void	source_close(struct runner *r, struct source *s);
+void	runner_scan_save(struct runner *r);
+void	runner_scan_init(struct runner *r);
+void	runner_scan_restore(struct runner *r);
+void	runner_line(void *arg, const char *line, size_t len, int flags);
+void	runner_scan(struct runner *r);
+void	runner_scan_final(struct runner *r);
+void	runner_drain_inotify(struct runner *r);
+void	source_from(struct source *s, const cJSON *start);
+void	hist_mark_log_start(cJSON *a, const char *path);
+char *	stage_log_path(const struct wk_config *cfg, const char *rel);
+void	runner_sources_run(struct runner *r, const cJSON *a);
 
 #endif /* RUNNER_INT_H */
