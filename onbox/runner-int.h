@@ -175,7 +175,6 @@ struct watch {
 
 
 /* runner.c */
-int	runner_check_signal(struct runner *r);
 int	runner_hist_save(struct runner *r, const cJSON *hist);
 long	runner_ckpt_step(const struct runner *r);
 int	is_unfinished(const cJSON *a);
@@ -211,5 +210,13 @@ void	source_from(struct source *s, const cJSON *start);
 void	hist_mark_log_start(cJSON *a, const char *path);
 char *	stage_log_path(const struct wk_config *cfg, const char *rel);
 void	runner_sources_run(struct runner *r, const cJSON *a);
+
+/* supervise.c */
+int	runner_stop_requested(const struct runner *r);
+int	runner_check_signal(struct runner *r);
+enum sup_end	runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
+void	runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJSON *a,
+	    const char *how);
+void	runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
 
 #endif /* RUNNER_INT_H */
