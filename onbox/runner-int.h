@@ -176,7 +176,6 @@ struct watch {
 
 /* runner.c */
 int	runner_hist_save(struct runner *r, const cJSON *hist);
-long	runner_ckpt_step(const struct runner *r);
 int	is_unfinished(const cJSON *a);
 
 /* runslurm.c */
@@ -218,5 +217,14 @@ enum sup_end	runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct wa
 void	runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJSON *a,
 	    const char *how);
 void	runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
+
+/* finalize.c */
+int	runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out);
+long	runner_ckpt_step(const struct runner *r);
+void	runner_watch_recovery(struct runner *r, const cJSON *hist, const cJSON *a);
+int	runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *given);
+const char *	runner_require(struct runner *r, const struct triage_input *in, char **own);
+void	runner_catch_up(struct runner *r, size_t idx);
+void	runner_chain_done(struct runner *r);
 
 #endif /* RUNNER_INT_H */
