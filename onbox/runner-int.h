@@ -176,7 +176,6 @@ struct watch {
 
 /* runner.c */
 int	runner_hist_save(struct runner *r, const cJSON *hist);
-int	is_unfinished(const cJSON *a);
 
 /* runslurm.c */
 void	runner_slurm_env(struct runner *r);
@@ -226,5 +225,14 @@ int	runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcom
 const char *	runner_require(struct runner *r, const struct triage_input *in, char **own);
 void	runner_catch_up(struct runner *r, size_t idx);
 void	runner_chain_done(struct runner *r);
+
+/* entry.c */
+int	is_unfinished(const cJSON *a);
+void	clear_failed(struct runner *r);
+void	invalidate_downstream(struct runner *r, size_t idx);
+void	runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a);
+int	runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *rec);
+int	runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
+int	runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w);
 
 #endif /* RUNNER_INT_H */

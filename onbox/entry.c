@@ -1,0 +1,350 @@
+/*
+ * entry.c: how a stage's supervision begins.
+ *
+ * Owns: the ways into an attempt other than Slurm's requeue (runslurm.c):
+ * re-attaching to a wrapper an earlier onbox left running (runner_reattach),
+ * an attempt whose wrapper died without an exit status (runner_lost, which
+ * asks the policy), and a new attempt: stale markers downstream removed
+ * (invalidate_downstream), the launch with its {checkpoint} (runner_launch),
+ * its git state and config drift since the previous attempt (runner_drift),
+ * and the stage's own memory cgroup (runner_oom_mark_stage).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "attempt.h"
+#include "buf.h"
+#include "caveats.h"
+#include "cgroup.h"
+#include "ckpt.h"
+#include "complete.h"
+#include "config.h"
+#include "deliver.h"
+#include "err.h"
+#include "events.h"
+#include "fsutil.h"
+#include "health.h"
+#include "jobrun.h"
+#include "jsondiff.h"
+#include "jsonfile.h"
+#include "layout.h"
+#include "log.h"
+#include "logscan.h"
+#include "monotime.h"
+#include "nanstop.h"
+#include "notify.h"
+#include "outbox.h"
+#include "onbox.h"
+#include "pattern.h"
+#include "policy.h"
+#include "proc.h"
+#include "spawn.h"
+#include "stop.h"
+#include "tail.h"
+#include "traceback.h"
+#include "triage.h"
+#include "xmalloc.h"
+#include "runner-int.h"
+
+int
+is_unfinished(const cJSON *a)
+{
+	const char *res = json_str(a, "result", "");
+
+	return a != NULL && (strcmp(res, "starting") == 0 || strcmp(res, "running") == 0);
+}
+
+void
+clear_failed(struct runner *r)
+{
+	char *f = layout_failed(r->run.cfg->workdir, r->cur.st->marker);
+
+	if (unlink(f) == 0)
+		log_info("stage %s: cleared the FAILED marker of an earlier attempt", r->cur.st->name);
+	free(f);
+}
+
+/*
+ * A new attempt of stage idx makes every later stage's marker stale: they
+ * were earned by a chain this attempt replaces.  Removing them keeps the
+ * rule "a marker means this stage and every stage before it succeeded";
+ * the attempt histories keep what they recorded.
+ */
+void
+invalidate_downstream(struct runner *r, size_t idx)
+{
+	size_t j;
+
+	for (j = idx + 1; j < r->run.cfg->nchain; j++) {
+		const char *mk = r->run.cfg->chain[j].marker;
+		char *m = layout_marker(r->run.cfg->workdir, mk), *f = layout_failed(r->run.cfg->workdir, mk);
+
+		if (unlink(m) == 0)
+			log_info("stage %s is running again: removed %s, earned by the chain it replaces",
+			    r->cur.st->name, mk);
+		(void)unlink(f);
+		free(m);
+		free(f);
+	}
+}
+
+/*
+ * The stage's own memory cgroup, from its pid once its wrapper recorded it
+ * (bounded): cgroup_oom_mark keeps the base read before the launch when the
+ * stage runs where onbox does.
+ */
+void
+runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a)
+{
+	struct attempt_rec rec;
+	struct deadline d;
+
+	deadline_set(&d, REC_WAIT_MS);
+	while (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, &rec) != 0 ||
+	    (rec.pid <= 0 && !rec.exited)) {
+		if (deadline_expired(&d))
+			return;
+		usleep(20000);
+	}
+	if (rec.pid > 0 && cgroup_oom_mark(a, NULL, rec.pid))
+		(void)runner_hist_save(r, hist);
+}
+
+/*
+ * An attempt whose wrapper died without recording an end: note it, and ask
+ * the policy whether a new attempt may start (a box that loses every
+ * attempt flaps; a finished run is never restarted).  1: start one; 0:
+ * stop, its FAILED marker written.
+ */
+int
+runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *rec)
+{
+	char boot[40], human[1024], when[TIMEFMT_LEN];
+	const char *cls;
+	struct policy_out pol;
+	time_t now = time(NULL);
+	int rebooted, restart;
+	cJSON *ev;
+
+	proc_boot_id(boot, sizeof(boot));
+	rebooted = rec->boot[0] != '\0' && strcmp(rec->boot, boot) != 0;
+	cls = rebooted ? "reboot" : "lost";
+	timefmt_utc(now, when, sizeof(when));
+	json_set_str(a, "result", "lost");
+	json_set_str(a, "class", cls);
+	json_set_str(a, "ended", when);
+	json_set_num(a, "ended_unix", (double)now);
+	json_set_bool(a, "reported", 1);
+	restart = runner_policy(r, hist, &pol);
+	json_set(a, "policy", policy_out_json(&pol));
+	(void)runner_hist_save(r, hist);	/* a restart's new attempt is saved (and checked) whole */
+	ev = events_new(r->run.instance, r->run.cfg->run, "stage_lost", r->cur.st->name, r->cur.attempt);
+	cJSON_AddStringToObject(ev, "class", cls);
+	cJSON_AddBoolToObject(ev, "restarting", restart);
+	cJSON_AddItemToObject(ev, "policy", policy_out_json(&pol));
+	snprintf(human, sizeof(human), "%s attempt %ld LOST (%s): %s%.600s", r->cur.st->name, r->cur.attempt,
+	    rebooted ? "the box rebooted under it" : "its wrapper died without an exit status",
+	    restart ? "starting a new attempt" : "not restarted: ", restart ? "" : pol.reason);
+	runner_emit(r, ev, human);
+	if (!restart) {
+		char *f = layout_failed(r->run.cfg->workdir, r->cur.st->marker);
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "run", r->run.cfg->run);
+		cJSON_AddStringToObject(m, "stage", r->cur.st->name);
+		cJSON_AddStringToObject(m, "marker", r->cur.st->marker);
+		cJSON_AddNumberToObject(m, "attempt", (double)r->cur.attempt);
+		cJSON_AddStringToObject(m, "ended", when);
+		cJSON_AddStringToObject(m, "class", cls);
+		cJSON_AddStringToObject(m, "title", triage_info(triage_by_name(cls))->title);
+		cJSON_AddStringToObject(m, "remediation", triage_info(triage_by_name(cls))->remediation);
+		cJSON_AddItemToObject(m, "policy", policy_out_json(&pol));
+		if (jsonfile_save(f, m) != 0)
+			log_error("cannot write marker %s: %s", f, strerror(errno));
+		cJSON_Delete(m);
+		free(f);
+	}
+	return restart;
+}
+
+/*
+ * The workdir's git state for a launch record: {"sha", "dirty"} when it is
+ * a git work tree, else nothing.  Dirty means tracked files differ from
+ * the commit (untracked files do not count: .watchkeeper/ and logs live
+ * there).
+ */
+static void
+add_git(cJSON *ev, const char *workdir)
+{
+	char *sha_argv[] = { "git", "-C", (char *)workdir, "rev-parse", "--verify", "-q", "HEAD", NULL };
+	char *st_argv[] = { "git", "-C", (char *)workdir, "status", "--porcelain",
+	    "--untracked-files=no", NULL };
+	char *sha = NULL, *st = NULL;
+	int status;
+	cJSON *g;
+
+	if (spawn_capture(sha_argv, 256, 0, &status, &sha) != 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || strlen(sha) < 7)
+		goto out;
+	sha[strcspn(sha, "\n")] = '\0';
+	if (spawn_capture(st_argv, 1 << 20, 0, &status, &st) != 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		goto out;
+	g = cJSON_AddObjectToObject(ev, "git");
+	cJSON_AddStringToObject(g, "sha", sha);
+	cJSON_AddBoolToObject(g, "dirty", st[0] != '\0');
+ out:
+	free(sha);
+	free(st);
+}
+
+/*
+ * Keep the effective config this attempt launches with, and say what
+ * changed since the stage's previous attempt that kept one: a relaunch
+ * with an edited command or config is shown loudly (onbox.log, the event,
+ * the logbook), values under notify[] never.
+ */
+static void
+runner_drift(struct runner *r, cJSON *ev)
+{
+	char *snap = layout_attempt_config(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt), *diff = NULL;
+	cJSON *prev = NULL, *now = jsondiff_redacted(r->run.cfg->root);
+	long n;
+
+	/* Kept on disk: notify[] values only as digests, so no secret lands there. */
+	if (jsonfile_save(snap, now) != 0)
+		log_warn("cannot write %s: %s", snap, strerror(errno));
+	for (n = r->cur.attempt - 1; n >= 1 && prev == NULL; n--) {
+		char *p = layout_attempt_config(r->run.cfg->workdir, r->cur.st->name, n);
+
+		if (jsonfile_load(p, &prev) != 0)
+			prev = NULL;
+		free(p);
+	}
+	if (prev != NULL && (diff = jsondiff_text(prev, now, 40, jsondiff_hide_secrets)) != NULL) {
+		char *clean = notify_scrub(&r->note.sinks, diff);
+
+		log_warn("stage %s attempt %ld: CONFIG DRIFT since attempt %ld:\n%s", r->cur.st->name,
+		    r->cur.attempt, n + 1, clean);
+		cJSON_AddStringToObject(ev, "config_drift", clean);
+		cJSON_AddNumberToObject(ev, "drift_since", (double)(n + 1));
+		free(clean);
+	}
+	cJSON_Delete(prev);
+	cJSON_Delete(now);
+	free(diff);
+	free(snap);
+}
+
+/* Launch attempt n of a run stage; fills w.  0 or -1 (the FAILED marker is written). */
+int
+runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
+{
+	char *why = NULL, *cmd = NULL, human[256];
+	struct ckpt_scan *scan = NULL;
+	struct outcome o;
+	cJSON *ev;
+	pid_t pid = -1;
+	int rc = -1;
+
+	/* {checkpoint}: the newest complete checkpoint now, or the configured fallback. */
+	if (ckpt_configured(r->run.cfg) && ckpt_uses_token(r->cur.st->run)) {
+		if (ckpt_scan_dir(r->run.cfg, &scan, &why) == 0 &&
+		    ckpt_subst_scan(r->cur.st->run, scan, r->run.cfg, &cmd, &why) == 0) {
+			if (scan->newest != NULL) {
+				json_set_str(a, POLICY_KEY_CHECKPOINT, scan->newest->path);
+				json_set_num(a, POLICY_KEY_CKPT_STEP "_from", (double)scan->newest->step);
+				log_info("stage %s attempt %ld resumes from checkpoint %s (step %lld)",
+				    r->cur.st->name, r->cur.attempt, scan->newest->path, scan->newest->step);
+			} else
+				log_warn("stage %s attempt %ld: no complete checkpoint in %s: starting fresh "
+				    "(checkpoints.fallback)", r->cur.st->name, r->cur.attempt, scan->dir);
+		}
+	} else if (ckpt_subst(r->cur.st->run, NULL, r->run.cfg, &cmd, &why) != 0) {
+		free(why);
+		why = NULL;
+		cmd = xstrdup(r->cur.st->run);	/* no token, or nothing configured: as written */
+	}
+	if (cmd != NULL && r->run.job != NULL)	/* job backend: a submit, not a process */
+		pid = jobrun_launch(r->run.job, r->cur.st, r->cur.attempt, hist, a, cmd, &why);
+	else if (cmd != NULL)
+		pid = attempt_launch(r->run.cfg, r->cur.st, cmd, r->cur.attempt, &why);
+	if (pid < 0) {
+		log_error("stage %s: cannot start attempt %ld: %s", r->cur.st->name, r->cur.attempt, why);
+		memset(&o, 0, sizeof(o));
+		o.cls = TRIAGE_UNKNOWN;
+		o.exec_error = why;
+		runner_finalize(r, hist, a, &o);
+		goto out;
+	}
+	json_set_str(a, "result", "running");
+	json_set_str(a, "command", cmd);
+	if (r->run.job == NULL) {
+		json_set_num(a, "wrapper_pid", pid);
+		w->pid = pid;
+		w->own = 1;
+		proc_identify(pid, &w->id);
+	}
+	(void)runner_hist_save(r, hist);	/* "starting" is on disk: enough to never number it twice */
+	ev = events_new(r->run.instance, r->run.cfg->run, "stage_started", r->cur.st->name, r->cur.attempt);
+	cJSON_AddStringToObject(ev, "command", cmd);
+	if (strcmp(cmd, r->cur.st->run) != 0)
+		cJSON_AddStringToObject(ev, "command_template", r->cur.st->run);
+	if (json_str(a, POLICY_KEY_CHECKPOINT, NULL) != NULL)
+		cJSON_AddStringToObject(ev, "checkpoint", json_str(a, POLICY_KEY_CHECKPOINT, ""));
+	cJSON_AddStringToObject(ev, "cwd", r->run.cfg->workdir);
+	if (r->run.job != NULL)
+		jobrun_event(r->run.job, ev);	/* job_name, job_id */
+	else {
+		cJSON_AddNumberToObject(ev, "pid", (double)pid);
+		runner_slurm_event(ev, a);	/* job_id, slurm_restart_count, node under Slurm */
+	}
+	add_git(ev, r->run.cfg->workdir);
+	runner_drift(r, ev);
+	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->cur.st->name, r->cur.attempt);
+	runner_emit(r, ev, human);
+	rc = 0;
+ out:
+	ckpt_scan_free(scan);
+	free(cmd);
+	free(why);
+	return rc;
+}
+
+/* Re-attach to an attempt whose wrapper still runs.  0, or -1 when it vanished meanwhile. */
+int
+runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w)
+{
+	struct deadline d;
+
+	deadline_set(&d, REC_WAIT_MS);
+	/* The wrapper writes its record right after starting the command. */
+	while (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, rec) != 0 ||
+	    rec->wrapper_pid <= 0) {
+		if (deadline_expired(&d))
+			return -1;
+		usleep(10000);
+	}
+	w->pid = (pid_t)rec->wrapper_pid;
+	w->own = 0;
+	w->id.pid = w->pid;
+	w->id.start = rec->wrapper_start;
+	snprintf(w->id.boot, sizeof(w->id.boot), "%s", rec->boot);
+	log_info("stage %s: re-attaching to attempt %ld (pid %ld) started by an earlier onbox",
+	    r->cur.st->name, r->cur.attempt, rec->pid);
+	return 0;
+}
