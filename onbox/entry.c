@@ -60,6 +60,43 @@
 #include "xmalloc.h"
 #include "runner-int.h"
 
+/* 1 when the wrapper's record shows what runner_rec_wait() waits for. */
+static int
+rec_has(const struct attempt_rec *rec, enum rec_want want)
+{
+	switch (want) {
+	case REC_WRAPPER:
+		return rec->wrapper_pid > 0;
+	case REC_STAGE_PID:
+		return rec->pid > 0;
+	case REC_PID_OR_END:
+		return rec->pid > 0 || rec->exited;
+	}
+	return 0;
+}
+
+/*
+ * Wait, bounded by REC_WAIT_MS (a live wrapper writes its record within
+ * it), until the current attempt's record shows what is wanted: the
+ * wrapper's own pid, the stage's pid (written just after the wrapper
+ * starts the command), or that pid or an end.  0 with *rec filled, or -1.
+ */
+int
+runner_rec_wait(const struct runner *r, enum rec_want want, struct attempt_rec *rec)
+{
+	struct deadline d;
+
+	deadline_set(&d, REC_WAIT_MS);
+	for (;;) {
+		if (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, rec) == 0 &&
+		    rec_has(rec, want))
+			return 0;
+		if (deadline_expired(&d))
+			return -1;
+		usleep(REC_WAIT_STEP_US);
+	}
+}
+
 int
 is_unfinished(const cJSON *a)
 {
@@ -68,7 +105,7 @@ is_unfinished(const cJSON *a)
 	return a != NULL && (strcmp(res, "starting") == 0 || strcmp(res, "running") == 0);
 }
 
-void
+static void
 clear_failed(struct runner *r)
 {
 	char *f = layout_failed(r->run.cfg->workdir, r->cur.st->marker);
@@ -84,7 +121,7 @@ clear_failed(struct runner *r)
  * rule "a marker means this stage and every stage before it succeeded";
  * the attempt histories keep what they recorded.
  */
-void
+static void
 invalidate_downstream(struct runner *r, size_t idx)
 {
 	size_t j;
@@ -107,20 +144,13 @@ invalidate_downstream(struct runner *r, size_t idx)
  * (bounded): cgroup_oom_mark keeps the base read before the launch when the
  * stage runs where onbox does.
  */
-void
+static void
 runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a)
 {
 	struct attempt_rec rec;
-	struct deadline d;
 
-	deadline_set(&d, REC_WAIT_MS);
-	while (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, &rec) != 0 ||
-	    (rec.pid <= 0 && !rec.exited)) {
-		if (deadline_expired(&d))
-			return;
-		usleep(20000);
-	}
-	if (rec.pid > 0 && cgroup_oom_mark(a, NULL, rec.pid))
+	if (runner_rec_wait(r, REC_PID_OR_END, &rec) == 0 && rec.pid > 0 &&
+	    cgroup_oom_mark(a, NULL, rec.pid))
 		(void)runner_hist_save(r, hist);
 }
 
@@ -130,7 +160,7 @@ runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a)
  * attempt flaps; a finished run is never restarted).  1: start one; 0:
  * stop, its FAILED marker written.
  */
-int
+static int
 runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *rec)
 {
 	char boot[40], human[1024], when[TIMEFMT_LEN];
@@ -251,7 +281,7 @@ runner_drift(struct runner *r, cJSON *ev)
 }
 
 /* Launch attempt n of a run stage; fills w.  0 or -1 (the FAILED marker is written). */
-int
+static int
 runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 {
 	char *why = NULL, *cmd = NULL, human[256];
@@ -326,19 +356,12 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 }
 
 /* Re-attach to an attempt whose wrapper still runs.  0, or -1 when it vanished meanwhile. */
-int
+static int
 runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w)
 {
-	struct deadline d;
-
-	deadline_set(&d, REC_WAIT_MS);
 	/* The wrapper writes its record right after starting the command. */
-	while (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, rec) != 0 ||
-	    rec->wrapper_pid <= 0) {
-		if (deadline_expired(&d))
-			return -1;
-		usleep(10000);
-	}
+	if (runner_rec_wait(r, REC_WRAPPER, rec) != 0)
+		return -1;
 	w->pid = (pid_t)rec->wrapper_pid;
 	w->own = 0;
 	w->id.pid = w->pid;
@@ -346,5 +369,185 @@ runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w)
 	snprintf(w->id.boot, sizeof(w->id.boot), "%s", rec->boot);
 	log_info("stage %s: re-attaching to attempt %ld (pid %ld) started by an earlier onbox",
 	    r->cur.st->name, r->cur.attempt, rec->pid);
+	return 0;
+}
+
+/* The stage's process as the wrapper's record names it, for proc_alive(). */
+void
+rec_stage_id(const struct attempt_rec *rec, struct proc_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->pid = (pid_t)rec->pid;
+	id->start = rec->pid_start;
+	snprintf(id->boot, sizeof(id->boot), "%s", rec->boot);
+}
+
+/*
+ * Which way into the stage's newest attempt sc->a.  It only reads (the
+ * history, the attempt's lock and record, /proc), except for a Slurm
+ * requeue, which comes first (the attempt's lock, record and pids are the
+ * earlier run's) and which runner_requeue() ends here.  For an unfinished
+ * attempt it sets r->cur.attempt, and sc->rec as far as it was read.
+ */
+enum stage_entry
+runner_entry(struct runner *r, struct stage_ctx *sc)
+{
+	const char *name = r->cur.st->name, *wd = r->run.cfg->workdir;
+	struct proc_id child;
+
+	if (runner_is_requeue(r, sc->a) && runner_requeue(r, sc->hist, sc->a))
+		return ENTRY_REQUEUE;
+	if (!is_unfinished(sc->a))
+		return ENTRY_NEW;
+	r->cur.attempt = json_long(sc->a, "attempt", 1);
+	if (strcmp(json_str(sc->a, "kind", ""), "run") != 0)
+		return ENTRY_RESUME_WAIT;
+	if (r->run.job != NULL)
+		return ENTRY_JOB_ATTACH;
+	sc->lockp = layout_attempt_lock(wd, name, r->cur.attempt);
+	if (lock_is_held(sc->lockp) == 1)
+		return ENTRY_REATTACH;
+	if (attempt_rec_load(wd, name, r->cur.attempt, &sc->rec) == 0 && sc->rec.exited)
+		return ENTRY_ENDED_UNWATCHED;
+	rec_stage_id(&sc->rec, &child);
+	if (sc->rec.pid > 0 && proc_alive(&child))
+		return ENTRY_FOLLOW_ORPHAN;
+	return ENTRY_LOST;
+}
+
+/* Ended (a requeue, a lost attempt the policy restarts), or none unfinished: a new attempt. */
+static int
+entry_new(struct runner *r, struct stage_ctx *sc)
+{
+	(void)r;
+	sc->a = NULL;
+	return 0;
+}
+
+/* job backend: the job the history names, or the submit it was making (jobrun.c). */
+static int
+entry_job_attach(struct runner *r, struct stage_ctx *sc)
+{
+	if (!jobrun_attach(r->run.job, r->cur.st, r->cur.attempt, sc->hist, sc->a) &&
+	    runner_launch(r, sc->hist, sc->a, &sc->w) != 0)
+		return 1;
+	return 0;
+}
+
+/* Its wrapper holds the attempt's lock: supervise it again. */
+static int
+entry_reattach(struct runner *r, struct stage_ctx *sc)
+{
+	if (runner_reattach(r, &sc->rec, &sc->w) == 0)
+		return 0;
+	/* Never guess here: guessing wrong launches the stage twice. */
+	log_error("stage %s attempt %ld: its lock %s is held but it has no process "
+	    "record; refusing to launch it again", r->cur.st->name, r->cur.attempt, sc->lockp);
+	return WK_EX_TEMPFAIL;
+}
+
+/* Ended while no onbox watched (classified from its record and logs), or a wait resumed. */
+static int
+entry_as_is(struct runner *r, struct stage_ctx *sc)
+{
+	(void)r;
+	(void)sc;
+	return 0;
+}
+
+/* The wrapper is gone but the command runs: follow it, never relaunch. */
+static int
+entry_follow_orphan(struct runner *r, struct stage_ctx *sc)
+{
+	rec_stage_id(&sc->rec, &sc->w.id);
+	sc->w.pid = sc->w.id.pid;
+	sc->lost_follow = 1;
+	log_warn("stage %s attempt %ld: wrapper gone, following pid %ld",
+	    r->cur.st->name, r->cur.attempt, sc->rec.pid);
+	return 0;
+}
+
+/* Its wrapper died without an exit status: the policy says whether a new attempt starts. */
+static int
+entry_lost(struct runner *r, struct stage_ctx *sc)
+{
+	if (!runner_lost(r, sc->hist, sc->a, &sc->rec))
+		return 1;
+	sc->a = NULL;
+	return 0;
+}
+
+static int (*const entry_table[])(struct runner *, struct stage_ctx *) = {
+	[ENTRY_REQUEUE]		= entry_new,
+	[ENTRY_JOB_ATTACH]	= entry_job_attach,
+	[ENTRY_REATTACH]	= entry_reattach,
+	[ENTRY_ENDED_UNWATCHED]	= entry_as_is,
+	[ENTRY_FOLLOW_ORPHAN]	= entry_follow_orphan,
+	[ENTRY_LOST]		= entry_lost,
+	[ENTRY_RESUME_WAIT]	= entry_as_is,
+	[ENTRY_NEW]		= entry_new,
+};
+
+/*
+ * Take the way in runner_entry() chose.  0 (sc->a NULL: a new attempt is
+ * due, runner_new_attempt), or the stage's code: 1 failed, else an exit code.
+ */
+int
+runner_enter(struct runner *r, struct stage_ctx *sc, enum stage_entry e)
+{
+	return entry_table[e](r, sc);
+}
+
+/*
+ * A new attempt of the current stage: later markers removed, its history
+ * entry saved before anything runs, then (a run stage) launched.  0, or
+ * the stage's code.
+ */
+int
+runner_new_attempt(struct runner *r, struct stage_ctx *sc)
+{
+	const struct wk_stage *st = r->cur.st;
+	const cJSON *last = hist_last(sc->hist);
+	char *flag;
+	cJSON *a;
+
+	r->cur.attempt = last != NULL ? json_long(last, "attempt", 0) + 1 : 1;
+	clear_failed(r);
+	invalidate_downstream(r, r->cur.idx);
+	flag = layout_path(r->run.cfg->workdir, "chain.reported");
+	unlink(flag);
+	free(flag);
+	caveats_clear(r->run.cfg->workdir);
+	a = sc->a = hist_add(sc->hist, r->cur.attempt, st->has_wait ? "wait" : "run");
+	if (r->run.job == NULL)	/* a cluster job runs in no cgroup of ours */
+		(void)cgroup_oom_mark(a, NULL, 0);	/* the one the stage inherits */
+	if (!st->has_wait)
+		runner_slurm_mark(r, a);	/* saved before the launch: a requeue may come any time */
+	if (st->log != NULL) {
+		char *p = stage_log_path(r->run.cfg, st->log);
+
+		hist_mark_log_start(a, p);
+		free(p);
+	}
+	if (st->has_wait && st->wait.log != NULL) {
+		char *p = stage_log_path(r->run.cfg, st->wait.log);
+
+		hist_mark_log_start(a, p);
+		free(p);
+	}
+	/*
+	 * Never an attempt whose history is not on disk: the next onbox
+	 * would number another one the same, and two different events
+	 * would share an id.  Nothing is launched, nothing marked failed.
+	 */
+	if (runner_hist_save(r, sc->hist) != 0) {
+		log_error("stage %s: attempt %ld not started: its history cannot be written",
+		    st->name, r->cur.attempt);
+		return WK_EX_IOERR;
+	}
+	if (!st->has_wait && runner_launch(r, sc->hist, a, &sc->w) != 0)
+		return 1;
+	if (!st->has_wait && r->run.job == NULL)
+		runner_oom_mark_stage(r, sc->hist, a);
 	return 0;
 }

@@ -384,7 +384,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
  * this stage's log total, else the last one the health checker saw (an
  * eval stage after the training prints none).
  */
-const char *
+static const char *
 runner_require(struct runner *r, const struct triage_input *in, char **own)
 {
 	struct health_view v;
@@ -472,4 +472,85 @@ runner_chain_done(struct runner *r)
 	}
 	(void)atomic_write_str(flag, "1\n");
 	free(flag);
+}
+
+/*
+ * Judge the attempt sc->a that ended as end says (not stopped, not a
+ * signal): what triage makes of its exit status (or the wait's end, or the
+ * job's final state), its lines and its cgroup, then runner_finalize().
+ * 0 done, 1 failed.
+ */
+int
+runner_judge(struct runner *r, struct stage_ctx *sc, enum sup_end end)
+{
+	const struct wk_stage *st = r->cur.st;
+	struct attempt_rec *rec = &sc->rec;
+	struct outcome o;
+	struct triage_input in;
+	char *oom_why = NULL, *guess = NULL, *req = NULL;
+	const char *nan;
+	cJSON *a = sc->a;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	memset(&in, 0, sizeof(in));
+	in.done_required = st->done_re != NULL;
+	in.done_seen = r->cur.done_seen;
+	in.we_timed_out = json_bool(a, "timed_out", 0) || end == SUP_TIMEOUT;
+	in.oom_kills = cgroup_oom_delta(a, &oom_why);
+	in.oom_known = in.oom_kills >= 0;
+	in.oom_why = oom_why;
+	if (st->has_wait) {
+		/* A wait has no exit status: it ends by its pattern, a crash, a timeout or the pid. */
+		in.exited = 1;
+		in.exit_code = end == SUP_WAIT_HIT || end == SUP_GONE ? 0 : 1;
+		if (end == SUP_WAIT_HIT)
+			in.done_required = 0;
+		if (end == SUP_CRASH || (end == SUP_GONE && r->cur.ts.crash_seen)) {
+			in.exit_code = 1;
+			in.done_required = 0;
+		}
+		o.exited = 0;
+	} else if (sc->lost_follow) {
+		in.status_lost = 1;
+	} else if (r->run.job != NULL) {
+		/* job backend: the manager's final state stands for the exit status */
+		jobrun_outcome(r->run.job, &in, &o.exec_error);
+		o.exited = in.exited;
+		o.exit_code = in.exit_code;
+		o.signo = in.signo;
+	} else if (attempt_rec_load(r->run.cfg->workdir, st->name, r->cur.attempt, rec) == 0 &&
+	    rec->exited) {
+		in.exited = rec->signo == 0;
+		in.exit_code = rec->exit_code;
+		in.signo = rec->signo;
+		o.exited = in.exited;
+		o.exit_code = rec->exit_code;
+		o.signo = rec->signo;
+		if (rec->exec_errno != 0)
+			o.exec_error = strerror(rec->exec_errno);
+	} else {
+		char boot[40];
+
+		in.status_lost = 1;
+		proc_boot_id(boot, sizeof(boot));
+		in.rebooted = rec->boot[0] != '\0' && strcmp(rec->boot, boot) != 0;
+	}
+	nan = st->has_wait ? NULL : nanstop_due(&r->run.nan, st->name, r->cur.attempt);
+	if (nan == NULL && !st->has_wait)
+		nan = json_str(a, "nan_stop", NULL);
+	in.we_stopped = nan != NULL;
+	in.nan_stopped = nan;
+	in.missing = runner_require(r, &in, &req);
+	o.cls = triage_classify_guess(&in, &r->cur.ts, &o.evidence, &guess);
+	o.guess = guess;
+	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
+		o.cls = TRIAGE_UNKNOWN;
+	rc = o.cls == TRIAGE_NONE ? 0 : 1;
+	if (runner_finalize(r, sc->hist, a, &o) != 0)
+		rc = 1;
+	free(req);
+	free(oom_why);
+	free(guess);
+	return rc;
 }

@@ -39,6 +39,7 @@
 #define KILL_GRACE_MS	10000	/* SIGTERM, then SIGKILL after this */
 #define RUNNER_POLICY_HISTORY 64	/* attempts the policy looks back on */
 #define REC_WAIT_MS	5000	/* a live wrapper writes its record within this */
+#define REC_WAIT_STEP_US 10000	/* runner_rec_wait: the record read again after this */
 #define NOPIDFD_POLL_MS	200	/* liveness re-check when the kernel has no pidfd */
 #define REQUEUE_SETTLE_MS 2000	/* a wrapper whose stage Slurm killed lets go of its lock at once */
 #define SLURM_STOP_GRACE_MS 2000 /* Slurm signals a job's processes in one sweep: ours comes within it */
@@ -174,6 +175,37 @@ struct watch {
 };
 
 
+
+/* What runner_rec_wait() waits for in the wrapper's record. */
+enum rec_want {
+	REC_WRAPPER,		/* the wrapper's own pid: it runs (a re-attach) */
+	REC_STAGE_PID,		/* the stage's pid, its process group (a stop) */
+	REC_PID_OR_END		/* the stage's pid, or an end without one (its cgroup) */
+};
+
+/* One stage's supervision, from runner_stage's way in to its outcome. */
+struct stage_ctx {
+	cJSON		*hist;		/* the stage's history (stages/<stage>.json) */
+	cJSON		*a;		/* the attempt supervised; NULL: a new one is due */
+	struct attempt_rec rec;		/* the wrapper's record, as far as it was read */
+	struct watch	 w;
+	int		 lost_follow;	/* its wrapper is gone, its command followed: no exit status */
+	char		*lockp;		/* the attempt's lock, when runner_entry looked at it */
+};
+
+/* The ways into a stage's newest attempt (runner_entry), each taken by runner_enter. */
+enum stage_entry {
+	ENTRY_REQUEUE,		/* Slurm requeued the job: that attempt is ended, a new one starts */
+	ENTRY_JOB_ATTACH,	/* job backend: the job the history names */
+	ENTRY_REATTACH,		/* its wrapper holds the attempt lock: supervise it again */
+	ENTRY_ENDED_UNWATCHED,	/* it ended while no onbox watched: judge its record */
+	ENTRY_FOLLOW_ORPHAN,	/* its wrapper is gone, its command runs: follow that pid */
+	ENTRY_LOST,		/* its wrapper died without an exit status: the policy decides */
+	ENTRY_RESUME_WAIT,	/* a wait stage's attempt: resume the wait */
+	ENTRY_NEW		/* the last attempt ended (or none): a new one */
+};
+
+
 /* runner.c */
 int	runner_hist_save(struct runner *r, const cJSON *hist);
 
@@ -212,7 +244,6 @@ void	runner_sources_run(struct runner *r, const cJSON *a);
 /* supervise.c */
 int	runner_stop_requested(const struct runner *r);
 int	runner_check_signal(struct runner *r);
-enum sup_end	runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
 void	runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJSON *a,
 	    const char *how);
 void	runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
@@ -222,17 +253,20 @@ int	runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out);
 long	runner_ckpt_step(const struct runner *r);
 void	runner_watch_recovery(struct runner *r, const cJSON *hist, const cJSON *a);
 int	runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *given);
-const char *	runner_require(struct runner *r, const struct triage_input *in, char **own);
 void	runner_catch_up(struct runner *r, size_t idx);
 void	runner_chain_done(struct runner *r);
 
 /* entry.c */
 int	is_unfinished(const cJSON *a);
-void	clear_failed(struct runner *r);
-void	invalidate_downstream(struct runner *r, size_t idx);
-void	runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a);
-int	runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *rec);
-int	runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
-int	runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w);
+
+/* the stage's way in, the watch, the verdict */
+int	runner_rec_wait(const struct runner *r, enum rec_want want, struct attempt_rec *rec);
+void	rec_stage_id(const struct attempt_rec *rec, struct proc_id *id);
+enum stage_entry runner_entry(struct runner *r, struct stage_ctx *sc);
+int	runner_enter(struct runner *r, struct stage_ctx *sc, enum stage_entry e);
+int	runner_new_attempt(struct runner *r, struct stage_ctx *sc);
+enum sup_end runner_watch_run(struct runner *r, struct stage_ctx *sc);
+enum sup_end runner_watch_wait(struct runner *r, struct stage_ctx *sc);
+int	runner_judge(struct runner *r, struct stage_ctx *sc, enum sup_end end);
 
 #endif /* RUNNER_INT_H */

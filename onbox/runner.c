@@ -108,289 +108,51 @@ runner_hist_save(struct runner *r, const cJSON *hist)
 	return -1;
 }
 
-/* Run (or re-attach to, or finish) the stage at idx.  0 success, 1 failed, 128+sig stopped. */
+/*
+ * Run (or re-attach to, or finish) the stage at idx: pick the way in
+ * (runner_entry), take it (runner_enter; a new attempt when it ended or
+ * there is none unfinished), watch the stage to its end, then judge it.
+ * 0 success, 1 failed, 128+sig stopped, else an exit code.
+ */
 static int
 runner_stage(struct runner *r, size_t idx)
 {
 	const struct wk_stage *st = &r->run.cfg->chain[idx];
-	struct attempt_rec rec;
-	struct watch w;
-	struct outcome o;
-	struct triage_input in;
-	cJSON *hist, *a;
+	struct stage_ctx sc;
 	enum sup_end end;
-	int rc = 0, lost_follow = 0, held;
-	char *lockp = NULL, *oom_why = NULL, *guess = NULL, *req = NULL;
-	const char *nan;
+	int rc;
 
 	r->cur.st = st;
 	r->cur.idx = idx;
 	runner_stage_reset(r);
-	memset(&w, 0, sizeof(w));
-	w.pidfd = -1;
-	memset(&rec, 0, sizeof(rec));
-	hist = hist_load(r->run.cfg->workdir, st->name);
-	a = hist_last(hist);
+	memset(&sc, 0, sizeof(sc));
+	sc.w.pidfd = -1;
+	sc.hist = hist_load(r->run.cfg->workdir, st->name);
+	sc.a = hist_last(sc.hist);
 
-	/* A Slurm requeue first: the attempt's lock, record and pids are the earlier run's. */
-	if (runner_is_requeue(r, a) && runner_requeue(r, hist, a)) {
-		a = NULL;	/* ended: a new attempt below */
-	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 && r->run.job != NULL) {
-		/* job backend: the job the history names, or the submit it was making (jobrun.c) */
-		r->cur.attempt = json_long(a, "attempt", 1);
-		if (!jobrun_attach(r->run.job, st, r->cur.attempt, hist, a) &&
-		    runner_launch(r, hist, a, &w) != 0) {
-			rc = 1;
-			goto out;
-		}
-	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0) {
-		r->cur.attempt = json_long(a, "attempt", 1);
-		lockp = layout_attempt_lock(r->run.cfg->workdir, st->name, r->cur.attempt);
-		held = lock_is_held(lockp);
-		if (held == 1 && runner_reattach(r, &rec, &w) != 0) {
-			/* Never guess here: guessing wrong launches the stage twice. */
-			log_error("stage %s attempt %ld: its lock %s is held but it has no process "
-			    "record; refusing to launch it again", st->name, r->cur.attempt, lockp);
-			rc = WK_EX_TEMPFAIL;
-			goto out;
-		} else if (held == 1) {
-			/* re-attached: supervise below */
-		} else if (attempt_rec_load(r->run.cfg->workdir, st->name, r->cur.attempt, &rec) == 0 &&
-		    rec.exited) {
-			/* Ended while no onbox watched: classify from its record and logs. */
-		} else {
-			struct proc_id child = { .pid = (pid_t)rec.pid, .start = rec.pid_start };
-
-			snprintf(child.boot, sizeof(child.boot), "%s", rec.boot);
-			if (rec.pid > 0 && proc_alive(&child)) {
-				/* The wrapper is gone but the command runs: follow it, never relaunch. */
-				w.pid = child.pid;
-				w.id = child;
-				lost_follow = 1;
-				log_warn("stage %s attempt %ld: wrapper gone, following pid %ld",
-				    st->name, r->cur.attempt, rec.pid);
-			} else if (runner_lost(r, hist, a, &rec)) {
-				a = NULL;
-			} else {
-				rc = 1;
-				goto out;
-			}
-		}
-	} else if (is_unfinished(a)) {
-		r->cur.attempt = json_long(a, "attempt", 1);	/* a wait: resume it */
-	} else
-		a = NULL;
-
-	if (a == NULL) {
-		const cJSON *last = hist_last(hist);
-
-		r->cur.attempt = last != NULL ? json_long(last, "attempt", 0) + 1 : 1;
-		clear_failed(r);
-		invalidate_downstream(r, idx);
-		{
-			char *flag = layout_path(r->run.cfg->workdir, "chain.reported");
-
-			unlink(flag);
-			free(flag);
-			caveats_clear(r->run.cfg->workdir);
-		}
-		a = hist_add(hist, r->cur.attempt, st->has_wait ? "wait" : "run");
-		if (r->run.job == NULL)	/* a cluster job runs in no cgroup of ours */
-			(void)cgroup_oom_mark(a, NULL, 0);	/* the one the stage inherits */
-		if (!st->has_wait)
-			runner_slurm_mark(r, a);	/* saved before the launch: a requeue may come any time */
-		if (st->log != NULL) {
-			char *p = stage_log_path(r->run.cfg, st->log);
-
-			hist_mark_log_start(a, p);
-			free(p);
-		}
-		if (st->has_wait && st->wait.log != NULL) {
-			char *p = stage_log_path(r->run.cfg, st->wait.log);
-
-			hist_mark_log_start(a, p);
-			free(p);
-		}
-		/*
-		 * Never an attempt whose history is not on disk: the next onbox
-		 * would number another one the same, and two different events
-		 * would share an id.  Nothing is launched, nothing marked failed.
-		 */
-		if (runner_hist_save(r, hist) != 0) {
-			log_error("stage %s: attempt %ld not started: its history cannot be written",
-			    st->name, r->cur.attempt);
-			rc = WK_EX_IOERR;
-			goto out;
-		}
-		if (!st->has_wait && runner_launch(r, hist, a, &w) != 0) {
-			rc = 1;
-			goto out;
-		}
-		if (!st->has_wait && r->run.job == NULL)
-			runner_oom_mark_stage(r, hist, a);
-	}
-	r->cur.stage_pid = rec.pid;
-
-	if (!st->has_wait) {
-		runner_sources_run(r, a);
-		runner_scan_restore(r);
-		runner_watch_recovery(r, hist, a);
-		if (st->timeout_s > 0) {
-			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->timeout_s;
-		}
-		if (w.pid > 0) {
-			/* The stage's process group, for a timeout stop. */
-			struct attempt_rec cur;
-
-			if (attempt_rec_load(r->run.cfg->workdir, st->name, r->cur.attempt, &cur) == 0)
-				r->cur.stage_pid = cur.pid;
-		}
-		w.kill_pgid = (pid_t)r->cur.stage_pid;
-		w.job = r->run.job;
-		runner_heartbeat(r);
-		if (w.pid > 0 || w.job != NULL) {
-			end = runner_supervise(r, hist, a, &w);
-			if (end == SUP_GONE && runner_slurm_stopping(r))
-				end = SUP_SIGNAL;
-		} else {
-			runner_scan_final(r);
-			end = SUP_GONE;
-		}
-	} else {
-		const char *wl = st->wait.log != NULL ? st->wait.log : st->log;
-		struct line_ctx lc;
-
-		if (wl != NULL) {
-			char *p = stage_log_path(r->run.cfg, wl);
-			struct logscan catchup;
-
-			/*
-			 * A training that finished before we attached has its done line
-			 * already in the log: look for the pattern from the start, but
-			 * count crash signatures only from where the wait began (earlier
-			 * text may belong to an earlier run sharing the log).
-			 */
-			source_open(r, &r->cur.src[0], "log", p);
-			r->cur.nsrc = 1;
-			logscan_init(&catchup, p, LOGSCAN_DEFAULT_MAX_LINE);
-			lc.r = r;
-			lc.s = &r->cur.src[0];
-			lc.catchup = 1;
-			(void)logscan_poll(&catchup, runner_line, &lc);
-			logscan_free(&catchup);
-			source_from(&r->cur.src[0], cJSON_GetObjectItem(a, "log_start"));
-			free(p);
-		}
-		if (st->wait.pid > 0) {
-			w.pid = (pid_t)st->wait.pid;
-			if (proc_identify(w.pid, &w.id) != 0)
-				w.pid = 0;	/* already gone */
-		}
-		if (st->wait.timeout_s > 0)
-			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->wait.timeout_s;
-		w.wait_stage = 1;
-		if (json_num(a, "wait_announced", 0) == 0) {
-			cJSON *ev = events_new(r->run.instance, r->run.cfg->run, "stage_started", st->name,
-			    r->cur.attempt);
-			char human[256];
-
-			json_set_str(a, "result", "running");
-			json_set_num(a, "wait_announced", 1);
-			(void)runner_hist_save(r, hist);	/* else the next onbox announces it again */
-			if (st->wait.pid > 0)
-				cJSON_AddNumberToObject(ev, "wait_pid", (double)st->wait.pid);
-			else
-				cJSON_AddStringToObject(ev, "wait_log", st->wait.log);
-			snprintf(human, sizeof(human), "%s waiting (attempt %ld)", st->name, r->cur.attempt);
-			runner_emit(r, ev, human);
-		}
-		runner_heartbeat(r);
-		if (r->cur.wait_seen)
-			end = SUP_WAIT_HIT;
-		else if (st->wait.pid > 0 && w.pid == 0) {
-			runner_scan_final(r);
-			end = SUP_GONE;
-		} else
-			end = runner_supervise(r, hist, a, &w);
-	}
-
+	rc = runner_enter(r, &sc, runner_entry(r, &sc));
+	if (rc == 0 && sc.a == NULL)
+		rc = runner_new_attempt(r, &sc);
+	if (rc != 0)
+		goto out;
+	r->cur.stage_pid = sc.rec.pid;
+	end = st->has_wait ? runner_watch_wait(r, &sc) : runner_watch_run(r, &sc);
 	if (end == SUP_STOP || r->run.stop_asked) {
 		/* job backend: the job ended on jobrun_stop (SUP_GONE); else stop the group now */
 		if (r->run.job != NULL)
-			runner_stop_record(r, st, hist, a, "job.stop: the cluster manager stopped its job");
+			runner_stop_record(r, st, sc.hist, sc.a,
+			    "job.stop: the cluster manager stopped its job");
 		else
-			runner_stop_stage(r, hist, a, &w);
+			runner_stop_stage(r, sc.hist, sc.a, &sc.w);
 		rc = 128 + SIGTERM;
-		goto out;
-	}
-	if (end == SUP_SIGNAL) {
+	} else if (end == SUP_SIGNAL)
 		rc = 128 + r->run.got_signal;
-		goto out;
-	}
-
-	memset(&o, 0, sizeof(o));
-	memset(&in, 0, sizeof(in));
-	in.done_required = st->done_re != NULL;
-	in.done_seen = r->cur.done_seen;
-	in.we_timed_out = json_bool(a, "timed_out", 0) || end == SUP_TIMEOUT;
-	in.oom_kills = cgroup_oom_delta(a, &oom_why);
-	in.oom_known = in.oom_kills >= 0;
-	in.oom_why = oom_why;
-	if (st->has_wait) {
-		/* A wait has no exit status: it ends by its pattern, a crash, a timeout or the pid. */
-		in.exited = 1;
-		in.exit_code = end == SUP_WAIT_HIT || end == SUP_GONE ? 0 : 1;
-		if (end == SUP_WAIT_HIT)
-			in.done_required = 0;
-		if (end == SUP_CRASH || (end == SUP_GONE && r->cur.ts.crash_seen)) {
-			in.exit_code = 1;
-			in.done_required = 0;
-		}
-		o.exited = 0;
-	} else if (lost_follow) {
-		in.status_lost = 1;
-	} else if (r->run.job != NULL) {
-		/* job backend: the manager's final state stands for the exit status */
-		jobrun_outcome(r->run.job, &in, &o.exec_error);
-		o.exited = in.exited;
-		o.exit_code = in.exit_code;
-		o.signo = in.signo;
-	} else if (attempt_rec_load(r->run.cfg->workdir, st->name, r->cur.attempt, &rec) == 0 && rec.exited) {
-		in.exited = rec.signo == 0;
-		in.exit_code = rec.exit_code;
-		in.signo = rec.signo;
-		o.exited = in.exited;
-		o.exit_code = rec.exit_code;
-		o.signo = rec.signo;
-		if (rec.exec_errno != 0)
-			o.exec_error = strerror(rec.exec_errno);
-	} else {
-		char boot[40];
-
-		in.status_lost = 1;
-		proc_boot_id(boot, sizeof(boot));
-		in.rebooted = rec.boot[0] != '\0' && strcmp(rec.boot, boot) != 0;
-	}
-	nan = st->has_wait ? NULL : nanstop_due(&r->run.nan, st->name, r->cur.attempt);
-	if (nan == NULL && !st->has_wait)
-		nan = json_str(a, "nan_stop", NULL);
-	in.we_stopped = nan != NULL;
-	in.nan_stopped = nan;
-	in.missing = runner_require(r, &in, &req);
-	o.cls = triage_classify_guess(&in, &r->cur.ts, &o.evidence, &guess);
-	o.guess = guess;
-	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
-		o.cls = TRIAGE_UNKNOWN;
-	rc = o.cls == TRIAGE_NONE ? 0 : 1;
-	if (runner_finalize(r, hist, a, &o) != 0)
-		rc = 1;
+	else
+		rc = runner_judge(r, &sc, end);
  out:
 	jobrun_detach(r->run.job);	/* it borrowed hist */
-	free(req);
-	free(lockp);
-	free(oom_why);
-	free(guess);
-	cJSON_Delete(hist);
+	free(sc.lockp);
+	cJSON_Delete(sc.hist);
 	return rc;
 }
 

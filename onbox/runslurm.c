@@ -248,10 +248,7 @@ runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 		return 0;
 	}
 	if (have_rec && !rec.exited && rec.pid > 0 && rec.pid_start != 0) {
-		memset(&child, 0, sizeof(child));
-		child.pid = (pid_t)rec.pid;
-		child.start = rec.pid_start;
-		snprintf(child.boot, sizeof(child.boot), "%s", rec.boot);
+		rec_stage_id(&rec, &child);
 		if (proc_alive(&child)) {
 			log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but its "
 			    "pid %ld still runs here: following it, not launching a second copy",

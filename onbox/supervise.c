@@ -112,7 +112,7 @@ watch_gone(struct watch *w, int pidfd_ready)
 	return !proc_alive(&w->id);
 }
 
-enum sup_end
+static enum sup_end
 runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 {
 	struct deadline dl[4];	/* heartbeat, timeout, kill grace, next delivery */
@@ -337,13 +337,9 @@ runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	int killed = 0, group_gone = 0;
 
 	/* The wrapper records the stage's pid just after starting it. */
-	deadline_set(&d, REC_WAIT_MS);
-	while (w->kill_pgid <= 0 && w->pid > 0 && !w->wait_stage && !deadline_expired(&d)) {
-		if (attempt_rec_load(r->run.cfg->workdir, r->cur.st->name, r->cur.attempt, &rec) == 0 && rec.pid > 0)
-			w->kill_pgid = (pid_t)rec.pid;
-		else
-			usleep(20000);
-	}
+	if (w->kill_pgid <= 0 && w->pid > 0 && !w->wait_stage &&
+	    runner_rec_wait(r, REC_STAGE_PID, &rec) == 0)
+		w->kill_pgid = (pid_t)rec.pid;
 	if (w->wait_stage || w->kill_pgid <= 0) {
 		snprintf(how, sizeof(how), "%s", w->wait_stage ? "a wait: nothing of ours to signal" :
 		    "its process had already ended");
@@ -366,4 +362,105 @@ runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		usleep(20000);
 	r->cur.stage_pid = 0;
 	runner_stop_record(r, r->cur.st, hist, a, how);
+}
+
+/* Watch a run stage's attempt sc->a (launched, re-attached, followed, or ended unwatched) to its end. */
+enum sup_end
+runner_watch_run(struct runner *r, struct stage_ctx *sc)
+{
+	const struct wk_stage *st = r->cur.st;
+	struct watch *w = &sc->w;
+	enum sup_end end;
+
+	runner_sources_run(r, sc->a);
+	runner_scan_restore(r);
+	runner_watch_recovery(r, sc->hist, sc->a);
+	if (st->timeout_s > 0)
+		w->timeout_at = (time_t)json_num(sc->a, "started_unix", 0) + st->timeout_s;
+	if (w->pid > 0) {
+		/* The stage's process group, for a timeout stop. */
+		struct attempt_rec cur;
+
+		if (attempt_rec_load(r->run.cfg->workdir, st->name, r->cur.attempt, &cur) == 0)
+			r->cur.stage_pid = cur.pid;
+	}
+	w->kill_pgid = (pid_t)r->cur.stage_pid;
+	w->job = r->run.job;
+	runner_heartbeat(r);
+	if (w->pid > 0 || w->job != NULL) {
+		end = runner_supervise(r, sc->hist, sc->a, w);
+		if (end == SUP_GONE && runner_slurm_stopping(r))
+			end = SUP_SIGNAL;
+	} else {
+		runner_scan_final(r);
+		end = SUP_GONE;
+	}
+	return end;
+}
+
+/*
+ * Watch a wait stage (a process onbox did not start, or a log line): its
+ * log read from the start for the pattern, then followed; announced once.
+ */
+enum sup_end
+runner_watch_wait(struct runner *r, struct stage_ctx *sc)
+{
+	const struct wk_stage *st = r->cur.st;
+	const char *wl = st->wait.log != NULL ? st->wait.log : st->log;
+	struct watch *w = &sc->w;
+	cJSON *a = sc->a;
+	struct line_ctx lc;
+
+	if (wl != NULL) {
+		char *p = stage_log_path(r->run.cfg, wl);
+		struct logscan catchup;
+
+		/*
+		 * A training that finished before we attached has its done line
+		 * already in the log: look for the pattern from the start, but
+		 * count crash signatures only from where the wait began (earlier
+		 * text may belong to an earlier run sharing the log).
+		 */
+		source_open(r, &r->cur.src[0], "log", p);
+		r->cur.nsrc = 1;
+		logscan_init(&catchup, p, LOGSCAN_DEFAULT_MAX_LINE);
+		lc.r = r;
+		lc.s = &r->cur.src[0];
+		lc.catchup = 1;
+		(void)logscan_poll(&catchup, runner_line, &lc);
+		logscan_free(&catchup);
+		source_from(&r->cur.src[0], cJSON_GetObjectItem(a, "log_start"));
+		free(p);
+	}
+	if (st->wait.pid > 0) {
+		w->pid = (pid_t)st->wait.pid;
+		if (proc_identify(w->pid, &w->id) != 0)
+			w->pid = 0;	/* already gone */
+	}
+	if (st->wait.timeout_s > 0)
+		w->timeout_at = (time_t)json_num(a, "started_unix", 0) + st->wait.timeout_s;
+	w->wait_stage = 1;
+	if (json_num(a, "wait_announced", 0) == 0) {
+		cJSON *ev = events_new(r->run.instance, r->run.cfg->run, "stage_started", st->name,
+		    r->cur.attempt);
+		char human[256];
+
+		json_set_str(a, "result", "running");
+		json_set_num(a, "wait_announced", 1);
+		(void)runner_hist_save(r, sc->hist);	/* else the next onbox announces it again */
+		if (st->wait.pid > 0)
+			cJSON_AddNumberToObject(ev, "wait_pid", (double)st->wait.pid);
+		else
+			cJSON_AddStringToObject(ev, "wait_log", st->wait.log);
+		snprintf(human, sizeof(human), "%s waiting (attempt %ld)", st->name, r->cur.attempt);
+		runner_emit(r, ev, human);
+	}
+	runner_heartbeat(r);
+	if (r->cur.wait_seen)
+		return SUP_WAIT_HIT;
+	if (st->wait.pid > 0 && w->pid == 0) {
+		runner_scan_final(r);
+		return SUP_GONE;
+	}
+	return runner_supervise(r, sc->hist, a, w);
 }
