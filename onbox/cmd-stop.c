@@ -21,7 +21,6 @@
  * decision.  `onbox start`/`onbox run` remove the stopped record.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,7 +166,7 @@ stop_local(const struct wk_config *cfg, const char *by)
 	struct deadline d;
 	cJSON *hist = NULL, *a, *req = stop_request_load(cfg->workdir), *srec = NULL;
 	cJSON *before = stop_record_load(cfg->workdir);
-	char *lockp = NULL, how[200], when[TIMEFMT_LEN];
+	char *lockp = NULL, how[200];
 	size_t i;
 	long n = 0;
 	int rc = 0, alive = 0, killed = 0, mark = 0;
@@ -248,12 +247,7 @@ stop_local(const struct wk_config *cfg, const char *by)
 		goto out;
 	}
 	if (mark) {
-		timefmt_utc(time(NULL), when, sizeof(when));
-		json_set_str(a, "result", "stopped");
-		json_set_str(a, "ended", when);
-		json_set_str(a, "stopped_by", by);
-		json_set_str(a, "stop", how);
-		json_set_bool(a, "reported", 1);
+		stop_mark_attempt(a, by, how);
 		if (hist_save(cfg->workdir, st->name, hist) != 0)
 			log_error("cannot write the history of stage %s: %s", st->name, strerror(errno));
 	}
@@ -494,33 +488,13 @@ stop_ask(const struct wk_config *cfg, const char *lockp, const char *by)
 static int
 cmd_stop_exec(struct onbox_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "by", required_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct wk_config *cfg = NULL;
 	char *lockp = NULL, *failed = NULL, *by = NULL;
-	const char *from = NULL;
-	int ch, rc = 0, lockfd = -1;
+	const char *from;
+	int rc, lockfd = -1;
 
-	optind = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+c:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			ctx->config_opt = optarg;
-			break;
-		case 'b':
-			from = optarg;
-			break;
-		default:
-			return onbox_usage(&onbox_cmd_stop);
-		}
-	}
-	if (optind != ctx->argc)
-		return onbox_usage(&onbox_cmd_stop);
-	if ((cfg = onbox_load_config(ctx)) == NULL)
-		return WK_EX_CONFIG;
+	if ((rc = onbox_args_config(ctx, &onbox_cmd_stop, "by", &from, &cfg)) != 0)
+		return rc;
 	if (layout_create(cfg->workdir, &failed) != 0) {
 		log_error("cannot create %s: %s", failed, strerror(errno));
 		rc = WK_EX_IOERR;

@@ -309,6 +309,7 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		why = NULL;
 		cmd = xstrdup(r->cur.st->run);	/* no token, or nothing configured: as written */
 	}
+	ckpt_scan_free(scan);	/* what the launch needs of it is in cmd and a */
 	if (cmd != NULL && r->run.job != NULL)	/* job backend: a submit, not a process */
 		pid = jobrun_launch(r->run.job, r->cur.st, r->cur.attempt, hist, a, cmd, &why);
 	else if (cmd != NULL)
@@ -349,7 +350,6 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	runner_emit(r, ev, human);
 	rc = 0;
  out:
-	ckpt_scan_free(scan);
 	free(cmd);
 	free(why);
 	return rc;

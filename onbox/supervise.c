@@ -286,7 +286,7 @@ runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJS
 {
 	cJSON *req = stop_request_load(r->run.cfg->workdir), *ev;
 	char *by = xstrdup(json_str(req, "by", "onbox stop"));
-	char when[TIMEFMT_LEN], human[512];
+	char human[512];
 	long n = a != NULL ? r->cur.attempt : 0;
 
 	/*
@@ -300,12 +300,7 @@ runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJS
 		log_error("cannot write %s/.watchkeeper/%s: %s", r->run.cfg->workdir, STOP_RECORD,
 		    strerror(errno));
 	if (a != NULL) {
-		timefmt_utc(time(NULL), when, sizeof(when));
-		json_set_str(a, "result", "stopped");
-		json_set_str(a, "ended", when);
-		json_set_str(a, "stopped_by", by);
-		json_set_str(a, "stop", how);
-		json_set_bool(a, "reported", 1);
+		stop_mark_attempt(a, by, how);
 		(void)runner_hist_save(r, hist);
 	}
 	ev = events_new(r->run.instance, r->run.cfg->run, "run_stopped", st->name, n);
