@@ -11,52 +11,17 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "atomic.h"
-#include "attempt.h"
-#include "buf.h"
-#include "caveats.h"
-#include "cgroup.h"
-#include "ckpt.h"
-#include "complete.h"
-#include "config.h"
-#include "deliver.h"
-#include "err.h"
 #include "events.h"
 #include "fsutil.h"
-#include "health.h"
-#include "jobrun.h"
-#include "jsondiff.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
-#include "logscan.h"
-#include "monotime.h"
-#include "nanstop.h"
-#include "notify.h"
-#include "outbox.h"
-#include "onbox.h"
-#include "pattern.h"
-#include "policy.h"
-#include "proc.h"
-#include "spawn.h"
-#include "stop.h"
-#include "tail.h"
-#include "traceback.h"
-#include "triage.h"
 #include "xmalloc.h"
 #include "runner-int.h"
 

@@ -206,10 +206,18 @@ enum stage_entry {
 };
 
 
-/* runner.c */
+/* runner.c: the chain */
 int	runner_hist_save(struct runner *r, const cJSON *hist);
 
-/* runslurm.c */
+/* entry.c: the way into a stage's attempt */
+int	is_unfinished(const cJSON *a);
+int	runner_rec_wait(const struct runner *r, enum rec_want want, struct attempt_rec *rec);
+void	rec_stage_id(const struct attempt_rec *rec, struct proc_id *id);
+enum stage_entry runner_entry(struct runner *r, struct stage_ctx *sc);
+int	runner_enter(struct runner *r, struct stage_ctx *sc, enum stage_entry e);
+int	runner_new_attempt(struct runner *r, struct stage_ctx *sc);
+
+/* runslurm.c: Slurm */
 void	runner_slurm_env(struct runner *r);
 void	runner_slurm_mark(const struct runner *r, cJSON *a);
 void	runner_slurm_event(cJSON *ev, const cJSON *a);
@@ -217,16 +225,16 @@ int	runner_slurm_stopping(struct runner *r);
 int	runner_is_requeue(const struct runner *r, const cJSON *a);
 int	runner_requeue(struct runner *r, cJSON *hist, cJSON *a);
 
-/* emit.c */
-void	runner_progress_text(const struct runner *r, char *out, size_t len);
-void	runner_heartbeat(struct runner *r);
-int	runner_pend_flush(struct runner *r);
-void	runner_pend_free(struct runner *r);
-void	runner_emit(struct runner *r, cJSON *ev, const char *human);
-void	runner_job_emit(void *arg, cJSON *ev, const char *human);
-void	runner_health_alerts(struct runner *r);
+/* supervise.c: watching a stage, stopping it */
+int	runner_stop_requested(const struct runner *r);
+int	runner_check_signal(struct runner *r);
+void	runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJSON *a,
+	    const char *how);
+void	runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
+enum sup_end runner_watch_run(struct runner *r, struct stage_ctx *sc);
+enum sup_end runner_watch_wait(struct runner *r, struct stage_ctx *sc);
 
-/* sources.c */
+/* sources.c: the logs read, scan.json */
 void	source_open(struct runner *r, struct source *s, const char *label, const char *path);
 void	source_close(struct runner *r, struct source *s);
 void	runner_scan_save(struct runner *r);
@@ -241,32 +249,22 @@ void	hist_mark_log_start(cJSON *a, const char *path);
 char *	stage_log_path(const struct wk_config *cfg, const char *rel);
 void	runner_sources_run(struct runner *r, const cJSON *a);
 
-/* supervise.c */
-int	runner_stop_requested(const struct runner *r);
-int	runner_check_signal(struct runner *r);
-void	runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJSON *a,
-	    const char *how);
-void	runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w);
-
-/* finalize.c */
+/* finalize.c: the verdict, the markers, the chain's end */
 int	runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out);
 long	runner_ckpt_step(const struct runner *r);
 void	runner_watch_recovery(struct runner *r, const cJSON *hist, const cJSON *a);
 int	runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *given);
 void	runner_catch_up(struct runner *r, size_t idx);
 void	runner_chain_done(struct runner *r);
-
-/* entry.c */
-int	is_unfinished(const cJSON *a);
-
-/* the stage's way in, the watch, the verdict */
-int	runner_rec_wait(const struct runner *r, enum rec_want want, struct attempt_rec *rec);
-void	rec_stage_id(const struct attempt_rec *rec, struct proc_id *id);
-enum stage_entry runner_entry(struct runner *r, struct stage_ctx *sc);
-int	runner_enter(struct runner *r, struct stage_ctx *sc, enum stage_entry e);
-int	runner_new_attempt(struct runner *r, struct stage_ctx *sc);
-enum sup_end runner_watch_run(struct runner *r, struct stage_ctx *sc);
-enum sup_end runner_watch_wait(struct runner *r, struct stage_ctx *sc);
 int	runner_judge(struct runner *r, struct stage_ctx *sc, enum sup_end end);
+
+/* emit.c: events, the pending ring, the heartbeat */
+void	runner_progress_text(const struct runner *r, char *out, size_t len);
+void	runner_heartbeat(struct runner *r);
+int	runner_pend_flush(struct runner *r);
+void	runner_pend_free(struct runner *r);
+void	runner_emit(struct runner *r, cJSON *ev, const char *human);
+void	runner_job_emit(void *arg, cJSON *ev, const char *human);
+void	runner_health_alerts(struct runner *r);
 
 #endif /* RUNNER_INT_H */
