@@ -9,7 +9,6 @@
  * checker raises (runner_health_alerts, with the loss.on_nan stop).  The
  * state it reads is r->note (sinks, outbox, ring) and what r->cur shows.
  */
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,15 +1,19 @@
 /*
  * entry.c: how a stage's supervision begins.
  *
- * Owns: the ways into an attempt other than Slurm's requeue (runslurm.c):
- * re-attaching to a wrapper an earlier onbox left running (runner_reattach),
- * an attempt whose wrapper died without an exit status (runner_lost, which
- * asks the policy), and a new attempt: stale markers downstream removed
- * (invalidate_downstream), the launch with its {checkpoint} (runner_launch),
- * its git state and config drift since the previous attempt (runner_drift),
- * and the stage's own memory cgroup (runner_oom_mark_stage).
+ * Owns: the choice of the way into a stage's newest attempt
+ * (runner_entry: one enum stage_entry, from the history, the attempt's
+ * lock and record and /proc) and taking it (runner_enter, through
+ * entry_table[]): re-attaching to a wrapper an earlier onbox left running
+ * (runner_reattach), following a command whose wrapper is gone, an attempt
+ * whose wrapper died without an exit status (runner_lost, which asks the
+ * policy), and a new attempt (runner_new_attempt): stale markers
+ * downstream removed, the launch with its {checkpoint} (runner_launch), its
+ * git state and config drift since the previous attempt (runner_drift), and
+ * the stage's own memory cgroup (runner_oom_mark_stage).  The one bounded
+ * wait on the wrapper's record (runner_rec_wait) lives here too.  A Slurm
+ * requeue is recognised and ended in runslurm.c.
  */
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,6 @@
  * the chain's end: a done stage's event recorded late (runner_catch_up) and
  * chain_done with its caveats (runner_chain_done).
  */
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,6 @@
  * (runner_slurm_stopping).  The Slurm attempt keys are ATT_KEY_* in
  * runner-int.h.  The chain (runner.c) asks; nothing here launches.
  */
-
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>

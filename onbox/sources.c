@@ -8,7 +8,6 @@
  * scan.json: where each source stands and what it showed, saved with every
  * heartbeat and restored on a re-attach so nothing is read or counted twice.
  */
-
 #include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>

@@ -9,7 +9,6 @@
  * stop request on disk); and `onbox stop`'s stop of the running stage
  * (runner_stop_stage) and its record (runner_stop_record).
  */
-
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
