@@ -1,7 +1,8 @@
 /*
  * finalize.c: how an attempt ended, and what is written about it.
  *
- * Owns: the outcome of an attempt (struct outcome: exit status, triage
+ * Owns: the outcome of an attempt (runner_judge: the triage input from its
+ * exit status, lines and cgroup, then struct outcome: exit status, triage
  * class and its evidence), the restart policy's decision on it
  * (runner_policy, the same core/policy.c patrol applies), completion.require
  * for the last stage (runner_require), and runner_finalize(): the marker or

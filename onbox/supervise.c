@@ -6,8 +6,10 @@
  * deadline: heartbeat, timeout_s, the kill grace); the timeout and
  * loss.on_nan stops (SIGTERM to the stage's group, SIGKILL after
  * KILL_GRACE_MS); signals (runner_check_signal: SIGUSR1 counts only with a
- * stop request on disk); and `onbox stop`'s stop of the running stage
- * (runner_stop_stage) and its record (runner_stop_record).
+ * stop request on disk); `onbox stop`'s stop of the running stage
+ * (runner_stop_stage) and its record (runner_stop_record); and the watch a
+ * run stage (runner_watch_run) or a wait stage (runner_watch_wait) gets
+ * once runner_stage has its attempt.
  */
 #include <errno.h>
 #include <poll.h>
