@@ -32,7 +32,6 @@
 #include "config.h"
 #include "err.h"
 #include "events.h"
-#include "fsutil.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -173,15 +172,7 @@ stop_local(const struct wk_config *cfg, const char *by)
 
 	if (req != NULL)
 		by = json_str(req, "by", by);
-	for (i = 0; i < cfg->nchain; i++) {
-		char *m = layout_marker(cfg->workdir, cfg->chain[i].marker);
-		int have = fs_exists(m);
-
-		free(m);
-		if (!have)
-			break;
-	}
-	if (i == cfg->nchain) {
+	if ((i = runner_first_missing(cfg)) == cfg->nchain) {
 		char *rq = layout_path(cfg->workdir, STOP_REQUEST);
 
 		(void)unlink(rq);
@@ -393,15 +384,7 @@ stop_slurm(const struct wk_config *cfg, const char *by)
 	rec = stop_record_load(cfg->workdir);
 	if (rec == NULL || strcmp(json_str(rec, "nonce", ""), nonce) != 0) {
 		/* no onbox recorded it: nothing ran (or it could not be reached); recorded here */
-		for (first = 0; first < cfg->nchain; first++) {
-			char *m = layout_marker(cfg->workdir, cfg->chain[first].marker);
-			int have = fs_exists(m);
-
-			free(m);
-			if (!have)
-				break;
-		}
-		if (first == cfg->nchain) {
+		if ((first = runner_first_missing(cfg)) == cfg->nchain) {
 			printf("run %s is done (every marker is present): not recorded as stopped\n",
 			    cfg->run);
 			goto out;

@@ -50,5 +50,9 @@ int onbox_args_config(struct onbox_ctx *ctx, const struct onbox_cmd *cmd, const 
  * cfg's chain (else WK_EX_USAGE).  Returns an exit code.
  */
 int runner_run(struct wk_config *cfg, const char *stage);
+/* 1 when the marker of cfg's stage idx is present (runner.c). */
+int runner_has_marker(const struct wk_config *cfg, size_t idx);
+/* The first stage of cfg's chain without its marker; cfg->nchain when none is missing. */
+size_t runner_first_missing(const struct wk_config *cfg);
 
 #endif

@@ -169,7 +169,7 @@ runner_setup_signals(struct runner *r)
 }
 
 /* 1 when the marker of stage idx is present. */
-static int
+int
 runner_has_marker(const struct wk_config *cfg, size_t idx)
 {
 	char *m = layout_marker(cfg->workdir, cfg->chain[idx].marker);
@@ -180,7 +180,7 @@ runner_has_marker(const struct wk_config *cfg, size_t idx)
 }
 
 /* The first stage without its marker, or nchain when every marker is present. */
-static size_t
+size_t
 runner_first_missing(const struct wk_config *cfg)
 {
 	size_t i;
