@@ -45,6 +45,7 @@
 #include "fsutil.h"
 #include "layout.h"
 #include "log.h"
+#include "onbox.h"
 #include "stop.h"
 #include "runner-int.h"
 
