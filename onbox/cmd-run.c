@@ -3,7 +3,6 @@
  * tmux or sbatch).  `onbox run --stage NAME` runs one stage of it: what
  * each Slurm job of a "detach": "slurm" chain runs.  The work is in runner.c.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,32 +32,12 @@ cmd_run_stage_known(const struct wk_config *cfg, const char *name)
 static int
 cmd_run_exec(struct onbox_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "stage", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct wk_config *cfg;
-	const char *stage = NULL;
-	int ch, rc;
+	const char *stage;
+	int rc;
 
-	optind = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+c:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			ctx->config_opt = optarg;
-			break;
-		case 's':
-			stage = optarg;
-			break;
-		default:
-			return onbox_usage(&onbox_cmd_run);
-		}
-	}
-	if (optind != ctx->argc)
-		return onbox_usage(&onbox_cmd_run);
-	if ((cfg = onbox_load_config(ctx)) == NULL)
-		return WK_EX_CONFIG;
+	if ((rc = onbox_args_config(ctx, &onbox_cmd_run, "stage", &stage, &cfg)) != 0)
+		return rc;
 	if (stage != NULL && !cmd_run_stage_known(cfg, stage))
 		rc = WK_EX_USAGE;
 	else

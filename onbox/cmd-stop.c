@@ -21,7 +21,6 @@
  * decision.  `onbox start`/`onbox run` remove the stopped record.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +32,6 @@
 #include "config.h"
 #include "err.h"
 #include "events.h"
-#include "fsutil.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -167,22 +165,14 @@ stop_local(const struct wk_config *cfg, const char *by)
 	struct deadline d;
 	cJSON *hist = NULL, *a, *req = stop_request_load(cfg->workdir), *srec = NULL;
 	cJSON *before = stop_record_load(cfg->workdir);
-	char *lockp = NULL, how[200], when[TIMEFMT_LEN];
+	char *lockp = NULL, how[200];
 	size_t i;
 	long n = 0;
 	int rc = 0, alive = 0, killed = 0, mark = 0;
 
 	if (req != NULL)
 		by = json_str(req, "by", by);
-	for (i = 0; i < cfg->nchain; i++) {
-		char *m = layout_marker(cfg->workdir, cfg->chain[i].marker);
-		int have = fs_exists(m);
-
-		free(m);
-		if (!have)
-			break;
-	}
-	if (i == cfg->nchain) {
+	if ((i = runner_first_missing(cfg)) == cfg->nchain) {
 		char *rq = layout_path(cfg->workdir, STOP_REQUEST);
 
 		(void)unlink(rq);
@@ -248,12 +238,7 @@ stop_local(const struct wk_config *cfg, const char *by)
 		goto out;
 	}
 	if (mark) {
-		timefmt_utc(time(NULL), when, sizeof(when));
-		json_set_str(a, "result", "stopped");
-		json_set_str(a, "ended", when);
-		json_set_str(a, "stopped_by", by);
-		json_set_str(a, "stop", how);
-		json_set_bool(a, "reported", 1);
+		stop_mark_attempt(a, by, how);
 		if (hist_save(cfg->workdir, st->name, hist) != 0)
 			log_error("cannot write the history of stage %s: %s", st->name, strerror(errno));
 	}
@@ -399,15 +384,7 @@ stop_slurm(const struct wk_config *cfg, const char *by)
 	rec = stop_record_load(cfg->workdir);
 	if (rec == NULL || strcmp(json_str(rec, "nonce", ""), nonce) != 0) {
 		/* no onbox recorded it: nothing ran (or it could not be reached); recorded here */
-		for (first = 0; first < cfg->nchain; first++) {
-			char *m = layout_marker(cfg->workdir, cfg->chain[first].marker);
-			int have = fs_exists(m);
-
-			free(m);
-			if (!have)
-				break;
-		}
-		if (first == cfg->nchain) {
+		if ((first = runner_first_missing(cfg)) == cfg->nchain) {
 			printf("run %s is done (every marker is present): not recorded as stopped\n",
 			    cfg->run);
 			goto out;
@@ -494,33 +471,13 @@ stop_ask(const struct wk_config *cfg, const char *lockp, const char *by)
 static int
 cmd_stop_exec(struct onbox_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "by", required_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct wk_config *cfg = NULL;
 	char *lockp = NULL, *failed = NULL, *by = NULL;
-	const char *from = NULL;
-	int ch, rc = 0, lockfd = -1;
+	const char *from;
+	int rc, lockfd = -1;
 
-	optind = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+c:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			ctx->config_opt = optarg;
-			break;
-		case 'b':
-			from = optarg;
-			break;
-		default:
-			return onbox_usage(&onbox_cmd_stop);
-		}
-	}
-	if (optind != ctx->argc)
-		return onbox_usage(&onbox_cmd_stop);
-	if ((cfg = onbox_load_config(ctx)) == NULL)
-		return WK_EX_CONFIG;
+	if ((rc = onbox_args_config(ctx, &onbox_cmd_stop, "by", &from, &cfg)) != 0)
+		return rc;
 	if (layout_create(cfg->workdir, &failed) != 0) {
 		log_error("cannot create %s: %s", failed, strerror(errno));
 		rc = WK_EX_IOERR;

@@ -86,6 +86,16 @@ jr_scrub(const struct jobrun *jr, const char *text)
 	return notify_scrub(jr->sinks, text != NULL ? text : "");
 }
 
+/* jr_scrub() that consumes text: what a CLI said, kept only scrubbed. */
+static char *
+jr_scrub_take(const struct jobrun *jr, char *text)
+{
+	char *clean = jr_scrub(jr, text);
+
+	free(text);
+	return clean;
+}
+
 static void
 jr_save(const struct jobrun *jr)
 {
@@ -201,7 +211,7 @@ jr_acquire(struct jobrun *jr)
 {
 	const char *cmd = json_str(jr->a, "command", NULL);
 	int inflight = cJSON_GetObjectItem(jr->a, "job_submit") != NULL, rc;
-	char *id = NULL, *why = NULL, *clean = NULL, when[TIMEFMT_LEN];
+	char *id = NULL, *why = NULL, when[TIMEFMT_LEN];
 	enum job_state st;
 	time_t now;
 	cJSON *o;
@@ -220,11 +230,11 @@ jr_acquire(struct jobrun *jr)
 			goto out;
 		}
 		if (rc != 0 && rc != WK_ERR_NOTFOUND) {
-			clean = jr_scrub(jr, why);
+			why = jr_scrub_take(jr, why);
 			if (!jr->find_said)
 				log_warn("stage %s attempt %ld: cannot look for job %s by name: %s; "
 				    "nothing is submitted until it answers", jr->st->name, jr->n, jr->name,
-				    clean);
+				    why);
 			jr->find_said = 1;
 			rc = 1;
 			goto out;
@@ -277,29 +287,28 @@ jr_acquire(struct jobrun *jr)
 		}
 		goto out;
 	}
-	clean = jr_scrub(jr, why);
+	why = jr_scrub_take(jr, why);
 	if ((rc == WK_ERR_TIMEOUT || rc == WK_ERR_PARSE) && jr->has_find) {
 		log_warn("stage %s attempt %ld: the submit of %s may have gone through (%s): "
 		    "looking for it by name before any new submit", jr->st->name, jr->n, jr->name,
-		    clean);
+		    why);
 		rc = 1;
 		goto out;
 	}
 	if (rc == WK_ERR_INVALID || rc == WK_ERR_TIMEOUT || rc == WK_ERR_PARSE ||
 	    ++jr->refused >= JOBRUN_SUBMIT_TRIES) {
-		jr->why = xstrfmt("cannot submit job %s: %s", jr->name, clean);
+		jr->why = xstrfmt("cannot submit job %s: %s", jr->name, why);
 		rc = -1;
 		goto out;
 	}
 	log_warn("stage %s attempt %ld: submit of %s refused (%d of %d): %s; trying again in %ld s",
-	    jr->st->name, jr->n, jr->name, jr->refused, JOBRUN_SUBMIT_TRIES, clean,
+	    jr->st->name, jr->n, jr->name, jr->refused, JOBRUN_SUBMIT_TRIES, why,
 	    (JOBRUN_BACKOFF_MS << (jr->refused - 1)) / 1000);
 	deadline_set(&jr->backoff, (uint64_t)(JOBRUN_BACKOFF_MS << (jr->refused - 1)));
 	rc = 1;
  out:
 	free(id);
 	free(why);
-	free(clean);
 	return rc;
 }
 
@@ -486,11 +495,9 @@ jobrun_tick(struct jobrun *jr)
 		goto out;
 	}
 	if (jr->stop_wanted && job_state_live(st) && jobctl_stop(&jr->jc, jr_id(jr), &sw) != 0) {
-		char *clean = jr_scrub(jr, sw);
-
+		sw = jr_scrub_take(jr, sw);
 		log_warn("stage %s attempt %ld: cannot stop job %s: %s; trying again", jr->st->name,
-		    jr->n, jr_id(jr), clean);
-		free(clean);
+		    jr->n, jr_id(jr), sw);
 	}
 	if (st != JOB_PENDING)
 		jr_fetch_log(jr);

@@ -35,6 +35,13 @@ extern const struct onbox_cmd onbox_cmd_stop;
 struct wk_config *onbox_load_config(const struct onbox_ctx *ctx);
 /* Print "usage: onbox <cmd> <args>" to stderr and return 64. */
 int onbox_usage(const struct onbox_cmd *cmd);
+/*
+ * Parse -c/--config FILE and --<opt> VALUE (opt NULL: none), no operands,
+ * then load the config.  0 with *cfg (caller frees) and *value (NULL: not
+ * given), else the exit code (64 usage, 78 config).
+ */
+int onbox_args_config(struct onbox_ctx *ctx, const struct onbox_cmd *cmd, const char *opt,
+    const char **value, struct wk_config **cfg);
 
 /*
  * The runner (runner.c): run the chain in the foreground; or, with stage set
@@ -43,5 +50,9 @@ int onbox_usage(const struct onbox_cmd *cmd);
  * cfg's chain (else WK_EX_USAGE).  Returns an exit code.
  */
 int runner_run(struct wk_config *cfg, const char *stage);
+/* 1 when the marker of cfg's stage idx is present (runner.c). */
+int runner_has_marker(const struct wk_config *cfg, size_t idx);
+/* The first stage of cfg's chain without its marker; cfg->nchain when none is missing. */
+size_t runner_first_missing(const struct wk_config *cfg);
 
 #endif

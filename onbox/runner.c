@@ -25,2368 +25,108 @@
  * a pid, whose records are the earlier run's; it ends the attempt as
  * preempted (infrastructure: free of the restart budget) with no FAILED
  * marker and no policy decision, and a new attempt starts.
+ *
+ * This file owns the chain: runner_run (lock, signals, inotify, sinks,
+ * the exit status), runner_chain and runner_one (stage after stage, policy
+ * restarts), and runner_stage, which only picks the way into a stage's
+ * attempt (entry.c), has it watched (supervise.c) and judged (finalize.c).
+ * The parts and what they share: runner-int.h.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "atomic.h"
-#include "attempt.h"
-#include "buf.h"
-#include "caveats.h"
-#include "cgroup.h"
-#include "ckpt.h"
-#include "complete.h"
-#include "config.h"
-#include "deliver.h"
 #include "err.h"
 #include "events.h"
 #include "fsutil.h"
-#include "health.h"
-#include "jobrun.h"
-#include "jsondiff.h"
-#include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
-#include "logscan.h"
-#include "monotime.h"
-#include "nanstop.h"
-#include "notify.h"
-#include "outbox.h"
 #include "onbox.h"
-#include "pattern.h"
-#include "policy.h"
-#include "proc.h"
-#include "spawn.h"
 #include "stop.h"
-#include "tail.h"
-#include "traceback.h"
-#include "triage.h"
-#include "xmalloc.h"
-
-#define KILL_GRACE_MS	10000	/* SIGTERM, then SIGKILL after this */
-#define RUNNER_POLICY_HISTORY 64	/* attempts the policy looks back on */
-#define REC_WAIT_MS	5000	/* a live wrapper writes its record within this */
-#define NOPIDFD_POLL_MS	200	/* liveness re-check when the kernel has no pidfd */
-#define REQUEUE_SETTLE_MS 2000	/* a wrapper whose stage Slurm killed lets go of its lock at once */
-#define SLURM_STOP_GRACE_MS 2000 /* Slurm signals a job's processes in one sweep: ours comes within it */
-#define PEND_MAX	256	/* events held in memory while the outbox cannot take them */
-
-/* What an attempt under Slurm records besides POLICY_KEY_JOB_ID. */
-#define ATT_KEY_RESTARTS "slurm_restart_count"	/* number: SLURM_RESTART_COUNT at its start */
-#define ATT_KEY_NODE	 "node"			/* string: SLURMD_NODENAME */
-#define ATT_KEY_REQUEUED "requeued"		/* bool: ended by a Slurm requeue */
-
-/* Bounds on what the environment may say; anything else is ignored. */
-#define SLURM_ID_MAX	 19	/* digits: any 64-bit job id */
-#define SLURM_COUNT_MAX	 9	/* digits */
-#define SLURM_NODE_MAX	 64	/* a host name's first label is at most 63 */
-#define DIGITS		 "0123456789"
-#define NODE_CHARS	 DIGITS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-"
-
-struct source {
-	const char	*label;		/* "output" or "log" */
-	char		*path;
-	int		 wd;		/* inotify watch on its directory, -1 none */
-	struct logscan	 ls;
-	struct tailkeep	 tail;		/* the readable last lines (core/tail.h) */
-};
-
-/* An event the outbox could not take yet, and the first sink it is not queued for. */
-struct pending_ev {
-	cJSON		*ev;
-	size_t		 sink;
-};
-
-struct runner {
-	struct wk_config *cfg;
-	char		 instance[17];
-	int		 lockfd;
-	int		 ifd;		/* inotify */
-	int		 sfd;		/* signalfd */
-	struct deadline	 hb;
-	const char	*status;	/* running | done | failed | stopped | waiting (see runner_run) */
-
-	/* the stage being supervised */
-	const struct wk_stage *st;
-	size_t		 idx;
-	long		 attempt;
-	long		 stage_pid;
-	struct source	 src[2];
-	size_t		 nsrc;
-	struct triage_scan ts;
-	int		 done_seen;
-	int		 wait_seen;
-	int		 prog_have;
-	long		 prog_cur;
-	long		 prog_max_log;
-	cJSON		*last_event;	/* {event, stage, attempt, time} */
-	int		 got_signal;
-	int		 stop_asked;	/* SIGUSR1 came with a stop request (`onbox stop`) */
-	int		 stopped;	/* the run was stopped on purpose: recorded, run_stopped sent */
-	int		 restart;	/* the policy restarts the stage that just failed */
-
-	/*
-	 * Training health (core/health.c): fed every new line, its state kept
-	 * in .watchkeeper/scan.json with how far each log was read (runner_scan_save).
-	 */
-	struct health	*health;	/* NULL: none (its patterns failed) */
-	cJSON		*saved;		/* scan.json as the last onbox left it, or NULL */
-	time_t		 htick;		/* last health tick: one per heartbeat_s, not per event */
-	struct nanstop	 nan;		/* loss.on_nan stop: the attempt to stop (nanstop.h) */
-
-	struct notify_sinks sinks;
-	struct outbox_opts outbox;
-	struct deliver	 dl;
-
-	/*
-	 * Events outbox_enqueue could not queue (a full disk): a ring, oldest
-	 * first, queued again at every heartbeat and before exit, in the order
-	 * they were raised (runner_pend_flush).  A new event waits behind them.
-	 */
-	struct pending_ev pend[PEND_MAX];
-	size_t		 pend_head;
-	size_t		 npend;
-	int		 pend_failing;	/* this streak of failures is logged */
-	struct jobrun	*job;		/* detach "job": run stages are cluster jobs (jobrun.c); else NULL */
-
-	/* This onbox as a Slurm job sees itself (runner_slurm_env); job 0: not under Slurm. */
-	struct {
-		int	 job;			/* SLURM_JOB_ID was valid: job_id holds it */
-		char	 job_id[SLURM_ID_MAX + 1];
-		long	 restarts;		/* SLURM_RESTART_COUNT (unset: 0); -1 unusable */
-		char	 node[SLURM_NODE_MAX + 1]; /* SLURMD_NODENAME; "" unknown */
-	} slurm;
-};
-
-struct line_ctx {
-	struct runner	*r;
-	struct source	*s;
-	int		 catchup;	/* only look for the done/wait pattern */
-};
-
-/* ---- heartbeat ---- */
-
-static void
-runner_progress_text(const struct runner *r, char *out, size_t len)
-{
-	long max = r->cfg->has_progress && r->cfg->progress.max > 0 ?
-	    r->cfg->progress.max : r->prog_max_log;
-
-	if (!r->prog_have)
-		snprintf(out, len, "unknown");
-	else if (max > 0)
-		snprintf(out, len, "~%ld/%ld", r->prog_cur, max);
-	else
-		snprintf(out, len, "~%ld/unknown", r->prog_cur);
-}
-
-static const char *
-runner_last_line(const struct runner *r)
-{
-	const char *l;
-	size_t i;
-
-	/* The program's own log first: that is where its progress goes. */
-	for (i = r->nsrc; i-- > 0;)
-		if ((l = tailkeep_last(&r->src[i].tail)) != NULL)
-			return l;
-	return NULL;
-}
-
-static void runner_health_alerts(struct runner *r);
-static void runner_scan_save(struct runner *r);
-static void source_from(struct source *s, const cJSON *start);
-static int runner_pend_flush(struct runner *r);
-
-static void
-runner_heartbeat(struct runner *r)
-{
-	cJSON *doc = cJSON_CreateObject(), *prog, *markers;
-	char when[TIMEFMT_LEN], ptext[64], *path;
-	const char *last;
-	time_t now = time(NULL);
-	size_t i;
-
-	(void)runner_pend_flush(r);
-	timefmt_utc(now, when, sizeof(when));
-	cJSON_AddStringToObject(doc, "run", r->cfg->run);
-	cJSON_AddStringToObject(doc, "time", when);
-	cJSON_AddNumberToObject(doc, "time_unix", (double)now);
-	cJSON_AddNumberToObject(doc, "heartbeat_s", (double)r->cfg->heartbeat_s);
-	cJSON_AddNumberToObject(doc, "onbox_pid", (double)getpid());
-	cJSON_AddStringToObject(doc, "status", r->status);
-	cJSON_AddNumberToObject(doc, "nstages", (double)r->cfg->nchain);
-	if (r->st != NULL) {
-		cJSON_AddStringToObject(doc, "stage", r->st->name);
-		cJSON_AddNumberToObject(doc, "stage_index", (double)r->idx);
-		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
-		cJSON_AddNumberToObject(doc, "stage_pid", (double)r->stage_pid);
-		jobrun_heartbeat(r->job, doc);	/* job backend: its id and state */
-	}
-	runner_progress_text(r, ptext, sizeof(ptext));
-	prog = cJSON_AddObjectToObject(doc, "progress");
-	cJSON_AddStringToObject(prog, "text", ptext);
-	if (r->prog_have)
-		cJSON_AddNumberToObject(prog, "cur", (double)r->prog_cur);
-	if (r->cfg->has_progress && r->cfg->progress.max > 0)
-		cJSON_AddNumberToObject(prog, "max", (double)r->cfg->progress.max);
-	else if (r->prog_max_log > 0)
-		cJSON_AddNumberToObject(prog, "max", (double)r->prog_max_log);
-	if ((last = runner_last_line(r)) != NULL)
-		cJSON_AddStringToObject(doc, "last_line", last);
-	if (r->last_event != NULL)
-		cJSON_AddItemToObject(doc, "last_event", cJSON_Duplicate(r->last_event, 1));
-	if (r->sinks.n > 0) {
-		char *od = layout_path(r->cfg->workdir, "outbox");
-
-		cJSON_AddItemToObject(doc, "notify", outbox_status(od, &r->sinks));
-		free(od);
-	}
-	if (r->health != NULL) {
-		struct health_view v;
-
-		/* A tick judges throughput: once per heartbeat interval, however often we write. */
-		if (now - r->htick >= r->cfg->heartbeat_s) {
-			health_tick(r->health, now);
-			r->htick = now;
-		}
-		runner_health_alerts(r);
-		health_view(r->health, &v);
-		cJSON_AddItemToObject(doc, "health", health_view_json(&v));
-	}
-	runner_scan_save(r);
-	markers = cJSON_AddObjectToObject(doc, "markers");
-	for (i = 0; i < r->cfg->nchain; i++) {
-		char *m = layout_marker(r->cfg->workdir, r->cfg->chain[i].marker);
-
-		cJSON_AddBoolToObject(markers, r->cfg->chain[i].marker, fs_exists(m));
-		free(m);
-	}
-	path = layout_path(r->cfg->workdir, "state.json");
-	if (jsonfile_save(path, doc) != 0)
-		log_warn("cannot write %s: %s", path, strerror(errno));
-	free(path);
-	cJSON_Delete(doc);
-	deadline_set(&r->hb, (uint64_t)r->cfg->heartbeat_s * 1000);
-}
-
-/* ---- events ---- */
-
-/*
- * Queue p's event in dir for each sink from p->sink on, one sink at a time,
- * so a retry never queues it twice for a sink that already has it.  0, or
- * -1 (errno set) with p->sink at the sink that failed.
- */
-static int
-runner_enqueue(struct runner *r, const char *dir, struct pending_ev *p)
-{
-	struct notify_sinks one;
-
-	for (; p->sink < r->sinks.n; p->sink++) {
-		one = r->sinks;
-		one.v = &r->sinks.v[p->sink];
-		one.n = 1;
-		if (outbox_enqueue(dir, &one, p->ev, &r->outbox) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* The outbox cannot take an event: said once per streak of failures, not per retry. */
-static void
-runner_pend_error(struct runner *r, const char *dir)
-{
-	int e = errno;
-
-	if (r->pend_failing)
-		return;
-	r->pend_failing = 1;
-	log_error("cannot queue a notification in %s: %s; held in memory (up to %d) and queued "
-	    "again at every heartbeat", dir, strerror(e), PEND_MAX);
-}
-
-/* Hold p (its event consumed) for a later runner_pend_flush; the oldest goes when full. */
-static void
-runner_pend_push(struct runner *r, struct pending_ev *p)
-{
-	struct pending_ev *old;
-
-	if (r->npend == PEND_MAX) {
-		old = &r->pend[r->pend_head];
-		log_error("%d notifications wait for space in the outbox: dropping the oldest, "
-		    "%s, never delivered", PEND_MAX, json_str(old->ev, "id", "?"));
-		cJSON_Delete(old->ev);
-		r->pend_head = (r->pend_head + 1) % PEND_MAX;
-		r->npend--;
-	}
-	r->pend[(r->pend_head + r->npend) % PEND_MAX] = *p;	/* transferred */
-	r->npend++;
-	p->ev = NULL;
-}
-
-/*
- * Queue the held events, oldest first, stopping at the first that still
- * cannot be queued.  0 when none is left held, else -1.
- */
-static int
-runner_pend_flush(struct runner *r)
-{
-	struct pending_ev *p;
-	char *od;
-	size_t queued = 0;
-	int rc = 0;
-
-	if (r->npend == 0)
-		return 0;
-	od = layout_path(r->cfg->workdir, "outbox");
-	while (r->npend > 0) {
-		p = &r->pend[r->pend_head];
-		if (runner_enqueue(r, od, p) != 0) {
-			runner_pend_error(r, od);
-			rc = -1;
-			break;
-		}
-		cJSON_Delete(p->ev);
-		p->ev = NULL;
-		r->pend_head = (r->pend_head + 1) % PEND_MAX;
-		r->npend--;
-		queued++;
-	}
-	if (queued > 0) {
-		deliver_kick(&r->dl);
-		if (rc == 0) {
-			log_info("the outbox %s takes notifications again: queued %zu held in memory",
-			    od, queued);
-			r->pend_failing = 0;
-		}
-	}
-	free(od);
-	return rc;
-}
-
-/* The events still held at exit: lost to the webhooks, said loudly. */
-static void
-runner_pend_free(struct runner *r)
-{
-	if (r->npend > 0)
-		log_error("%zu notification(s) could never be queued in the outbox of %s: not "
-		    "delivered (events.jsonl has them where it could be written)", r->npend,
-		    r->cfg->workdir);
-	while (r->npend > 0) {
-		cJSON_Delete(r->pend[r->pend_head].ev);
-		r->pend_head = (r->pend_head + 1) % PEND_MAX;
-		r->npend--;
-	}
-}
-
-/* Append ev to events.jsonl, remember it for the heartbeat, print it. ev is consumed. */
-static void
-runner_emit(struct runner *r, cJSON *ev, const char *human)
-{
-	cJSON *brief = cJSON_CreateObject();
-	struct pending_ev p;
-	char *od;
-
-	/*
-	 * The outbox first, then events.jsonl: killed in between, the event is
-	 * still delivered (the next onbox sends the outbox); the other order
-	 * would leave an event in the log that no webhook ever carries.  What
-	 * the outbox cannot take (a full disk) is held in memory, behind the
-	 * events already held, and queued again later (runner_pend_flush).
-	 */
-	if (r->sinks.n > 0) {
-		od = layout_path(r->cfg->workdir, "outbox");
-		p.ev = cJSON_Duplicate(ev, 1);
-		p.sink = 0;
-		/* Durable first: on disk before any attempt to send it. */
-		if (runner_pend_flush(r) != 0)
-			runner_pend_push(r, &p);
-		else if (runner_enqueue(r, od, &p) != 0) {
-			runner_pend_error(r, od);
-			runner_pend_push(r, &p);
-		} else
-			cJSON_Delete(p.ev);
-		free(od);
-		deliver_kick(&r->dl);
-	}
-	if (events_append(r->cfg->workdir, ev) != 0) {
-		int e = errno;
-		char *ep = layout_path(r->cfg->workdir, EVENTS_FILE);
-
-		log_warn("cannot append to %s: %s", ep, strerror(e));
-		free(ep);
-	}
-	cJSON_AddStringToObject(brief, "event", json_str(ev, "event", ""));
-	if (json_str(ev, "stage", NULL) != NULL) {
-		cJSON_AddStringToObject(brief, "stage", json_str(ev, "stage", ""));
-		cJSON_AddNumberToObject(brief, "attempt", json_num(ev, "attempt", 0));
-	}
-	cJSON_AddStringToObject(brief, "time", json_str(ev, "time", ""));
-	cJSON_Delete(r->last_event);
-	r->last_event = brief;
-	printf("%s %s %s\n", json_str(ev, "time", ""), r->cfg->run, human);
-	fflush(stdout);
-	log_tee_line(human);
-	cJSON_Delete(ev);
-	runner_heartbeat(r);
-}
-
-/* runner_emit for jobrun.c. */
-static void
-runner_job_emit(void *arg, cJSON *ev, const char *human)
-{
-	runner_emit(arg, ev, human);
-}
-
-/* ---- log sources ---- */
-
-static void
-source_open(struct runner *r, struct source *s, const char *label, const char *path)
-{
-	s->label = label;
-	s->path = xstrdup(path);
-	s->wd = -1;
-	logscan_init(&s->ls, path, LOGSCAN_DEFAULT_MAX_LINE);
-	tailkeep_init(&s->tail);
-	(void)r;
-}
-
-static void
-source_watch(struct runner *r, struct source *s)
-{
-	char *copy;
-
-	if (s->wd >= 0 || r->ifd < 0)
-		return;
-	copy = xstrdup(s->path);
-	/* The directory, not the file: a watch on the file is lost on rotation. */
-	s->wd = inotify_add_watch(r->ifd, dirname(copy),
-	    IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF);
-	free(copy);
-}
-
-static void
-source_close(struct runner *r, struct source *s)
-{
-	(void)r;	/* directory watches stay: they are shared and cheap */
-	logscan_free(&s->ls);
-	tailkeep_free(&s->tail);
-	free(s->path);
-	memset(s, 0, sizeof(*s));
-	s->wd = -1;
-}
-
-/* ---- what the current attempt's logs have shown, kept across restarts ---- */
-
-static char *
-runner_scan_path(const struct runner *r)
-{
-	return layout_path(r->cfg->workdir, "scan.json");
-}
-
-/*
- * scan.json, written with every heartbeat: for the run stage being read,
- * where each source stands (complete lines consumed, with the fingerprint
- * of the bytes before), the last lines, what the lines showed (done line,
- * progress, triage hits), and the health checks' state, all as of the same
- * moment.  A restarted onbox that re-attaches to that attempt continues
- * from there: it reads only the bytes written since, however big the log,
- * and nothing it had seen counts twice.
- */
-static void
-runner_scan_save(struct runner *r)
-{
-	cJSON *doc = cJSON_CreateObject(), *srcs;
-	char *path = runner_scan_path(r), hex[2 * sizeof(((struct logscan_pos *)0)->fp) + 1];
-	size_t i;
-
-	if (r->health != NULL)
-		cJSON_AddItemToObject(doc, "health", health_save(r->health));
-	nanstop_save(&r->nan, doc);
-	if (r->st != NULL && !r->st->has_wait && r->nsrc > 0) {
-		cJSON_AddStringToObject(doc, "stage", r->st->name);
-		cJSON_AddNumberToObject(doc, "attempt", (double)r->attempt);
-		cJSON_AddBoolToObject(doc, "done_seen", r->done_seen);
-		if (r->prog_have)
-			cJSON_AddNumberToObject(doc, "prog_cur", (double)r->prog_cur);
-		cJSON_AddNumberToObject(doc, "prog_max_log", (double)r->prog_max_log);
-		cJSON_AddItemToObject(doc, "triage", triage_scan_save(&r->ts));
-		srcs = cJSON_AddObjectToObject(doc, "sources");
-		for (i = 0; i < r->nsrc; i++) {
-			struct logscan_pos pos;
-			cJSON *o = cJSON_AddObjectToObject(srcs, r->src[i].label);
-
-			logscan_get_pos(&r->src[i].ls, &pos);
-			cJSON_AddNumberToObject(o, "dev", (double)pos.dev);
-			cJSON_AddNumberToObject(o, "ino", (double)pos.ino);
-			cJSON_AddNumberToObject(o, "off", (double)pos.off);
-			logscan_fp_hex(&pos, hex);
-			cJSON_AddStringToObject(o, "fp", hex);
-			cJSON_AddItemToObject(o, "tail", tailkeep_save(&r->src[i].tail));
-		}
-	}
-	if (jsonfile_save(path, doc) != 0)
-		log_warn("cannot write %s: %s", path, strerror(errno));
-	cJSON_Delete(doc);
-	free(path);
-}
-
-/* The health checker, and what the last onbox saved. */
-static void
-runner_scan_init(struct runner *r)
-{
-	char err[256], *path = runner_scan_path(r);
-	cJSON *doc = NULL;
-
-	if (health_new(r->cfg, &r->health, err, sizeof(err)) != 0) {
-		log_warn("training health checks are off: %s", err);
-		r->health = NULL;
-	}
-	if (jsonfile_load(path, &doc) == 0 && doc != NULL) {
-		if (r->health != NULL && cJSON_GetObjectItem(doc, "health") != NULL &&
-		    health_load(r->health, cJSON_GetObjectItem(doc, "health")) != 0)
-			log_warn("%s: not a health state of this onbox: starting afresh", path);
-		nanstop_load(&r->nan, doc);
-		r->saved = doc;	/* transferred */
-	}
-	free(path);
-}
-
-/*
- * A run stage's sources are open for attempt r->attempt.  When scan.json
- * was saved for this very attempt (a re-attach), continue each source from
- * where it stood, with what it had shown; else everything starts afresh.
- */
-static void
-runner_scan_restore(struct runner *r)
-{
-	const cJSON *sv = r->saved, *srcs = cJSON_GetObjectItem(sv, "sources"), *o, *l;
-	size_t i;
-
-	if (sv != NULL && strcmp(json_str(sv, "stage", ""), r->st->name) == 0 &&
-	    json_long(sv, "attempt", 0) == r->attempt && cJSON_IsObject(srcs)) {
-		for (i = 0; i < r->nsrc; i++) {
-			if ((o = cJSON_GetObjectItem(srcs, r->src[i].label)) == NULL)
-				continue;
-			source_from(&r->src[i], o);
-			if (tailkeep_load(&r->src[i].tail, cJSON_GetObjectItem(o, "tail")) != 0)
-				cJSON_ArrayForEach(l, cJSON_GetObjectItem(o, "tail"))	/* an older onbox's */
-					if (cJSON_IsString(l))
-						tailkeep_line(&r->src[i].tail, l->valuestring,
-						    strlen(l->valuestring), 0);
-			log_info("stage %s attempt %ld: %s continues at byte %.0f, where the last onbox "
-			    "stopped reading", r->st->name, r->attempt, r->src[i].label,
-			    json_num(o, "off", 0));
-		}
-		r->done_seen = json_bool(sv, "done_seen", 0);
-		if (cJSON_GetObjectItem(sv, "prog_cur") != NULL) {
-			r->prog_cur = json_long(sv, "prog_cur", 0);
-			r->prog_have = 1;
-		}
-		r->prog_max_log = json_long(sv, "prog_max_log", 0);
-		if (triage_scan_load(&r->ts, cJSON_GetObjectItem(sv, "triage")) != 0)
-			log_warn("stage %s: the saved crash signatures are from another rule table; "
-			    "only new lines are classified", r->st->name);
-	}
-	if (r->health != NULL)
-		health_new_attempt(r->health, r->attempt);
-}
-
-/* Alerts the checker raised: events (and so webhooks and the logbook), once each. */
-static void
-runner_health_alerts(struct runner *r)
-{
-	struct health_alert *al = NULL;
-	size_t i, n = health_take_alerts(r->health, &al);
-	char human[512], *id;
-	cJSON *ev;
-
-	for (i = 0; i < n; i++) {
-		int stop = al[i].kind == HEALTH_NAN_LOSS && (r->st == NULL || !r->st->has_wait) &&
-		    nanstop_alert(&r->nan, r->cfg, r->st != NULL ? r->st->name :
-		    json_str(r->saved, "stage", NULL), al[i].attempt, al[i].text);
-
-		ev = events_new(r->instance, r->cfg->run, "health_alert",
-		    r->st != NULL ? r->st->name : NULL, al[i].attempt);
-		/* One event per alert: the id carries its kind and sequence number. */
-		id = xstrfmt("%s.%s.%lu", json_str(ev, "id", ""), health_kind_name(al[i].kind), al[i].seq);
-		json_set_str(ev, "id", id);
-		free(id);
-		cJSON_AddItemToObject(ev, "alert", health_alert_json(&al[i]));
-		cJSON_AddStringToObject(ev, "kind", health_kind_name(al[i].kind));
-		cJSON_AddStringToObject(ev, "severity", health_severity_name(al[i].severity));
-		cJSON_AddStringToObject(ev, "text", al[i].text);
-		if (stop)
-			cJSON_AddStringToObject(ev, "action", "stop_stage");	/* loss.on_nan stop */
-		snprintf(human, sizeof(human), "%s attempt %ld %s: %s%s", r->st != NULL ? r->st->name : "run",
-		    al[i].attempt, health_kind_name(al[i].kind), al[i].text,
-		    stop ? " · loss.on_nan stop: stopping the stage" : "");
-		runner_emit(r, ev, human);
-	}
-	free(al);
-	if (n > 0)
-		runner_scan_save(r);
-}
-
-static long
-parse_long(const char *s, size_t len)
-{
-	char tmp[32];
-
-	if (len == 0 || len >= sizeof(tmp))
-		return -1;
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	return strtol(tmp, NULL, 10);
-}
-
-static void
-runner_line(void *arg, const char *line, size_t len, int flags)
-{
-	struct line_ctx *lc = arg;
-	struct runner *r = lc->r;
-	const struct wk_stage *st = r->st;
-	struct pattern_span g[3];
-	long v;
-
-	if (st->done_re != NULL && !r->done_seen && pattern_match(st->done_re, line, len) == 1)
-		r->done_seen = 1;
-	if (st->has_wait && st->wait.re != NULL && !r->wait_seen &&
-	    pattern_match(st->wait.re, line, len) == 1)
-		r->wait_seen = 1;
-	if (lc->catchup)
-		return;
-	tailkeep_line(&lc->s->tail, line, len, flags);
-	triage_scan_line(&r->ts, line, len);
-	if (r->health != NULL)
-		health_line(r->health, line, len, time(NULL));
-	if (r->cfg->has_progress &&
-	    pattern_match_groups(r->cfg->progress.re, line, len, g, 3) == 1 && g[1].start >= 0) {
-		if ((v = parse_long(line + g[1].start, (size_t)(g[1].end - g[1].start))) >= 0) {
-			r->prog_cur = v;
-			r->prog_have = 1;
-		}
-		if (g[2].start >= 0 &&
-		    (v = parse_long(line + g[2].start, (size_t)(g[2].end - g[2].start))) > 0)
-			r->prog_max_log = v;
-	}
-}
-
-static void
-runner_scan(struct runner *r)
-{
-	struct line_ctx lc;
-	size_t i;
-
-	for (i = 0; i < r->nsrc; i++) {
-		lc.r = r;
-		lc.s = &r->src[i];
-		lc.catchup = 0;
-		source_watch(r, &r->src[i]);
-		if (logscan_poll(&r->src[i].ls, runner_line, &lc) < 0)
-			log_debug("read %s: %s", r->src[i].path, strerror(errno));
-	}
-	/* A NaN loss is news now, not at the next heartbeat. */
-	if (r->health != NULL)
-		runner_health_alerts(r);
-}
-
-static void
-runner_scan_final(struct runner *r)
-{
-	struct line_ctx lc;
-	size_t i;
-
-	runner_scan(r);
-	for (i = 0; i < r->nsrc; i++) {
-		lc.r = r;
-		lc.s = &r->src[i];
-		lc.catchup = 0;
-		logscan_flush(&r->src[i].ls, runner_line, &lc);
-	}
-}
-
-/* Read every pending inotify event; what changed is re-read by runner_scan anyway. */
-static void
-runner_drain_inotify(struct runner *r)
-{
-	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-
-	while (r->ifd >= 0 && read(r->ifd, evbuf, sizeof(evbuf)) > 0)
-		;
-}
-
-/* 1 when stop.request exists: `onbox stop` asks this onbox to stop the run. */
-static int
-runner_stop_requested(const struct runner *r)
-{
-	char *p = layout_path(r->cfg->workdir, STOP_REQUEST);
-	int have = fs_exists(p);
-
-	free(p);
-	return have;
-}
-
-/*
- * A pending SIGTERM/SIGINT/SIGHUP: remember it; the caller stops.  SIGUSR1
- * is `onbox stop`'s knock: it counts only with a stop request on disk
- * (r->stop_asked), so a stray SIGUSR1 stops nothing.
- */
-static int
-runner_check_signal(struct runner *r)
-{
-	struct signalfd_siginfo si;
-
-	while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if ((int)si.ssi_signo == SIGUSR1) {
-			if (runner_stop_requested(r)) {
-				r->stop_asked = 1;
-				return 1;
-			}
-			log_warn("SIGUSR1 from pid %u without %s/.watchkeeper/%s: ignored",
-			    si.ssi_pid, r->cfg->workdir, STOP_REQUEST);
-			continue;
-		}
-		r->got_signal = (int)si.ssi_signo;
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- stage state ---- */
+#include "runner-int.h"
 
 static void
 runner_stage_reset(struct runner *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nsrc; i++)
-		source_close(r, &r->src[i]);
-	r->nsrc = 0;
-	triage_scan_reset(&r->ts);
-	r->done_seen = r->wait_seen = 0;
-	r->prog_have = 0;
-	r->prog_cur = r->prog_max_log = 0;
-	r->stage_pid = 0;
-}
-
-/* Position a source at where the attempt began in a log shared with earlier attempts. */
-static void
-source_from(struct source *s, const cJSON *start)
-{
-	struct logscan_pos pos;
-
-	if (start == NULL)
-		return;
-	memset(&pos, 0, sizeof(pos));
-	pos.dev = (uint64_t)json_num(start, "dev", 0);
-	pos.ino = (uint64_t)json_num(start, "ino", 0);
-	pos.off = (uint64_t)json_num(start, "off", 0);
-	(void)logscan_fp_parse(&pos, json_str(start, "fp", ""));
-	logscan_set_pos(&s->ls, &pos);
-}
-
-/*
- * Record where a log ends now, with a fingerprint of its last bytes, so this
- * attempt reads only what it adds, and a rewrite of the log before we read
- * it is noticed rather than taken for growth.
- */
-static void
-hist_mark_log_start(cJSON *a, const char *path)
-{
-	struct logscan ls;
-	struct logscan_pos pos;
-	char hex[2 * sizeof(pos.fp) + 1];
-	cJSON *o;
-
-	logscan_init(&ls, path, LOGSCAN_DEFAULT_MAX_LINE);
-	if (logscan_seek_end(&ls) == 0 && ls.fd >= 0) {
-		logscan_get_pos(&ls, &pos);
-		logscan_fp_hex(&pos, hex);
-		o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "dev", (double)pos.dev);
-		cJSON_AddNumberToObject(o, "ino", (double)pos.ino);
-		cJSON_AddNumberToObject(o, "off", (double)pos.off);
-		cJSON_AddStringToObject(o, "fp", hex);
-		json_set(a, "log_start", o);
-	}
-	logscan_free(&ls);
+	for (i = 0; i < r->cur.nsrc; i++)
+		source_close(r, &r->cur.src[i]);
+	r->cur.nsrc = 0;
+	triage_scan_reset(&r->cur.ts);
+	r->cur.done_seen = r->cur.wait_seen = 0;
+	r->cur.prog_have = 0;
+	r->cur.prog_cur = r->cur.prog_max_log = 0;
+	r->cur.stage_pid = 0;
 }
 
 /* hist_save of the current stage; on failure says which file and why.  0 or -1 (errno kept). */
-static int
+int
 runner_hist_save(struct runner *r, const cJSON *hist)
 {
 	char *path;
 	int e;
 
-	if (hist_save(r->cfg->workdir, r->st->name, hist) == 0)
+	if (hist_save(r->run.cfg->workdir, r->cur.st->name, hist) == 0)
 		return 0;
 	e = errno;
-	path = layout_stage_file(r->cfg->workdir, r->st->name);
-	log_error("cannot write the history of stage %s, %s: %s", r->st->name, path, strerror(e));
+	path = layout_stage_file(r->run.cfg->workdir, r->cur.st->name);
+	log_error("cannot write the history of stage %s, %s: %s", r->cur.st->name, path, strerror(e));
 	free(path);
 	errno = e;
 	return -1;
 }
 
-static char *
-stage_log_path(const struct wk_config *cfg, const char *rel)
-{
-	return fs_join(cfg->workdir, rel);
-}
-
-/* Set up the sources a run stage reads: its attempt output, and its own log. */
-static void
-runner_sources_run(struct runner *r, const cJSON *a)
-{
-	char *p = layout_attempt_log(r->cfg->workdir, r->st->name, r->attempt);
-
-	source_open(r, &r->src[r->nsrc++], "output", p);
-	free(p);
-	if (r->st->log != NULL) {
-		p = stage_log_path(r->cfg, r->st->log);
-		source_open(r, &r->src[r->nsrc], "log", p);
-		source_from(&r->src[r->nsrc], cJSON_GetObjectItem(a, "log_start"));
-		r->nsrc++;
-		free(p);
-	}
-}
-
-/* ---- outcome ---- */
-
-struct outcome {
-	enum triage_class cls;
-	int		 exited;
-	int		 exit_code;
-	int		 signo;
-	const char	*evidence;
-	const char	*guess;		/* why the class is a guess, or NULL */
-	const char	*exec_error;
-};
-
-static void
-add_tail(cJSON *obj, const struct runner *r)
-{
-	const struct source *s = NULL;
-	size_t i;
-
-	/* The attempt's own output carries tracebacks; fall back to the program's log. */
-	for (i = 0; i < r->nsrc && s == NULL; i++)
-		if (!tailkeep_empty(&r->src[i].tail))
-			s = &r->src[i];
-	cJSON_AddItemToObject(obj, "last_lines", s != NULL ? tailkeep_lines(&s->tail) : cJSON_CreateArray());
-}
-
-static void
-add_exit(cJSON *obj, const struct outcome *o)
-{
-	char buf[16];
-
-	if (o->signo != 0)
-		cJSON_AddStringToObject(obj, "signal", signame(o->signo, buf, sizeof(buf)));
-	else if (o->exited)
-		cJSON_AddNumberToObject(obj, "exit_code", o->exit_code);
-}
-
-static void
-describe_exit(const struct outcome *o, char *out, size_t len)
-{
-	char buf[16];
-
-	if (o->signo != 0)
-		snprintf(out, len, "killed by %s", signame(o->signo, buf, sizeof(buf)));
-	else if (o->exited)
-		snprintf(out, len, "exit %d", o->exit_code);
-	else
-		snprintf(out, len, "no exit status");
-}
-
-/* The results file, verbatim and bounded, when the run has one and it exists now. */
-static void
-runner_add_results(const struct runner *r, cJSON *ev)
-{
-	char *rp, *res = NULL;
-	size_t n;
-
-	if (r->cfg->results == NULL)
-		return;
-	rp = fs_join(r->cfg->workdir, r->cfg->results);
-	if (fs_read_file(rp, 64 * 1024, &res, &n) == 0) {
-		cJSON_AddStringToObject(ev, "results_file", r->cfg->results);
-		cJSON_AddStringToObject(ev, "results", res);
-	}
-	free(res);
-	free(rp);
-}
-
 /*
- * The restart policy (core/policy.c, the same one patrol applies) on the
- * stage's history, whose last attempt just failed.  Fills out; 1 restart.
+ * Run (or re-attach to, or finish) the stage at idx: pick the way in
+ * (runner_entry), take it (runner_enter; a new attempt when it ended or
+ * there is none unfinished), watch the stage to its end, then judge it.
+ * 0 success, 1 failed, 128+sig stopped, else an exit code.
  */
-static int
-runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
-{
-	struct policy_attempt att[RUNNER_POLICY_HISTORY];
-	struct policy_in in;
-	char *final = layout_marker(r->cfg->workdir, r->cfg->chain[r->cfg->nchain - 1].marker);
-	size_t n = 0, skipped = 0;
-
-	memset(&in, 0, sizeof(in));
-	if (r->st->has_wait) {
-		/* It watches a process onbox did not start: there is nothing to restart. */
-		memset(out, 0, sizeof(*out));
-		out->action = POLICY_STOP;
-		out->rule = POLICY_NEVER_RETRY;
-		out->rule_name = "wait_stage";
-		snprintf(out->reason, sizeof(out->reason), "a wait stage watches a process onbox did "
-		    "not start: nothing to restart; relaunch what it waits for, then onbox start");
-		free(final);
-		return 0;
-	}
-	(void)policy_attempts_from_history(hist, att, RUNNER_POLICY_HISTORY, &n, &skipped);
-	in.cfg = r->cfg;
-	in.seen = 1;
-	in.finished = fs_exists(final);
-	in.att = att;
-	in.natt = n;
-	in.now = time(NULL);
-	in.stage = r->st->name;
-	policy_decide(&in, out);
-	free(final);
-	return out->action == POLICY_RESTART;
-}
-
-/* The newest complete checkpoint's step now, -1 none or not configured. */
-static long
-runner_ckpt_step(const struct runner *r)
-{
-	struct ckpt_scan *scan = NULL;
-	char *why = NULL;
-	long step = -1;
-
-	if (ckpt_configured(r->cfg) && ckpt_scan_dir(r->cfg, &scan, &why) == 0 && scan->newest != NULL)
-		step = (long)scan->newest->step;
-	ckpt_scan_free(scan);
-	free(why);
-	return step;
-}
-
-/* An ending attempt's seconds per step, for the next attempt's recovery_stalled limit. */
-static void
-runner_mark_interval(const struct runner *r, cJSON *a)
-{
-	double iv = r->health != NULL ? health_step_interval(r->health) : -1;
-
-	if (iv > 0)
-		json_set_num(a, POLICY_KEY_STEP_INTERVAL, (double)(long long)(iv * 100 + 0.5) / 100);
-}
-
-/* A relaunched attempt: recovery_stalled when no step shows in time (policy_recovery). */
-static void
-runner_watch_recovery(struct runner *r, const cJSON *hist, const cJSON *a)
-{
-	double iv;
-	long limit;
-
-	if (r->health != NULL && policy_recovery(r->cfg, hist, a, &limit, &iv))
-		health_expect_step(r->health, (time_t)json_num(a, "started_unix", (double)time(NULL)),
-		    limit, iv);
-}
-
-/* The policy's decision overridden to stop, by rule (the caller writes pol->reason). */
-static void
-policy_force_stop(struct policy_out *pol, const char *rule)
-{
-	pol->action = POLICY_STOP;
-	pol->rule = POLICY_NEVER_RETRY;
-	pol->rule_name = rule;
-}
-
-/*
- * Write the marker (success) or the FAILED marker, update history, emit the
- * event.  A success whose marker cannot be written is a failure (class
- * disk_full on ENOSPC/EDQUOT, else unknown; never restarted: the disk is the
- * problem): nothing says DONE without its marker.  A failure whose history
- * cannot be written is neither restarted (no attempt is launched on a
- * history not on disk) nor announced: the history still shows the attempt
- * running, so the next onbox judges it again and announces that, and an
- * event now would be a second, different one under the same id.  Its FAILED
- * marker is still written (when it can be).  0 done, -1 failed.
- */
-static int
-runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *given)
-{
-	const struct wk_stage *st = r->st;
-	const struct triage_class_info *ci;
-	struct outcome oc = *given;
-	const struct outcome *o = &oc;
-	cJSON *m = cJSON_CreateObject(), *ev, *pj = NULL;
-	char when[TIMEFMT_LEN], dur[32], ex[64], *mpath = NULL, *logrel, human[1024];
-	char *mwhy = NULL, where_txt[200] = "";
-	time_t now = time(NULL), started = (time_t)json_num(a, "started_unix", (double)now);
-	int ok, r_ = 0, restart = 0, e, hist_ok;
-	struct policy_out pol;
-
-	memset(&pol, 0, sizeof(pol));
-	timefmt_utc(now, when, sizeof(when));
-	timefmt_duration((long)(now - started), dur, sizeof(dur));
-	describe_exit(o, ex, sizeof(ex));
-	logrel = layout_attempt_log_rel(st->name, r->attempt);
-
-	cJSON_AddStringToObject(m, "run", r->cfg->run);
-	cJSON_AddStringToObject(m, "stage", st->name);
-	cJSON_AddStringToObject(m, "marker", st->marker);
-	cJSON_AddNumberToObject(m, "attempt", (double)r->attempt);
-	cJSON_AddStringToObject(m, "started", json_str(a, "started", ""));
-	cJSON_AddStringToObject(m, "ended", when);
-	cJSON_AddNumberToObject(m, "duration_s", (double)(now - started));
-	add_exit(m, o);
-	cJSON_AddStringToObject(m, "output", logrel);
-	if (st->log != NULL)
-		cJSON_AddStringToObject(m, "log", st->log);
-
-	/* The marker first: DONE is only ever said with it on disk. */
-	if (oc.cls == TRIAGE_NONE) {
-		mpath = layout_marker(r->cfg->workdir, st->marker);
-		if (jsonfile_save(mpath, m) != 0) {
-			e = errno;
-			mwhy = xstrfmt("cannot write marker %s: %s", mpath, strerror(e));
-			log_error("stage %s attempt %ld: %s: the attempt is failed", st->name,
-			    r->attempt, mwhy);
-			oc.cls = e == ENOSPC || e == EDQUOT ? TRIAGE_DISK_FULL : TRIAGE_UNKNOWN;
-			oc.evidence = mwhy;
-		}
-		free(mpath);
-		mpath = NULL;
-	}
-	ok = oc.cls == TRIAGE_NONE;
-	ci = triage_info(oc.cls);
-
-	/* The history first: the policy decides on it. */
-	json_set_str(a, "result", ok ? "done" : "failed");
-	json_set_str(a, "ended", when);
-	json_set_num(a, "ended_unix", (double)now);
-	if (!ok)
-		json_set_str(a, "class", ci->name);
-	if (o->signo != 0)
-		json_set_num(a, "signal", o->signo);
-	else if (o->exited)
-		json_set_num(a, "exit_code", o->exit_code);
-	if (r->stage_pid > 0)
-		json_set_num(a, POLICY_KEY_PID, (double)r->stage_pid);
-	/* Real progress (steps past the best before, or a newer complete checkpoint) resets the budget. */
-	(void)policy_mark_progress(hist, a, r->prog_have ? r->prog_cur : -1, runner_ckpt_step(r));
-	runner_mark_interval(r, a);
-	if (!ok) {
-		restart = runner_policy(r, hist, &pol);
-		if (restart && mwhy != NULL) {
-			restart = 0;
-			policy_force_stop(&pol, "marker_write");
-			snprintf(pol.reason, sizeof(pol.reason), "%s; a new attempt would fail the same "
-			    "way: free space (or fix the path), then onbox start", mwhy);
-		}
-		json_set(a, "policy", policy_out_json(&pol));
-	}
-	hist_ok = runner_hist_save(r, hist) == 0;
-	if (!hist_ok && restart) {
-		restart = 0;
-		policy_force_stop(&pol, "history_write");
-		snprintf(pol.reason, sizeof(pol.reason), "the policy would restart it, but its "
-		    "history cannot be written: nothing is launched; the next onbox judges this "
-		    "attempt again");
-		json_set(a, "policy", policy_out_json(&pol));
-	}
-	if (!ok)
-		pj = policy_out_json(&pol);
-
-	if (!ok) {
-		cJSON_AddStringToObject(m, "class", ci->name);
-		cJSON_AddStringToObject(m, "title", ci->title);
-		cJSON_AddStringToObject(m, "remediation", ci->remediation);
-		cJSON_AddBoolToObject(m, "retryable", ci->retryable);
-		if (o->evidence != NULL)
-			cJSON_AddStringToObject(m, "evidence", o->evidence);
-		if (o->guess != NULL)
-			cJSON_AddStringToObject(m, "guess", o->guess);
-		if (o->exec_error != NULL)
-			cJSON_AddStringToObject(m, "exec_error", o->exec_error);
-		cJSON_AddItemToObject(m, "policy", cJSON_Duplicate(pj, 1));
-		add_tail(m, r);
-		(void)tb_add_where(m, r->cfg->workdir);
-	}
-	/*
-	 * A failure the policy restarts leaves no FAILED marker: a sentinel or
-	 * a person would read it as the end.  The event and the history say it.
-	 */
-	if (!ok && !restart) {
-		mpath = layout_failed(r->cfg->workdir, st->marker);
-		if (jsonfile_save(mpath, m) != 0)
-			log_error("stage %s attempt %ld FAILED, but cannot write marker %s: %s: "
-			    "nothing on disk says so", st->name, r->attempt, mpath, strerror(errno));
-	}
-	if (!ok)
-		r_ = -1;
-
-	ev = events_new(r->instance, r->cfg->run, ok ? "stage_done" : "stage_failed", st->name,
-	    r->attempt);
-	cJSON_AddStringToObject(ev, "marker", st->marker);
-	cJSON_AddNumberToObject(ev, "duration_s", (double)(now - started));
-	add_exit(ev, o);
-	if (r->prog_have) {
-		char ptext[64];
-
-		runner_progress_text(r, ptext, sizeof(ptext));
-		cJSON_AddStringToObject(ev, "progress", ptext);
-	}
-	if (ok) {
-		runner_add_results(r, ev);
-		snprintf(human, sizeof(human), "%s DONE (attempt %ld, %s) -> %s", st->name,
-		    r->attempt, dur, st->marker);
-	} else {
-		cJSON_AddStringToObject(ev, "class", ci->name);
-		cJSON_AddStringToObject(ev, "remediation", ci->remediation);
-		if (o->evidence != NULL)
-			cJSON_AddStringToObject(ev, "evidence", o->evidence);
-		if (o->guess != NULL)
-			cJSON_AddStringToObject(ev, "guess", o->guess);
-		add_tail(ev, r);
-		/* " at train.py:62 in lr_at" beside the evidence (core/traceback.c) */
-		if (tb_add_where(ev, r->cfg->workdir) && tb_where_text(cJSON_GetObjectItem(ev,
-		    "where"), where_txt + 1, sizeof(where_txt) - 1))
-			where_txt[0] = ' ';
-		cJSON_AddBoolToObject(ev, "restarting", restart);
-		cJSON_AddItemToObject(ev, "policy", pj);	/* transferred */
-		pj = NULL;
-		snprintf(human, sizeof(human), "%s FAILED (%s, %s) attempt %ld%s%.200s%s · %s: %.400s",
-		    st->name, ci->name, ex, r->attempt, o->evidence ? " · last: " : "",
-		    o->evidence ? o->evidence : "", where_txt, restart ? "restarting" : "not restarted",
-		    pol.reason);
-	}
-	if (!ok && !hist_ok) {
-		log_error("%s: not announced: the history of stage %s cannot be written; the next "
-		    "onbox judges attempt %ld again", human, st->name, r->attempt);
-		cJSON_Delete(ev);
-	} else {
-		runner_emit(r, ev, human);
-		json_set_bool(a, "reported", 1);
-		(void)runner_hist_save(r, hist);
-	}
-	r->restart = restart;
-	cJSON_Delete(m);
-	cJSON_Delete(pj);
-	free(mwhy);
-	free(mpath);
-	free(logrel);
-	return r_;
-}
-
-/*
- * completion.require, for the LAST stage when it ended well (exit 0, its
- * done line seen, not stopped): what is missing, for the classifier's
- * in->missing (missing_artifacts), or NULL.  *own, freed by the caller,
- * holds that text.  The total for {final_checkpoint} is progress.max, else
- * this stage's log total, else the last one the health checker saw (an
- * eval stage after the training prints none).
- */
-static const char *
-runner_require(struct runner *r, const struct triage_input *in, char **own)
-{
-	struct health_view v;
-	long max = r->prog_max_log;
-	char *note = NULL;
-
-	*own = NULL;
-	if (in->status_lost || !in->exited || in->exit_code != 0 || in->nan_stopped != NULL ||
-	    (in->done_required && !in->done_seen) || r->idx + 1 != r->cfg->nchain ||
-	    !complete_configured(r->cfg))
-		return NULL;
-	if (max <= 0 && r->health != NULL) {
-		health_view(r->health, &v);
-		if (!v.max_from_config)
-			max = v.max;
-	}
-	if (complete_check(r->cfg, max, own, &note) > 0)
-		log_warn("stage %s attempt %ld: completion.require not met: %s", r->st->name,
-		    r->attempt, *own);
-	else if (note != NULL)
-		log_warn("stage %s: completion.require met, but %s", r->st->name, note);
-	free(note);
-	return *own;
-}
-
-/* ---- supervision ---- */
-
-enum sup_end { SUP_GONE, SUP_WAIT_HIT, SUP_CRASH, SUP_TIMEOUT, SUP_SIGNAL, SUP_STOP };
-
-struct watch {
-	pid_t		 pid;		/* followed process; 0 none */
-	struct proc_id	 id;		/* its identity, to survive pid reuse without pidfd */
-	int		 pidfd;
-	int		 own;		/* our child: reap it */
-	pid_t		 kill_pgid;	/* process group to stop on timeout; 0 none */
-	time_t		 timeout_at;	/* wall clock; 0 none */
-	int		 wait_stage;
-	struct jobrun	*job;		/* job backend: polled instead of a pid; NULL none */
-};
-
-static int
-watch_gone(struct watch *w, int pidfd_ready)
-{
-	if (w->pid <= 0)
-		return 0;
-	if (w->pidfd >= 0)
-		return pidfd_ready;
-	if (w->own) {
-		int status;
-
-		return waitpid(w->pid, &status, WNOHANG) == w->pid;
-	}
-	return !proc_alive(&w->id);
-}
-
-static enum sup_end
-runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
-{
-	struct deadline dl[4];	/* heartbeat, timeout, kill grace, next delivery */
-	struct pollfd pfd[4];
-	int killed = 0, cap, n, gone, pidfd_at, dfd_at, stop_sent = 0, nan_sent = 0;
-	const char *nan;
-	enum sup_end end;
-
-	dl[0] = r->hb;
-	deadline_clear(&dl[1]);
-	deadline_clear(&dl[2]);
-	if (w->timeout_at > 0) {
-		time_t now = time(NULL);
-
-		deadline_set(&dl[1], w->timeout_at > now ? (uint64_t)(w->timeout_at - now) * 1000 : 0);
-	}
-	w->pidfd = w->pid > 0 ? proc_pidfd(w->pid) : -1;
-	for (;;) {
-		/* The wrapper records the stage's pid just after starting it. */
-		if (!w->wait_stage && w->job == NULL && w->kill_pgid <= 0) {
-			struct attempt_rec rec;
-
-			if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 &&
-			    rec.pid > 0) {
-				w->kill_pgid = (pid_t)rec.pid;
-				r->stage_pid = rec.pid;
-				runner_heartbeat(r);
-			}
-		}
-		/* job backend: one poll per poll_ms; the job's end is a process gone. */
-		if (w->job != NULL && jobrun_tick(w->job)) {
-			end = SUP_GONE;
-			break;
-		}
-		runner_scan(r);
-		if (w->wait_stage && r->wait_seen) {
-			end = SUP_WAIT_HIT;
-			break;
-		}
-		if (w->wait_stage && r->ts.crash_seen) {
-			end = SUP_CRASH;
-			break;
-		}
-		if (deadline_expired(&r->hb))
-			runner_heartbeat(r);
-		dl[0] = r->hb;
-		if (deadline_expired(&dl[1])) {
-			deadline_clear(&dl[1]);
-			if (w->wait_stage) {
-				end = SUP_TIMEOUT;
-				break;
-			}
-			if (w->kill_pgid > 0 || w->job != NULL) {
-				json_set_bool(a, "timed_out", 1);
-				(void)runner_hist_save(r, hist);
-				log_warn("stage %s ran past timeout_s=%ld: stopping it", r->st->name,
-				    r->st->timeout_s);
-				if (w->job != NULL) {
-					jobrun_stop(w->job);	/* the manager stops it; polled to its end */
-				} else {
-					kill(-w->kill_pgid, SIGTERM);
-					killed = 1;
-					deadline_set(&dl[2], KILL_GRACE_MS);
-				}
-			} else
-				deadline_set(&dl[1], 50);	/* its pid is not recorded yet */
-		}
-		/* loss.on_nan stop: as a timeout, SIGTERM to the group, SIGKILL after the grace */
-		if (!nan_sent && !w->wait_stage && (w->kill_pgid > 0 || w->job != NULL) &&
-		    (nan = nanstop_due(&r->nan, r->st->name, r->attempt)) != NULL) {
-			nan_sent = 1;
-			json_set_str(a, "nan_stop", nan);
-			(void)runner_hist_save(r, hist);
-			log_warn("stage %s attempt %ld: %s: loss.on_nan is stop: stopping it",
-			    r->st->name, r->attempt, nan);
-			if (w->job != NULL)
-				jobrun_stop(w->job);
-			else if (!killed) {
-				kill(-w->kill_pgid, SIGTERM);
-				killed = 1;
-				deadline_set(&dl[2], KILL_GRACE_MS);
-			}
-		}
-		if (killed && deadline_expired(&dl[2])) {
-			deadline_clear(&dl[2]);
-			kill(-w->kill_pgid, SIGKILL);
-		}
-
-		n = 0;
-		pfd[n].fd = r->sfd;
-		pfd[n].revents = 0;
-		pfd[n++].events = POLLIN;
-		pfd[n].fd = r->ifd;
-		pfd[n].revents = 0;
-		pfd[n++].events = POLLIN;
-		pidfd_at = -1;
-		if (w->pidfd >= 0) {
-			pidfd_at = n;
-			pfd[n].fd = w->pidfd;
-			pfd[n].revents = 0;
-			pfd[n++].events = POLLIN;
-		}
-		dfd_at = deliver_poll_add(&r->dl, pfd, &n);
-		dl[3] = r->dl.next;
-		cap = jobrun_poll_cap(w->job, (int)r->cfg->poll_ms);
-		if (w->pid > 0 && w->pidfd < 0 && cap > NOPIDFD_POLL_MS)
-			cap = NOPIDFD_POLL_MS;
-		/* Check a process that may already be gone before sleeping at all. */
-		if (w->pid > 0 && w->pidfd < 0 && watch_gone(w, 0)) {
-			end = SUP_GONE;
-			break;
-		}
-		if (poll(pfd, (nfds_t)n, deadline_poll_timeout(dl, 4, cap)) < 0 && errno != EINTR)
-			fatal("poll: %s", strerror(errno));
-		deliver_after_poll(&r->dl, dfd_at >= 0 ? pfd[dfd_at].revents : 0);
-		if ((pfd[0].revents & POLLIN) && runner_check_signal(r)) {
-			if (!r->stop_asked) {
-				end = SUP_SIGNAL;
-				break;
-			}
-			if (w->job == NULL) {
-				end = SUP_STOP;
-				break;
-			}
-			if (!stop_sent) {
-				/* the manager stops the job; polled to its end like any other */
-				log_info("stop requested: stopping stage %s's job", r->st->name);
-				jobrun_stop(w->job);
-				stop_sent = 1;
-			}
-		}
-		if (pfd[1].revents & POLLIN)
-			runner_drain_inotify(r);
-		gone = pidfd_at >= 0 ? (pfd[pidfd_at].revents & (POLLIN | POLLHUP)) != 0 : 0;
-		if (watch_gone(w, gone)) {
-			end = SUP_GONE;
-			break;
-		}
-	}
-	if (end == SUP_GONE && w->own && w->pidfd >= 0) {
-		int status;
-
-		(void)spawn_wait(w->pid, &status);
-	}
-	if (w->pidfd >= 0)
-		close(w->pidfd);
-	w->pidfd = -1;
-	runner_scan_final(r);
-	return end;
-}
-
-/* ---- one stage ---- */
-
-static int
-is_unfinished(const cJSON *a)
-{
-	const char *res = json_str(a, "result", "");
-
-	return a != NULL && (strcmp(res, "starting") == 0 || strcmp(res, "running") == 0);
-}
-
-static void
-clear_failed(struct runner *r)
-{
-	char *f = layout_failed(r->cfg->workdir, r->st->marker);
-
-	if (unlink(f) == 0)
-		log_info("stage %s: cleared the FAILED marker of an earlier attempt", r->st->name);
-	free(f);
-}
-
-/*
- * A new attempt of stage idx makes every later stage's marker stale: they
- * were earned by a chain this attempt replaces.  Removing them keeps the
- * rule "a marker means this stage and every stage before it succeeded";
- * the attempt histories keep what they recorded.
- */
-static void
-invalidate_downstream(struct runner *r, size_t idx)
-{
-	size_t j;
-
-	for (j = idx + 1; j < r->cfg->nchain; j++) {
-		const char *mk = r->cfg->chain[j].marker;
-		char *m = layout_marker(r->cfg->workdir, mk), *f = layout_failed(r->cfg->workdir, mk);
-
-		if (unlink(m) == 0)
-			log_info("stage %s is running again: removed %s, earned by the chain it replaces",
-			    r->st->name, mk);
-		(void)unlink(f);
-		free(m);
-		free(f);
-	}
-}
-
-/*
- * The stage's own memory cgroup, from its pid once its wrapper recorded it
- * (bounded): cgroup_oom_mark keeps the base read before the launch when the
- * stage runs where onbox does.
- */
-static void
-runner_oom_mark_stage(struct runner *r, cJSON *hist, cJSON *a)
-{
-	struct attempt_rec rec;
-	struct deadline d;
-
-	deadline_set(&d, REC_WAIT_MS);
-	while (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) != 0 ||
-	    (rec.pid <= 0 && !rec.exited)) {
-		if (deadline_expired(&d))
-			return;
-		usleep(20000);
-	}
-	if (rec.pid > 0 && cgroup_oom_mark(a, NULL, rec.pid))
-		(void)runner_hist_save(r, hist);
-}
-
-/*
- * An attempt whose wrapper died without recording an end: note it, and ask
- * the policy whether a new attempt may start (a box that loses every
- * attempt flaps; a finished run is never restarted).  1: start one; 0:
- * stop, its FAILED marker written.
- */
-static int
-runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *rec)
-{
-	char boot[40], human[1024], when[TIMEFMT_LEN];
-	const char *cls;
-	struct policy_out pol;
-	time_t now = time(NULL);
-	int rebooted, restart;
-	cJSON *ev;
-
-	proc_boot_id(boot, sizeof(boot));
-	rebooted = rec->boot[0] != '\0' && strcmp(rec->boot, boot) != 0;
-	cls = rebooted ? "reboot" : "lost";
-	timefmt_utc(now, when, sizeof(when));
-	json_set_str(a, "result", "lost");
-	json_set_str(a, "class", cls);
-	json_set_str(a, "ended", when);
-	json_set_num(a, "ended_unix", (double)now);
-	json_set_bool(a, "reported", 1);
-	restart = runner_policy(r, hist, &pol);
-	json_set(a, "policy", policy_out_json(&pol));
-	(void)runner_hist_save(r, hist);	/* a restart's new attempt is saved (and checked) whole */
-	ev = events_new(r->instance, r->cfg->run, "stage_lost", r->st->name, r->attempt);
-	cJSON_AddStringToObject(ev, "class", cls);
-	cJSON_AddBoolToObject(ev, "restarting", restart);
-	cJSON_AddItemToObject(ev, "policy", policy_out_json(&pol));
-	snprintf(human, sizeof(human), "%s attempt %ld LOST (%s): %s%.600s", r->st->name, r->attempt,
-	    rebooted ? "the box rebooted under it" : "its wrapper died without an exit status",
-	    restart ? "starting a new attempt" : "not restarted: ", restart ? "" : pol.reason);
-	runner_emit(r, ev, human);
-	if (!restart) {
-		char *f = layout_failed(r->cfg->workdir, r->st->marker);
-		cJSON *m = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(m, "run", r->cfg->run);
-		cJSON_AddStringToObject(m, "stage", r->st->name);
-		cJSON_AddStringToObject(m, "marker", r->st->marker);
-		cJSON_AddNumberToObject(m, "attempt", (double)r->attempt);
-		cJSON_AddStringToObject(m, "ended", when);
-		cJSON_AddStringToObject(m, "class", cls);
-		cJSON_AddStringToObject(m, "title", triage_info(triage_by_name(cls))->title);
-		cJSON_AddStringToObject(m, "remediation", triage_info(triage_by_name(cls))->remediation);
-		cJSON_AddItemToObject(m, "policy", policy_out_json(&pol));
-		if (jsonfile_save(f, m) != 0)
-			log_error("cannot write marker %s: %s", f, strerror(errno));
-		cJSON_Delete(m);
-		free(f);
-	}
-	return restart;
-}
-
-/* ---- Slurm: a stage run as a Slurm job, and its requeues ---- */
-
-/* 1 when s is 1..max characters, all from set. */
-static int
-env_word_ok(const char *s, size_t max, const char *set)
-{
-	size_t n = strlen(s);
-
-	return n > 0 && n <= max && strspn(s, set) == n;
-}
-
-/*
- * What Slurm's environment says about this onbox, validated: a value that is
- * not what Slurm writes there is ignored with a warning (and never copied
- * anywhere, not even into the warning).
- */
-static void
-runner_slurm_env(struct runner *r)
-{
-	const char *id = getenv("SLURM_JOB_ID"), *cnt = getenv("SLURM_RESTART_COUNT");
-	const char *node = getenv("SLURMD_NODENAME");
-
-	memset(&r->slurm, 0, sizeof(r->slurm));
-	if (id == NULL)
-		return;
-	if (!env_word_ok(id, SLURM_ID_MAX, DIGITS)) {
-		log_warn("SLURM_JOB_ID is not a Slurm job id (1 to %d digits): ignored; attempts "
-		    "record no job id and a Slurm requeue cannot be recognised", SLURM_ID_MAX);
-		return;
-	}
-	r->slurm.job = 1;
-	snprintf(r->slurm.job_id, sizeof(r->slurm.job_id), "%s", id);
-	if (cnt == NULL)
-		r->slurm.restarts = 0;	/* Slurm sets it only once the job has been requeued */
-	else if (env_word_ok(cnt, SLURM_COUNT_MAX, DIGITS))
-		r->slurm.restarts = strtol(cnt, NULL, 10);
-	else {
-		r->slurm.restarts = -1;
-		log_warn("SLURM_RESTART_COUNT is not a count (1 to %d digits): ignored; a Slurm "
-		    "requeue of job %s cannot be recognised", SLURM_COUNT_MAX, r->slurm.job_id);
-	}
-	if (node != NULL && env_word_ok(node, SLURM_NODE_MAX, NODE_CHARS))
-		snprintf(r->slurm.node, sizeof(r->slurm.node), "%s", node);
-	else if (node != NULL)
-		log_warn("SLURMD_NODENAME is not a node name (1 to %d of [A-Za-z0-9._-]): ignored",
-		    SLURM_NODE_MAX);
-}
-
-/* A new run attempt under Slurm: which job, which run of it, and where. */
-static void
-runner_slurm_mark(const struct runner *r, cJSON *a)
-{
-	if (!r->slurm.job || r->job != NULL)
-		return;		/* the job backend's own job id lives under the same key */
-	json_set_str(a, POLICY_KEY_JOB_ID, r->slurm.job_id);
-	if (r->slurm.restarts >= 0)
-		json_set_num(a, ATT_KEY_RESTARTS, (double)r->slurm.restarts);
-	if (r->slurm.node[0] != '\0')
-		json_set_str(a, ATT_KEY_NODE, r->slurm.node);
-}
-
-/* The Slurm attributes runner_slurm_mark() gave attempt a, into event ev. */
-static void
-runner_slurm_event(cJSON *ev, const cJSON *a)
-{
-	const cJSON *cnt = cJSON_GetObjectItem(a, ATT_KEY_RESTARTS);
-
-	if (json_str(a, POLICY_KEY_JOB_ID, NULL) == NULL)
-		return;
-	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, json_str(a, POLICY_KEY_JOB_ID, ""));
-	if (cJSON_IsNumber(cnt))
-		cJSON_AddNumberToObject(ev, ATT_KEY_RESTARTS, cnt->valuedouble);
-	if (json_str(a, ATT_KEY_NODE, NULL) != NULL)
-		cJSON_AddStringToObject(ev, ATT_KEY_NODE, json_str(a, ATT_KEY_NODE, ""));
-}
-
-/* The attempt's record shows no end of its own: killed (or 128 + SIGTERM/SIGKILL), or no end at all. */
-static int
-rec_killed(const struct attempt_rec *rec)
-{
-	return !rec->exited || rec->signo != 0 || rec->exit_code == 128 + SIGTERM ||
-	    rec->exit_code == 128 + SIGKILL;
-}
-
-/*
- * Under Slurm, a stage that ended by a signal (or 128 + SIGTERM/SIGKILL, or
- * without a recorded end) may be the first sign that this job is being
- * stopped: scancel, the time limit and a requeue signal every process of
- * the job in one sweep, and the stage's (or its wrapper's) death can wake us
- * before our own SIGTERM is read.  Judging that attempt then would call a
- * requeue "lost" or "preempted" and restart it, inside a job being torn
- * down.  So wait a moment for our own signal: 1 when it came (the caller
- * stops as for any signal and leaves the attempt to the job's next run,
- * which marks a requeued one requeued), else 0.
- */
-static int
-runner_slurm_stopping(struct runner *r)
-{
-	struct attempt_rec rec;
-	struct deadline d;
-	struct pollfd p;
-
-	if (!r->slurm.job || r->job != NULL || r->st->has_wait)
-		return 0;
-	if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 && !rec_killed(&rec))
-		return 0;	/* it ended on its own: judge it */
-	deadline_set(&d, SLURM_STOP_GRACE_MS);
-	do {
-		p.fd = r->sfd;
-		p.events = POLLIN;
-		p.revents = 0;
-		if (poll(&p, 1, deadline_poll_timeout(&d, 1, SLURM_STOP_GRACE_MS)) > 0 &&
-		    runner_check_signal(r)) {
-			log_info("stage %s attempt %ld ended as Slurm job %s is being stopped (signal %d): "
-			    "left as it is for the job's next run", r->st->name, r->attempt,
-			    r->slurm.job_id, r->got_signal);
-			r->stage_pid = 0;	/* nothing of it keeps running */
-			return 1;
-		}
-	} while (!deadline_expired(&d));
-	return 0;
-}
-
-/*
- * The newest attempt a, not ended, was started by an earlier run of this
- * very Slurm job (same id, lower restart count): Slurm requeued the job
- * (preemption, node failure, `scontrol requeue`) and runs it again.  Decided
- * from the history and the environment alone, before the attempt's lock,
- * record or pids, which are the earlier run's, are looked at (and then only
- * so that a second copy is never launched: runner_requeue()).
- */
-static int
-runner_is_requeue(const struct runner *r, const cJSON *a)
-{
-	const cJSON *cnt = cJSON_GetObjectItem(a, ATT_KEY_RESTARTS);
-
-	return is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 &&
-	    r->job == NULL && r->slurm.job && r->slurm.restarts >= 0 &&
-	    strcmp(json_str(a, POLICY_KEY_JOB_ID, ""), r->slurm.job_id) == 0 &&
-	    cJSON_IsNumber(cnt) && cnt->valuedouble < (double)r->slurm.restarts;
-}
-
-/*
- * End the requeued attempt a (runner_is_requeue): "failed", class
- * preempted (infrastructure: it never counts against restart.max),
- * "requeued"; no FAILED marker and no policy decision, since Slurm, not
- * onbox, restarted it.  Returns 1 when it is ended (the caller starts a new
- * attempt).  Returns 0, ending nothing, only when the attempt verifiably
- * still runs on this node because Slurm did not stop it (its wrapper holds
- * the attempt lock, or its stage's pid with the recorded start time and
- * boot is alive): the caller then re-attaches to it or follows it, as for
- * any live attempt, rather than launching a second copy.  A pid recorded
- * without its start time is never taken for alive here: after a requeue it
- * is more likely reused than ours.  Also 0 when its wrapper recorded an end
- * of its own (an exit status, not a kill) before the requeue: that attempt
- * is judged on its outcome, as any attempt that ended unwatched.
- */
-static int
-runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
-{
-	const struct wk_stage *st = r->st;
-	long n = json_long(a, "attempt", 1), before = json_long(a, ATT_KEY_RESTARTS, 0), step = -1;
-	char *lockp = layout_attempt_lock(r->cfg->workdir, st->name, n), when[TIMEFMT_LEN];
-	char human[512];
-	struct attempt_rec rec;
-	struct deadline d;
-	struct proc_id child;
-	time_t now;
-	int held, have_rec;
-	cJSON *ev;
-
-	deadline_set(&d, REQUEUE_SETTLE_MS);
-	while ((held = lock_is_held(lockp)) == 1 && !deadline_expired(&d))
-		usleep(10000);
-	if (held == 1) {
-		log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but the attempt "
-		    "still runs here (its wrapper holds %s): re-attaching to it, not launching a "
-		    "second copy", st->name, n, r->slurm.job_id, r->slurm.restarts, lockp);
-		free(lockp);
-		return 0;
-	}
-	free(lockp);
-	have_rec = attempt_rec_load(r->cfg->workdir, st->name, n, &rec) == 0;
-	if (have_rec && !rec_killed(&rec)) {
-		log_info("stage %s attempt %ld ended on its own (exit %d) before Slurm requeued job %s: "
-		    "judged on its outcome", st->name, n, rec.exit_code, r->slurm.job_id);
-		return 0;
-	}
-	if (have_rec && !rec.exited && rec.pid > 0 && rec.pid_start != 0) {
-		memset(&child, 0, sizeof(child));
-		child.pid = (pid_t)rec.pid;
-		child.start = rec.pid_start;
-		snprintf(child.boot, sizeof(child.boot), "%s", rec.boot);
-		if (proc_alive(&child)) {
-			log_warn("stage %s attempt %ld: Slurm requeued job %s (restart %ld) but its "
-			    "pid %ld still runs here: following it, not launching a second copy",
-			    st->name, n, r->slurm.job_id, r->slurm.restarts, rec.pid);
-			return 0;
-		}
-	}
-
-	r->attempt = n;
-	now = time(NULL);
-	timefmt_utc(now, when, sizeof(when));
-	json_set_str(a, "result", "failed");
-	json_set_str(a, "class", triage_info(TRIAGE_PREEMPTED)->name);
-	json_set_bool(a, ATT_KEY_REQUEUED, 1);
-	json_set_str(a, "ended", when);
-	json_set_num(a, "ended_unix", (double)now);
-	if (have_rec && rec.exited && rec.signo != 0)
-		json_set_num(a, "signal", rec.signo);
-	else if (have_rec && rec.exited)
-		json_set_num(a, "exit_code", rec.exit_code);
-	if (have_rec && rec.pid > 0)
-		json_set_num(a, POLICY_KEY_PID, (double)rec.pid);
-	/* Its progress as the last onbox read it, and its checkpoints: real progress resets the budget. */
-	if (r->saved != NULL && strcmp(json_str(r->saved, "stage", ""), st->name) == 0 &&
-	    json_long(r->saved, "attempt", 0) == n && cJSON_GetObjectItem(r->saved, "prog_cur") != NULL)
-		step = json_long(r->saved, "prog_cur", -1);
-	(void)policy_mark_progress(hist, a, step, runner_ckpt_step(r));
-	json_set_bool(a, "reported", 1);
-	(void)runner_hist_save(r, hist);	/* the new attempt's save, checked, carries it too */
-
-	snprintf(human, sizeof(human), "%s requeued by Slurm (job %s, restart %ld): attempt %ld starts",
-	    st->name, r->slurm.job_id, r->slurm.restarts, n + 1);
-	ev = events_new(r->instance, r->cfg->run, "stage_requeued", st->name, n);
-	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, r->slurm.job_id);
-	cJSON_AddNumberToObject(ev, ATT_KEY_RESTARTS, (double)r->slurm.restarts);
-	cJSON_AddNumberToObject(ev, "attempt_restart_count", (double)before);
-	cJSON_AddStringToObject(ev, "class", triage_info(TRIAGE_PREEMPTED)->name);
-	cJSON_AddStringToObject(ev, "message", human);	/* what a webhook without its own wording shows */
-	runner_emit(r, ev, human);
-	return 1;
-}
-
-/*
- * The workdir's git state for a launch record: {"sha", "dirty"} when it is
- * a git work tree, else nothing.  Dirty means tracked files differ from
- * the commit (untracked files do not count: .watchkeeper/ and logs live
- * there).
- */
-static void
-add_git(cJSON *ev, const char *workdir)
-{
-	char *sha_argv[] = { "git", "-C", (char *)workdir, "rev-parse", "--verify", "-q", "HEAD", NULL };
-	char *st_argv[] = { "git", "-C", (char *)workdir, "status", "--porcelain",
-	    "--untracked-files=no", NULL };
-	char *sha = NULL, *st = NULL;
-	int status;
-	cJSON *g;
-
-	if (spawn_capture(sha_argv, 256, 0, &status, &sha) != 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0 || strlen(sha) < 7)
-		goto out;
-	sha[strcspn(sha, "\n")] = '\0';
-	if (spawn_capture(st_argv, 1 << 20, 0, &status, &st) != 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0)
-		goto out;
-	g = cJSON_AddObjectToObject(ev, "git");
-	cJSON_AddStringToObject(g, "sha", sha);
-	cJSON_AddBoolToObject(g, "dirty", st[0] != '\0');
- out:
-	free(sha);
-	free(st);
-}
-
-/*
- * Keep the effective config this attempt launches with, and say what
- * changed since the stage's previous attempt that kept one: a relaunch
- * with an edited command or config is shown loudly (onbox.log, the event,
- * the logbook), values under notify[] never.
- */
-static void
-runner_drift(struct runner *r, cJSON *ev)
-{
-	char *snap = layout_attempt_config(r->cfg->workdir, r->st->name, r->attempt), *diff = NULL;
-	cJSON *prev = NULL, *now = jsondiff_redacted(r->cfg->root);
-	long n;
-
-	/* Kept on disk: notify[] values only as digests, so no secret lands there. */
-	if (jsonfile_save(snap, now) != 0)
-		log_warn("cannot write %s: %s", snap, strerror(errno));
-	for (n = r->attempt - 1; n >= 1 && prev == NULL; n--) {
-		char *p = layout_attempt_config(r->cfg->workdir, r->st->name, n);
-
-		if (jsonfile_load(p, &prev) != 0)
-			prev = NULL;
-		free(p);
-	}
-	if (prev != NULL && (diff = jsondiff_text(prev, now, 40, jsondiff_hide_secrets)) != NULL) {
-		char *clean = notify_scrub(&r->sinks, diff);
-
-		log_warn("stage %s attempt %ld: CONFIG DRIFT since attempt %ld:\n%s", r->st->name,
-		    r->attempt, n + 1, clean);
-		cJSON_AddStringToObject(ev, "config_drift", clean);
-		cJSON_AddNumberToObject(ev, "drift_since", (double)(n + 1));
-		free(clean);
-	}
-	cJSON_Delete(prev);
-	cJSON_Delete(now);
-	free(diff);
-	free(snap);
-}
-
-/* Launch attempt n of a run stage; fills w.  0 or -1 (the FAILED marker is written). */
-static int
-runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
-{
-	char *why = NULL, *cmd = NULL, human[256];
-	struct ckpt_scan *scan = NULL;
-	struct outcome o;
-	cJSON *ev;
-	pid_t pid = -1;
-	int rc = -1;
-
-	/* {checkpoint}: the newest complete checkpoint now, or the configured fallback. */
-	if (ckpt_configured(r->cfg) && ckpt_uses_token(r->st->run)) {
-		if (ckpt_scan_dir(r->cfg, &scan, &why) == 0 &&
-		    ckpt_subst_scan(r->st->run, scan, r->cfg, &cmd, &why) == 0) {
-			if (scan->newest != NULL) {
-				json_set_str(a, POLICY_KEY_CHECKPOINT, scan->newest->path);
-				json_set_num(a, POLICY_KEY_CKPT_STEP "_from", (double)scan->newest->step);
-				log_info("stage %s attempt %ld resumes from checkpoint %s (step %lld)",
-				    r->st->name, r->attempt, scan->newest->path, scan->newest->step);
-			} else
-				log_warn("stage %s attempt %ld: no complete checkpoint in %s: starting fresh "
-				    "(checkpoints.fallback)", r->st->name, r->attempt, scan->dir);
-		}
-	} else if (ckpt_subst(r->st->run, NULL, r->cfg, &cmd, &why) != 0) {
-		free(why);
-		why = NULL;
-		cmd = xstrdup(r->st->run);	/* no token, or nothing configured: as written */
-	}
-	if (cmd != NULL && r->job != NULL)	/* job backend: a submit, not a process */
-		pid = jobrun_launch(r->job, r->st, r->attempt, hist, a, cmd, &why);
-	else if (cmd != NULL)
-		pid = attempt_launch(r->cfg, r->st, cmd, r->attempt, &why);
-	if (pid < 0) {
-		log_error("stage %s: cannot start attempt %ld: %s", r->st->name, r->attempt, why);
-		memset(&o, 0, sizeof(o));
-		o.cls = TRIAGE_UNKNOWN;
-		o.exec_error = why;
-		runner_finalize(r, hist, a, &o);
-		goto out;
-	}
-	json_set_str(a, "result", "running");
-	json_set_str(a, "command", cmd);
-	if (r->job == NULL) {
-		json_set_num(a, "wrapper_pid", pid);
-		w->pid = pid;
-		w->own = 1;
-		proc_identify(pid, &w->id);
-	}
-	(void)runner_hist_save(r, hist);	/* "starting" is on disk: enough to never number it twice */
-	ev = events_new(r->instance, r->cfg->run, "stage_started", r->st->name, r->attempt);
-	cJSON_AddStringToObject(ev, "command", cmd);
-	if (strcmp(cmd, r->st->run) != 0)
-		cJSON_AddStringToObject(ev, "command_template", r->st->run);
-	if (json_str(a, POLICY_KEY_CHECKPOINT, NULL) != NULL)
-		cJSON_AddStringToObject(ev, "checkpoint", json_str(a, POLICY_KEY_CHECKPOINT, ""));
-	cJSON_AddStringToObject(ev, "cwd", r->cfg->workdir);
-	if (r->job != NULL)
-		jobrun_event(r->job, ev);	/* job_name, job_id */
-	else {
-		cJSON_AddNumberToObject(ev, "pid", (double)pid);
-		runner_slurm_event(ev, a);	/* job_id, slurm_restart_count, node under Slurm */
-	}
-	add_git(ev, r->cfg->workdir);
-	runner_drift(r, ev);
-	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->st->name, r->attempt);
-	runner_emit(r, ev, human);
-	rc = 0;
- out:
-	ckpt_scan_free(scan);
-	free(cmd);
-	free(why);
-	return rc;
-}
-
-/* Re-attach to an attempt whose wrapper still runs.  0, or -1 when it vanished meanwhile. */
-static int
-runner_reattach(struct runner *r, struct attempt_rec *rec, struct watch *w)
-{
-	struct deadline d;
-
-	deadline_set(&d, REC_WAIT_MS);
-	/* The wrapper writes its record right after starting the command. */
-	while (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, rec) != 0 ||
-	    rec->wrapper_pid <= 0) {
-		if (deadline_expired(&d))
-			return -1;
-		usleep(10000);
-	}
-	w->pid = (pid_t)rec->wrapper_pid;
-	w->own = 0;
-	w->id.pid = w->pid;
-	w->id.start = rec->wrapper_start;
-	snprintf(w->id.boot, sizeof(w->id.boot), "%s", rec->boot);
-	log_info("stage %s: re-attaching to attempt %ld (pid %ld) started by an earlier onbox",
-	    r->st->name, r->attempt, rec->pid);
-	return 0;
-}
-
-/* While a stopped stage's group winds down: the heartbeat goes on. */
-static void
-runner_stop_tick(void *arg)
-{
-	struct runner *r = arg;
-
-	if (deadline_expired(&r->hb))
-		runner_heartbeat(r);
-}
-
-/*
- * Record the stop `onbox stop` asked for: the stopped record (stop.c),
- * attempt a (NULL: between stages, nothing running) ended "stopped" (not a
- * failure: no FAILED marker, no class, no policy decision, so nothing
- * restarts it), and event run_stopped.
- */
-static void
-runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJSON *a,
-    const char *how)
-{
-	cJSON *req = stop_request_load(r->cfg->workdir), *ev;
-	char *by = xstrdup(json_str(req, "by", "onbox stop"));
-	char when[TIMEFMT_LEN], human[512];
-	long n = a != NULL ? r->attempt : 0;
-
-	/*
-	 * The record first: a kill between the two then leaves a stopped run with
-	 * a lost attempt (nothing resumes it), never an attempt ended "stopped"
-	 * without the record (patrol would resume it); and `onbox wait`, woken
-	 * by the history's change, already finds the record.
-	 */
-	if (stop_record_write(r->cfg->workdir, r->cfg->run, by, json_str(req, "nonce", NULL),
-	    st->name, n, how) != 0)
-		log_error("cannot write %s/.watchkeeper/%s: %s", r->cfg->workdir, STOP_RECORD,
-		    strerror(errno));
-	if (a != NULL) {
-		timefmt_utc(time(NULL), when, sizeof(when));
-		json_set_str(a, "result", "stopped");
-		json_set_str(a, "ended", when);
-		json_set_str(a, "stopped_by", by);
-		json_set_str(a, "stop", how);
-		json_set_bool(a, "reported", 1);
-		(void)runner_hist_save(r, hist);
-	}
-	ev = events_new(r->instance, r->cfg->run, "run_stopped", st->name, n);
-	cJSON_AddStringToObject(ev, "by", by);
-	cJSON_AddStringToObject(ev, "how", how);
-	if (n > 0)
-		snprintf(human, sizeof(human), "%s STOPPED on purpose (attempt %ld) by %s: %s",
-		    st->name, n, by, how);
-	else
-		snprintf(human, sizeof(human), "STOPPED on purpose before stage %s by %s: %s",
-		    st->name, by, how);
-	r->stopped = 1;
-	r->status = "stopped";
-	runner_emit(r, ev, human);
-	free(by);
-	cJSON_Delete(req);
-}
-
-/*
- * Stop the stage being supervised (SUP_STOP): SIGTERM to its process group,
- * SIGKILL after stop_grace_s, then its wrapper's end (bounded), then the record.
- */
-static void
-runner_stop_stage(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
-{
-	struct attempt_rec rec;
-	struct deadline d;
-	char how[160];
-	int killed = 0, group_gone = 0;
-
-	/* The wrapper records the stage's pid just after starting it. */
-	deadline_set(&d, REC_WAIT_MS);
-	while (w->kill_pgid <= 0 && w->pid > 0 && !w->wait_stage && !deadline_expired(&d)) {
-		if (attempt_rec_load(r->cfg->workdir, r->st->name, r->attempt, &rec) == 0 && rec.pid > 0)
-			w->kill_pgid = (pid_t)rec.pid;
-		else
-			usleep(20000);
-	}
-	if (w->wait_stage || w->kill_pgid <= 0) {
-		snprintf(how, sizeof(how), "%s", w->wait_stage ? "a wait: nothing of ours to signal" :
-		    "its process had already ended");
-	} else {
-		group_gone = stop_group(w->kill_pgid, r->cfg->stop_grace_s, runner_stop_tick, r,
-		    &killed) == 0;
-		if (killed)
-			snprintf(how, sizeof(how), "SIGTERM, then SIGKILL after stop_grace_s=%lds",
-			    r->cfg->stop_grace_s);
-		else
-			snprintf(how, sizeof(how), "SIGTERM; it ended within stop_grace_s=%lds",
-			    r->cfg->stop_grace_s);
-		if (!group_gone)
-			snprintf(how + strlen(how), sizeof(how) - strlen(how),
-			    "; some of process group %ld survived SIGKILL", (long)w->kill_pgid);
-	}
-	/* Its wrapper writes the exit status and lets go of the attempt's lock. */
-	deadline_set(&d, REC_WAIT_MS);
-	while (w->pid > 0 && !w->wait_stage && !watch_gone(w, 0) && !deadline_expired(&d))
-		usleep(20000);
-	r->stage_pid = 0;
-	runner_stop_record(r, r->st, hist, a, how);
-}
-
-/* Run (or re-attach to, or finish) the stage at idx.  0 success, 1 failed, 128+sig stopped. */
 static int
 runner_stage(struct runner *r, size_t idx)
 {
-	const struct wk_stage *st = &r->cfg->chain[idx];
-	struct attempt_rec rec;
-	struct watch w;
-	struct outcome o;
-	struct triage_input in;
-	cJSON *hist, *a;
+	const struct wk_stage *st = &r->run.cfg->chain[idx];
+	struct stage_ctx sc;
 	enum sup_end end;
-	int rc = 0, lost_follow = 0, held;
-	char *lockp = NULL, *oom_why = NULL, *guess = NULL, *req = NULL;
-	const char *nan;
+	int rc;
 
-	r->st = st;
-	r->idx = idx;
+	r->cur.st = st;
+	r->cur.idx = idx;
 	runner_stage_reset(r);
-	memset(&w, 0, sizeof(w));
-	w.pidfd = -1;
-	memset(&rec, 0, sizeof(rec));
-	hist = hist_load(r->cfg->workdir, st->name);
-	a = hist_last(hist);
+	memset(&sc, 0, sizeof(sc));
+	sc.w.pidfd = -1;
+	sc.hist = hist_load(r->run.cfg->workdir, st->name);
+	sc.a = hist_last(sc.hist);
 
-	/* A Slurm requeue first: the attempt's lock, record and pids are the earlier run's. */
-	if (runner_is_requeue(r, a) && runner_requeue(r, hist, a)) {
-		a = NULL;	/* ended: a new attempt below */
-	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 && r->job != NULL) {
-		/* job backend: the job the history names, or the submit it was making (jobrun.c) */
-		r->attempt = json_long(a, "attempt", 1);
-		if (!jobrun_attach(r->job, st, r->attempt, hist, a) &&
-		    runner_launch(r, hist, a, &w) != 0) {
-			rc = 1;
-			goto out;
-		}
-	} else if (is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0) {
-		r->attempt = json_long(a, "attempt", 1);
-		lockp = layout_attempt_lock(r->cfg->workdir, st->name, r->attempt);
-		held = lock_is_held(lockp);
-		if (held == 1 && runner_reattach(r, &rec, &w) != 0) {
-			/* Never guess here: guessing wrong launches the stage twice. */
-			log_error("stage %s attempt %ld: its lock %s is held but it has no process "
-			    "record; refusing to launch it again", st->name, r->attempt, lockp);
-			rc = WK_EX_TEMPFAIL;
-			goto out;
-		} else if (held == 1) {
-			/* re-attached: supervise below */
-		} else if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &rec) == 0 &&
-		    rec.exited) {
-			/* Ended while no onbox watched: classify from its record and logs. */
-		} else {
-			struct proc_id child = { .pid = (pid_t)rec.pid, .start = rec.pid_start };
-
-			snprintf(child.boot, sizeof(child.boot), "%s", rec.boot);
-			if (rec.pid > 0 && proc_alive(&child)) {
-				/* The wrapper is gone but the command runs: follow it, never relaunch. */
-				w.pid = child.pid;
-				w.id = child;
-				lost_follow = 1;
-				log_warn("stage %s attempt %ld: wrapper gone, following pid %ld",
-				    st->name, r->attempt, rec.pid);
-			} else if (runner_lost(r, hist, a, &rec)) {
-				a = NULL;
-			} else {
-				rc = 1;
-				goto out;
-			}
-		}
-	} else if (is_unfinished(a)) {
-		r->attempt = json_long(a, "attempt", 1);	/* a wait: resume it */
-	} else
-		a = NULL;
-
-	if (a == NULL) {
-		const cJSON *last = hist_last(hist);
-
-		r->attempt = last != NULL ? json_long(last, "attempt", 0) + 1 : 1;
-		clear_failed(r);
-		invalidate_downstream(r, idx);
-		{
-			char *flag = layout_path(r->cfg->workdir, "chain.reported");
-
-			unlink(flag);
-			free(flag);
-			caveats_clear(r->cfg->workdir);
-		}
-		a = hist_add(hist, r->attempt, st->has_wait ? "wait" : "run");
-		if (r->job == NULL)	/* a cluster job runs in no cgroup of ours */
-			(void)cgroup_oom_mark(a, NULL, 0);	/* the one the stage inherits */
-		if (!st->has_wait)
-			runner_slurm_mark(r, a);	/* saved before the launch: a requeue may come any time */
-		if (st->log != NULL) {
-			char *p = stage_log_path(r->cfg, st->log);
-
-			hist_mark_log_start(a, p);
-			free(p);
-		}
-		if (st->has_wait && st->wait.log != NULL) {
-			char *p = stage_log_path(r->cfg, st->wait.log);
-
-			hist_mark_log_start(a, p);
-			free(p);
-		}
-		/*
-		 * Never an attempt whose history is not on disk: the next onbox
-		 * would number another one the same, and two different events
-		 * would share an id.  Nothing is launched, nothing marked failed.
-		 */
-		if (runner_hist_save(r, hist) != 0) {
-			log_error("stage %s: attempt %ld not started: its history cannot be written",
-			    st->name, r->attempt);
-			rc = WK_EX_IOERR;
-			goto out;
-		}
-		if (!st->has_wait && runner_launch(r, hist, a, &w) != 0) {
-			rc = 1;
-			goto out;
-		}
-		if (!st->has_wait && r->job == NULL)
-			runner_oom_mark_stage(r, hist, a);
-	}
-	r->stage_pid = rec.pid;
-
-	if (!st->has_wait) {
-		runner_sources_run(r, a);
-		runner_scan_restore(r);
-		runner_watch_recovery(r, hist, a);
-		if (st->timeout_s > 0) {
-			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->timeout_s;
-		}
-		if (w.pid > 0) {
-			/* The stage's process group, for a timeout stop. */
-			struct attempt_rec cur;
-
-			if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &cur) == 0)
-				r->stage_pid = cur.pid;
-		}
-		w.kill_pgid = (pid_t)r->stage_pid;
-		w.job = r->job;
-		runner_heartbeat(r);
-		if (w.pid > 0 || w.job != NULL) {
-			end = runner_supervise(r, hist, a, &w);
-			if (end == SUP_GONE && runner_slurm_stopping(r))
-				end = SUP_SIGNAL;
-		} else {
-			runner_scan_final(r);
-			end = SUP_GONE;
-		}
-	} else {
-		const char *wl = st->wait.log != NULL ? st->wait.log : st->log;
-		struct line_ctx lc;
-
-		if (wl != NULL) {
-			char *p = stage_log_path(r->cfg, wl);
-			struct logscan catchup;
-
-			/*
-			 * A training that finished before we attached has its done line
-			 * already in the log: look for the pattern from the start, but
-			 * count crash signatures only from where the wait began (earlier
-			 * text may belong to an earlier run sharing the log).
-			 */
-			source_open(r, &r->src[0], "log", p);
-			r->nsrc = 1;
-			logscan_init(&catchup, p, LOGSCAN_DEFAULT_MAX_LINE);
-			lc.r = r;
-			lc.s = &r->src[0];
-			lc.catchup = 1;
-			(void)logscan_poll(&catchup, runner_line, &lc);
-			logscan_free(&catchup);
-			source_from(&r->src[0], cJSON_GetObjectItem(a, "log_start"));
-			free(p);
-		}
-		if (st->wait.pid > 0) {
-			w.pid = (pid_t)st->wait.pid;
-			if (proc_identify(w.pid, &w.id) != 0)
-				w.pid = 0;	/* already gone */
-		}
-		if (st->wait.timeout_s > 0)
-			w.timeout_at = (time_t)json_num(a, "started_unix", 0) + st->wait.timeout_s;
-		w.wait_stage = 1;
-		if (json_num(a, "wait_announced", 0) == 0) {
-			cJSON *ev = events_new(r->instance, r->cfg->run, "stage_started", st->name,
-			    r->attempt);
-			char human[256];
-
-			json_set_str(a, "result", "running");
-			json_set_num(a, "wait_announced", 1);
-			(void)runner_hist_save(r, hist);	/* else the next onbox announces it again */
-			if (st->wait.pid > 0)
-				cJSON_AddNumberToObject(ev, "wait_pid", (double)st->wait.pid);
-			else
-				cJSON_AddStringToObject(ev, "wait_log", st->wait.log);
-			snprintf(human, sizeof(human), "%s waiting (attempt %ld)", st->name, r->attempt);
-			runner_emit(r, ev, human);
-		}
-		runner_heartbeat(r);
-		if (r->wait_seen)
-			end = SUP_WAIT_HIT;
-		else if (st->wait.pid > 0 && w.pid == 0) {
-			runner_scan_final(r);
-			end = SUP_GONE;
-		} else
-			end = runner_supervise(r, hist, a, &w);
-	}
-
-	if (end == SUP_STOP || r->stop_asked) {
+	rc = runner_enter(r, &sc, runner_entry(r, &sc));
+	if (rc == 0 && sc.a == NULL)
+		rc = runner_new_attempt(r, &sc);
+	if (rc != 0)
+		goto out;
+	r->cur.stage_pid = sc.rec.pid;
+	end = st->has_wait ? runner_watch_wait(r, &sc) : runner_watch_run(r, &sc);
+	if (end == SUP_STOP || r->run.stop_asked) {
 		/* job backend: the job ended on jobrun_stop (SUP_GONE); else stop the group now */
-		if (r->job != NULL)
-			runner_stop_record(r, st, hist, a, "job.stop: the cluster manager stopped its job");
+		if (r->run.job != NULL)
+			runner_stop_record(r, st, sc.hist, sc.a,
+			    "job.stop: the cluster manager stopped its job");
 		else
-			runner_stop_stage(r, hist, a, &w);
+			runner_stop_stage(r, sc.hist, sc.a, &sc.w);
 		rc = 128 + SIGTERM;
-		goto out;
-	}
-	if (end == SUP_SIGNAL) {
-		rc = 128 + r->got_signal;
-		goto out;
-	}
-
-	memset(&o, 0, sizeof(o));
-	memset(&in, 0, sizeof(in));
-	in.done_required = st->done_re != NULL;
-	in.done_seen = r->done_seen;
-	in.we_timed_out = json_bool(a, "timed_out", 0) || end == SUP_TIMEOUT;
-	in.oom_kills = cgroup_oom_delta(a, &oom_why);
-	in.oom_known = in.oom_kills >= 0;
-	in.oom_why = oom_why;
-	if (st->has_wait) {
-		/* A wait has no exit status: it ends by its pattern, a crash, a timeout or the pid. */
-		in.exited = 1;
-		in.exit_code = end == SUP_WAIT_HIT || end == SUP_GONE ? 0 : 1;
-		if (end == SUP_WAIT_HIT)
-			in.done_required = 0;
-		if (end == SUP_CRASH || (end == SUP_GONE && r->ts.crash_seen)) {
-			in.exit_code = 1;
-			in.done_required = 0;
-		}
-		o.exited = 0;
-	} else if (lost_follow) {
-		in.status_lost = 1;
-	} else if (r->job != NULL) {
-		/* job backend: the manager's final state stands for the exit status */
-		jobrun_outcome(r->job, &in, &o.exec_error);
-		o.exited = in.exited;
-		o.exit_code = in.exit_code;
-		o.signo = in.signo;
-	} else if (attempt_rec_load(r->cfg->workdir, st->name, r->attempt, &rec) == 0 && rec.exited) {
-		in.exited = rec.signo == 0;
-		in.exit_code = rec.exit_code;
-		in.signo = rec.signo;
-		o.exited = in.exited;
-		o.exit_code = rec.exit_code;
-		o.signo = rec.signo;
-		if (rec.exec_errno != 0)
-			o.exec_error = strerror(rec.exec_errno);
-	} else {
-		char boot[40];
-
-		in.status_lost = 1;
-		proc_boot_id(boot, sizeof(boot));
-		in.rebooted = rec.boot[0] != '\0' && strcmp(rec.boot, boot) != 0;
-	}
-	nan = st->has_wait ? NULL : nanstop_due(&r->nan, st->name, r->attempt);
-	if (nan == NULL && !st->has_wait)
-		nan = json_str(a, "nan_stop", NULL);
-	in.we_stopped = nan != NULL;
-	in.nan_stopped = nan;
-	in.missing = runner_require(r, &in, &req);
-	o.cls = triage_classify_guess(&in, &r->ts, &o.evidence, &guess);
-	o.guess = guess;
-	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
-		o.cls = TRIAGE_UNKNOWN;
-	rc = o.cls == TRIAGE_NONE ? 0 : 1;
-	if (runner_finalize(r, hist, a, &o) != 0)
-		rc = 1;
+	} else if (end == SUP_SIGNAL)
+		rc = 128 + r->run.got_signal;
+	else
+		rc = runner_judge(r, &sc, end);
  out:
-	jobrun_detach(r->job);	/* it borrowed hist */
-	free(req);
-	free(lockp);
-	free(oom_why);
-	free(guess);
-	cJSON_Delete(hist);
+	jobrun_detach(r->run.job);	/* it borrowed hist */
+	free(sc.lockp);
+	cJSON_Delete(sc.hist);
 	return rc;
-}
-
-/* A stage whose marker exists but whose done event was never recorded: record it now. */
-static void
-runner_catch_up(struct runner *r, size_t idx)
-{
-	const struct wk_stage *st = &r->cfg->chain[idx];
-	cJSON *hist = hist_load(r->cfg->workdir, st->name), *a = hist_last(hist), *ev;
-	char human[256];
-
-	if (a != NULL && strcmp(json_str(a, "result", ""), "done") == 0 &&
-	    !json_bool(a, "reported", 0)) {
-		ev = events_new(r->instance, r->cfg->run, "stage_done", st->name,
-		    json_long(a, "attempt", 1));
-		cJSON_AddStringToObject(ev, "marker", st->marker);
-		snprintf(human, sizeof(human), "%s DONE (attempt %ld) -> %s", st->name,
-		    json_long(a, "attempt", 1), st->marker);
-		runner_emit(r, ev, human);
-		json_set_bool(a, "reported", 1);
-		(void)hist_save(r->cfg->workdir, st->name, hist);
-	}
-	cJSON_Delete(hist);
-}
-
-static void
-runner_chain_done(struct runner *r)
-{
-	char *flag = layout_path(r->cfg->workdir, "chain.reported");
-	cJSON *ev;
-
-	if (fs_exists(flag)) {
-		free(flag);
-		return;
-	}
-	ev = events_new(r->instance, r->cfg->run, "chain_done", NULL, 0);
-	cJSON_AddNumberToObject(ev, "stages", (double)r->cfg->nchain);
-	{
-		/* From the first stage's last attempt to now: the chain as it last ran. */
-		cJSON *h = hist_load(r->cfg->workdir, r->cfg->chain[0].name);
-		const cJSON *a = hist_last(h);
-
-		if (a != NULL)
-			cJSON_AddNumberToObject(ev, "duration_s",
-			    difftime(time(NULL), (time_t)json_num(a, "started_unix", 0)));
-		cJSON_Delete(h);
-	}
-	runner_add_results(r, ev);
-	{
-		/* What went wrong on the way (caveats.h): in the event, the line, caveats.json. */
-		cJSON *cav = caveats_build(r->cfg);
-		char *human = caveats_text(cav) != NULL ?
-		    xstrfmt("chain DONE · caveats: %s", caveats_text(cav)) :
-		    xstrdup("chain DONE: every marker present");
-
-		caveats_event(ev, cav);
-		if (caveats_save(r->cfg->workdir, cav) != 0)
-			log_warn("cannot write %s/.watchkeeper/%s: %s", r->cfg->workdir, CAVEATS_FILE,
-			    strerror(errno));
-		runner_emit(r, ev, human);
-		free(human);
-		cJSON_Delete(cav);
-	}
-	(void)atomic_write_str(flag, "1\n");
-	free(flag);
 }
 
 /*
@@ -2425,12 +165,12 @@ runner_setup_signals(struct runner *r)
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
 		return -1;
 	signal(SIGPIPE, SIG_IGN);
-	r->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	return r->sfd < 0 ? -1 : 0;
+	r->run.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return r->run.sfd < 0 ? -1 : 0;
 }
 
 /* 1 when the marker of stage idx is present. */
-static int
+int
 runner_has_marker(const struct wk_config *cfg, size_t idx)
 {
 	char *m = layout_marker(cfg->workdir, cfg->chain[idx].marker);
@@ -2441,7 +181,7 @@ runner_has_marker(const struct wk_config *cfg, size_t idx)
 }
 
 /* The first stage without its marker, or nchain when every marker is present. */
-static size_t
+size_t
 runner_first_missing(const struct wk_config *cfg)
 {
 	size_t i;
@@ -2481,22 +221,22 @@ runner_chain(struct runner *r)
 	size_t i;
 	int stage_rc;
 
-	for (i = 0; i < r->cfg->nchain; i++) {
-		if (runner_has_marker(r->cfg, i)) {
+	for (i = 0; i < r->run.cfg->nchain; i++) {
+		if (runner_has_marker(r->run.cfg, i)) {
 			runner_catch_up(r, i);
 			continue;
 		}
-		r->restart = 0;
+		r->cur.restart = 0;
 		if (runner_stop_requested(r)) {
 			/* asked between two stages: the next one is not started */
-			r->st = &r->cfg->chain[i];
-			r->idx = i;
-			r->stop_asked = 1;
-			runner_stop_record(r, r->st, NULL, NULL, "between stages: nothing was running");
+			r->cur.st = &r->run.cfg->chain[i];
+			r->cur.idx = i;
+			r->run.stop_asked = 1;
+			runner_stop_record(r, r->cur.st, NULL, NULL, "between stages: nothing was running");
 			return 128 + SIGTERM;
 		}
 		stage_rc = runner_stage(r, i);
-		if (stage_rc == 1 && r->restart) {
+		if (stage_rc == 1 && r->cur.restart) {
 			/* The policy restarts it: the same stage again, as a new attempt. */
 			i--;
 			continue;
@@ -2519,20 +259,20 @@ runner_one(struct runner *r, size_t idx)
 	int rc;
 
 	/* Again under the run's lock: an onbox rerunning an earlier stage removes later markers. */
-	if (runner_stage_ready(r->cfg, idx) != 0)
+	if (runner_stage_ready(r->run.cfg, idx) != 0)
 		return WK_EX_FAIL;
 	for (i = 0; i < idx; i++)
 		runner_catch_up(r, i);
-	if (runner_has_marker(r->cfg, idx)) {
+	if (runner_has_marker(r->run.cfg, idx)) {
 		log_info("stage %s: its marker %s is already there: nothing to run",
-		    r->cfg->chain[idx].name, r->cfg->chain[idx].marker);
+		    r->run.cfg->chain[idx].name, r->run.cfg->chain[idx].marker);
 		runner_catch_up(r, idx);
 		return 0;
 	}
 	do {
-		r->restart = 0;
+		r->cur.restart = 0;
 		rc = runner_stage(r, idx);
-	} while (rc == 1 && r->restart);
+	} while (rc == 1 && r->cur.restart);
 	return rc;
 }
 
@@ -2545,11 +285,11 @@ runner_run(struct wk_config *cfg, const char *stage)
 	int rc = 0;
 
 	memset(&r, 0, sizeof(r));
-	r.dl.pidfd = -1;
-	r.cfg = cfg;
-	r.lockfd = r.ifd = r.sfd = -1;
-	r.status = "running";
-	triage_scan_init(&r.ts);
+	r.note.dl.pidfd = -1;
+	r.run.cfg = cfg;
+	r.run.lockfd = r.run.ifd = r.run.sfd = -1;
+	r.run.status = "running";
+	triage_scan_init(&r.cur.ts);
 
 	if (stage != NULL) {
 		for (only = 0; only < cfg->nchain && strcmp(cfg->chain[only].name, stage) != 0; only++)
@@ -2571,8 +311,8 @@ runner_run(struct wk_config *cfg, const char *stage)
 		goto out;
 	}
 	lockp = layout_path(cfg->workdir, "onbox.lock");
-	if ((r.lockfd = lock_try(lockp)) < 0) {
-		if (r.lockfd == WK_ERR_BUSY) {
+	if ((r.run.lockfd = lock_try(lockp)) < 0) {
+		if (r.run.lockfd == WK_ERR_BUSY) {
 			log_error("another onbox is already running run %s in %s (lock %s held)",
 			    cfg->run, cfg->workdir, lockp);
 			rc = WK_EX_TEMPFAIL;
@@ -2594,34 +334,34 @@ runner_run(struct wk_config *cfg, const char *stage)
 	if (stop_clear(cfg->workdir))
 		log_info("run %s was stopped on purpose: started again from the first missing marker",
 		    cfg->run);
-	if (events_instance(cfg->workdir, r.instance) != 0) {
+	if (events_instance(cfg->workdir, r.run.instance) != 0) {
 		log_error("cannot write the instance id in %s: %s", cfg->workdir, strerror(errno));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
-	notify_sinks_load_box(cfg, &r.sinks);
+	notify_sinks_load_box(cfg, &r.note.sinks);
 	runner_slurm_env(&r);
 	/* detach "job": each run stage's attempt is a job in a cluster manager (jobrun.c). */
 	if (cfg->detach_kind == DETACH_JOB &&
-	    (r.job = jobrun_new(cfg, r.instance, &r.sinks, runner_job_emit, &r)) == NULL) {
+	    (r.run.job = jobrun_new(cfg, r.run.instance, &r.note.sinks, runner_job_emit, &r)) == NULL) {
 		rc = WK_EX_CONFIG;
 		goto out;
 	}
-	outbox_opts_from_config(cfg, &r.outbox);
-	deliver_init(&r.dl, cfg, &r.sinks);
-	for (i = 0; i < r.sinks.n; i++)
-		if (r.sinks.v[i].missing != NULL)
+	outbox_opts_from_config(cfg, &r.note.outbox);
+	deliver_init(&r.note.dl, cfg, &r.note.sinks);
+	for (i = 0; i < r.note.sinks.n; i++)
+		if (r.note.sinks.v[i].missing != NULL)
 			log_warn("notify %s cannot send: %s; its events are kept in the outbox",
-			    r.sinks.v[i].id, r.sinks.v[i].missing);
+			    r.note.sinks.v[i].id, r.note.sinks.v[i].missing);
 	if (runner_setup_signals(&r) != 0)
 		fatal("signalfd: %s", strerror(errno));
 	/* WATCHKEEPER_NO_INOTIFY=1 behaves as on NFS, where inotify sees nothing. */
 	if (getenv("WATCHKEEPER_NO_INOTIFY") != NULL && strcmp(getenv("WATCHKEEPER_NO_INOTIFY"), "1") == 0) {
-		r.ifd = -1;
+		r.run.ifd = -1;
 		errno = ENOSYS;
 	} else
-		r.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (r.ifd < 0)
+		r.run.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (r.run.ifd < 0)
 		log_warn("inotify unavailable (%s): falling back to polling every %ld ms",
 		    strerror(errno), cfg->poll_ms);
 	{
@@ -2632,10 +372,10 @@ runner_run(struct wk_config *cfg, const char *stage)
 		static const char *const dirs[] = { "markers", "attempts" };
 		size_t k;
 
-		for (k = 0; k < sizeof(dirs) / sizeof(dirs[0]) && r.ifd >= 0; k++) {
+		for (k = 0; k < sizeof(dirs) / sizeof(dirs[0]) && r.run.ifd >= 0; k++) {
 			char *md = layout_path(cfg->workdir, dirs[k]);
 
-			(void)inotify_add_watch(r.ifd, md, IN_CREATE | IN_MOVED_TO | IN_DELETE);
+			(void)inotify_add_watch(r.run.ifd, md, IN_CREATE | IN_MOVED_TO | IN_DELETE);
 			free(md);
 		}
 	}
@@ -2644,7 +384,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 
 	rc = stage != NULL ? runner_one(&r, only) : runner_chain(&r);
 	if (rc == 0 && (stage == NULL || (i = runner_first_missing(cfg)) == cfg->nchain)) {
-		r.status = "done";
+		r.run.status = "done";
 		runner_chain_done(&r);
 	} else if (rc == 0) {
 		/*
@@ -2652,35 +392,35 @@ runner_run(struct wk_config *cfg, const char *stage)
 		 * job that runs it.  Not "done" (that is the whole chain, as `onbox
 		 * start` reads it), not "stopped" (a signal, a stage left running).
 		 */
-		r.status = "waiting";
+		r.run.status = "waiting";
 		log_info("stage %s done; the chain continues with %s, in its own job",
 		    cfg->chain[only].name, cfg->chain[i].name);
-	} else if (r.stopped) {
-		r.status = "stopped";
+	} else if (r.run.stopped) {
+		r.run.status = "stopped";
 		log_info("run %s stopped on purpose; `onbox start` starts it again from the first "
 		    "missing marker", cfg->run);
 	} else if (rc == 1)
-		r.status = "failed";
+		r.run.status = "failed";
 	else if (rc == WK_EX_IOERR) {
 		/* Not "failed": no FAILED marker says so; the next onbox takes it up. */
-		r.status = "stopped";
+		r.run.status = "stopped";
 		log_error("stopped: the workdir %s cannot be written (see above); once it can, "
 		    "`onbox run%s%s` continues", cfg->workdir, stage != NULL ? " --stage " : "",
 		    stage != NULL ? stage : "");
 	} else {
-		r.status = "stopped";
-		if (r.st != NULL && r.stage_pid > 0 && r.slurm.job)
+		r.run.status = "stopped";
+		if (r.cur.st != NULL && r.cur.stage_pid > 0 && r.run.slurm.job)
 			log_info("stopped by signal %d; stage %s (pid %ld) is Slurm's to stop with job %s: "
-			    "the job's next run (a requeue) ends or re-attaches to it", r.got_signal,
-			    r.st->name, r.stage_pid, r.slurm.job_id);
-		else if (r.st != NULL && r.stage_pid > 0)
+			    "the job's next run (a requeue) ends or re-attaches to it", r.run.got_signal,
+			    r.cur.st->name, r.cur.stage_pid, r.run.slurm.job_id);
+		else if (r.cur.st != NULL && r.cur.stage_pid > 0)
 			log_info("stopped by signal %d; stage %s (pid %ld) keeps running: "
-			    "`onbox run%s%s` re-attaches to it", r.got_signal, r.st->name, r.stage_pid,
+			    "`onbox run%s%s` re-attaches to it", r.run.got_signal, r.cur.st->name, r.cur.stage_pid,
 			    stage != NULL ? " --stage " : "", stage != NULL ? stage : "");
 	}
 	(void)runner_pend_flush(&r);	/* the last chance for events held in memory */
-	if (r.sinks.n > 0) {
-		int pending = deliver_drain(&r.dl, (int)(r.sinks.timeout_s + 2) * 1000);
+	if (r.note.sinks.n > 0) {
+		int pending = deliver_drain(&r.note.dl, (int)(r.note.sinks.timeout_s + 2) * 1000);
 
 		if (pending > 0)
 			log_warn("%d notification(s) not delivered yet: kept in %s/.watchkeeper/outbox; "
@@ -2689,22 +429,22 @@ runner_run(struct wk_config *cfg, const char *stage)
 	runner_heartbeat(&r);
  out:
 	runner_pend_free(&r);
-	jobrun_free(r.job);
-	deliver_free(&r.dl);
-	notify_sinks_free(&r.sinks);
-	health_free(r.health);
-	nanstop_free(&r.nan);
-	cJSON_Delete(r.saved);
+	jobrun_free(r.run.job);
+	deliver_free(&r.note.dl);
+	notify_sinks_free(&r.note.sinks);
+	health_free(r.run.health);
+	nanstop_free(&r.run.nan);
+	cJSON_Delete(r.run.saved);
 	runner_stage_reset(&r);
 	log_tee_close();
-	triage_scan_free(&r.ts);
-	cJSON_Delete(r.last_event);
-	if (r.ifd >= 0)
-		close(r.ifd);
-	if (r.sfd >= 0)
-		close(r.sfd);
-	if (r.lockfd >= 0)
-		close(r.lockfd);
+	triage_scan_free(&r.cur.ts);
+	cJSON_Delete(r.note.last_event);
+	if (r.run.ifd >= 0)
+		close(r.run.ifd);
+	if (r.run.sfd >= 0)
+		close(r.run.sfd);
+	if (r.run.lockfd >= 0)
+		close(r.run.lockfd);
 	free(lockp);
 	free(failed);
 	return rc;

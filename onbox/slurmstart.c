@@ -34,7 +34,6 @@
 #include "config.h"
 #include "err.h"
 #include "events.h"
-#include "fsutil.h"
 #include "jobctl.h"
 #include "jsonfile.h"
 #include "layout.h"
@@ -167,16 +166,6 @@ ss_save(struct slurmstart *s)
 	return rc;
 }
 
-static int
-ss_marker(const struct wk_config *cfg, size_t i)
-{
-	char *m = layout_marker(cfg->workdir, cfg->chain[i].marker);
-	int have = fs_exists(m);
-
-	free(m);
-	return have;
-}
-
 /* Ask the queue.  0 and *sv, or WK_EX_TEMPFAIL (said) when what is queued cannot be known. */
 static int
 ss_query(struct slurmstart *s, struct slurm_view *sv)
@@ -210,7 +199,7 @@ ss_plan(struct slurmstart *s, const struct slurm_view *sv)
 		struct ss_stage *t = &s->st[i];
 		const struct slurm_job *j;
 
-		if (ss_marker(s->cfg, i)) {
+		if (runner_has_marker(s->cfg, i)) {
 			t->what = SS_DONE;
 			continue;	/* a done stage leaves nothing to wait for */
 		}
@@ -393,7 +382,7 @@ slurmstart_run(struct wk_config *cfg, const char *self, const char *cfgpath)
 		goto out;
 	}
 	for (i = 0; i < cfg->nchain; i++)
-		missing += !ss_marker(cfg, i);
+		missing += !runner_has_marker(cfg, i);
 	if (missing == 0) {
 		printf("run %s: nothing to do, every marker is already present\n", cfg->run);
 		goto out;

@@ -156,6 +156,20 @@ stop_record_write(const char *workdir, const char *run, const char *by, const ch
 	return r;
 }
 
+/* Attempt a ended "stopped": on purpose, so no class, no policy decision, no FAILED marker. */
+void
+stop_mark_attempt(cJSON *a, const char *by, const char *how)
+{
+	char when[TIMEFMT_LEN];
+
+	timefmt_utc(time(NULL), when, sizeof(when));
+	json_set_str(a, "result", "stopped");
+	json_set_str(a, "ended", when);
+	json_set_str(a, "stopped_by", by);
+	json_set_str(a, "stop", how);
+	json_set_bool(a, "reported", 1);
+}
+
 int
 stop_clear(const char *workdir)
 {

@@ -44,6 +44,12 @@ cJSON *stop_record_load(const char *workdir);
 int stop_record_write(const char *workdir, const char *run, const char *by, const char *nonce,
     const char *stage, long attempt, const char *how);
 
+/*
+ * Mark attempt a (an entry of the stage's history) ended "stopped" by by,
+ * how: the caller saves the history.
+ */
+void stop_mark_attempt(cJSON *a, const char *by, const char *how);
+
 /* Remove both files; 1 when the run was recorded stopped, else 0. */
 int stop_clear(const char *workdir);
 
