@@ -1,14 +1,37 @@
 /*
- * cmdargs.c: the argument shape several subcommands share (`onbox run
+ * cmdargs.c: what the subcommands share about their arguments: the usage
+ * line, loading the run's config, and the shape several take (`onbox run
  * --stage NAME`, `onbox stop --by WHO`): -c/--config FILE, at most one
- * --OPT VALUE, no operands, then the run's config.  One getopt loop for
- * them, so their usage errors and config errors read the same.
+ * --OPT VALUE, no operands, then the config.  One place for them, so their
+ * usage errors and config errors read the same; apart from onbox.c (main
+ * and the command table), so that no command calls back into it.
  */
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "config.h"
+#include "log.h"
 #include "onbox.h"
+
+int
+onbox_usage(const struct onbox_cmd *cmd)
+{
+	fprintf(stderr, "usage: onbox [-c FILE] %s %s\n", cmd->name, cmd->args);
+	return WK_EX_USAGE;
+}
+
+struct wk_config *
+onbox_load_config(const struct onbox_ctx *ctx)
+{
+	struct wk_config *cfg = NULL;
+	char *path = config_find(ctx->config_opt);
+
+	(void)config_load_report(log_prog(), path, &cfg);
+	free(path);
+	return cfg;
+}
 
 /*
  * A subcommand's arguments when it takes -c/--config FILE, at most one

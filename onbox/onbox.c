@@ -59,24 +59,6 @@ onbox_help(FILE *fp)
 }
 
 int
-onbox_usage(const struct onbox_cmd *cmd)
-{
-	fprintf(stderr, "usage: onbox [-c FILE] %s %s\n", cmd->name, cmd->args);
-	return WK_EX_USAGE;
-}
-
-struct wk_config *
-onbox_load_config(const struct onbox_ctx *ctx)
-{
-	struct wk_config *cfg = NULL;
-	char *path = config_find(ctx->config_opt);
-
-	(void)config_load_report(log_prog(), path, &cfg);
-	free(path);
-	return cfg;
-}
-
-int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
