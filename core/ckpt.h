@@ -174,13 +174,6 @@ void ckpt_summarize(const struct ckpt_scan *s, time_t now, struct ckpt_summary *
 char *ckpt_summary_text(const struct ckpt_summary *sum);
 
 /*
- * Where {checkpoint} may stand in a command is shword.h's (config validates
- * with it without needing ckpt); these names stay for ckpt's callers.
- */
-#define ckpt_uses_token(command)		shword_uses_token(command)
-#define ckpt_check_command(command, why)	shword_check_token(command, why)
-
-/*
  * Replace every "{checkpoint}" in command (run under sh -c) by path,
  * sshq-quoted: one word whatever the path holds.  path NULL: no complete
  * checkpoint, so checkpoints.fallback decides: "fresh" puts the sshq-quoted
@@ -188,7 +181,7 @@ char *ckpt_summary_text(const struct ckpt_summary *sum);
  * WK_ERR_NOTFOUND and *why "no complete checkpoint in DIR;
  * checkpoints.fallback is stop".  A command without the token comes back
  * unchanged (a copy), and then neither path nor fallback matters.  Other
- * failures (WK_ERR_INVALID): a misplaced token (ckpt_check_command), a
+ * failures (WK_ERR_INVALID): a misplaced token (shword_check_token), a
  * replacement holding a newline, the token with path NULL and no
  * checkpoints configured.  0 and *out (caller frees), else *out NULL.
  */

@@ -181,7 +181,7 @@ complete_check(const struct wk_config *cfg, long prog_max_log, char **missing, c
 	cJSON_ArrayForEach(it, complete_list(cfg)) {
 		if (!cJSON_IsString(it))
 			continue;
-		if (strcmp(it->valuestring, COMPLETE_FINAL_CKPT) == 0) {
+		if (strcmp(it->valuestring, REQENTRY_FINAL_CKPT) == 0) {
 			cwhy = NULL;
 			if (ck.len == 0 && !complete_final_ckpt(cfg, prog_max_log, &cwhy, note)) {
 				buf_printf(&ck, "final checkpoint: %s", cwhy);

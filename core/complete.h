@@ -26,11 +26,6 @@
 #include "config.h"
 #include "reqentry.h"
 
-#define COMPLETE_FINAL_CKPT	REQENTRY_FINAL_CKPT
-
-/* One entry's shape is reqentry.h's (config checks it without needing complete). */
-#define complete_entry_ok(entry, why)	reqentry_ok(entry, why)
-
 /* 1 when completion.require has at least one entry. */
 int complete_configured(const struct wk_config *cfg);
 

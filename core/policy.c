@@ -184,7 +184,7 @@ pred_escalate(const struct policy_in *in, const struct policy_facts *f, struct p
 static int
 pred_no_progress(const struct policy_in *in, const struct policy_facts *f, struct policy_out *o)
 {
-	const struct policy_attempt *first;
+	const struct attempt *first;
 
 	(void)in;
 	if (f->np_max <= 0 || f->np_run < f->np_max)
@@ -326,7 +326,7 @@ stage_resumes(const struct policy_in *in)
 		return 0;
 	for (i = 0; i < in->cfg->nchain; i++)
 		if (strcmp(in->cfg->chain[i].name, in->stage) == 0)
-			return in->cfg->chain[i].run != NULL && ckpt_uses_token(in->cfg->chain[i].run);
+			return in->cfg->chain[i].run != NULL && shword_uses_token(in->cfg->chain[i].run);
 	return 0;
 }
 
@@ -338,7 +338,7 @@ stage_resumes(const struct policy_in *in)
 static long
 no_progress_run(const struct policy_in *in, size_t n)
 {
-	const struct policy_attempt *x, *att = in->att;
+	const struct attempt *x, *att = in->att;
 	long run = 0, before;
 	size_t i;
 
@@ -358,7 +358,7 @@ no_progress_run(const struct policy_in *in, size_t n)
 
 /* When an earlier attempt ended, as a lower bound; 0 unknown. */
 static time_t
-end_of(const struct policy_attempt *a)
+end_of(const struct attempt *a)
 {
 	return a->ended > 0 ? a->ended : a->started;
 }
@@ -366,7 +366,7 @@ end_of(const struct policy_attempt *a)
 static void
 facts(const struct policy_in *in, struct policy_facts *f)
 {
-	const struct policy_attempt *att = in->att;
+	const struct attempt *att = in->att;
 	size_t n = att != NULL ? in->natt : 0, i;
 	enum triage_class tcls;
 	time_t end;

@@ -103,10 +103,6 @@
  */
 #define POLICY_ATTEMPTS_MAX	 4096
 
-/* The old names of history.h's attempt and its parser (runner.c and the tests still use them). */
-#define policy_attempt			attempt
-#define policy_attempts_from_history	history_attempts
-
 enum policy_action {
 	POLICY_STOP,
 	POLICY_RESTART,
@@ -129,7 +125,7 @@ struct policy_in {
 	const struct wk_config *cfg;	/* restart.* keys; required */
 	int		 seen;		/* the box answered (patrol: the probe arrived and parsed) */
 	int		 finished;	/* the run's final marker is present */
-	const struct policy_attempt *att; /* the failed stage's attempts, oldest first */
+	const struct attempt *att; /* the failed stage's attempts, oldest first */
 	size_t		 natt;		/* the last one is the failure being decided */
 	time_t		 now;		/* unix seconds, the moment of the decision; required */
 	const char	*stage;		/* the stage's name in cfg->chain; NULL: unknown (no_progress off) */
@@ -154,8 +150,8 @@ struct policy_out {
 
 /* What the attempts say, worked out once before the table is walked. */
 struct policy_facts {
-	const struct policy_attempt *last;	/* NULL when natt == 0 */
-	const struct policy_attempt *prev;	/* the one before last, NULL none */
+	const struct attempt *last;	/* NULL when natt == 0 */
+	const struct attempt *prev;	/* the one before last, NULL none */
 	const struct triage_class_info *ci;	/* last's class info (unknown names: "unknown") */
 	int		 known;		/* last->cls is a triage class name */
 	int		 retryable;

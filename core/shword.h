@@ -27,7 +27,7 @@ int shword_uses_token(const char *command);
  * or "..." (also "$(... {checkpoint})", conservatively), right after a
  * backslash, or after a here-document operator "<<".  In a # comment it is
  * allowed (and replaced).  0 when the command has no token.  For config
- * validation; ckpt_subst calls it too (as ckpt_check_command).
+ * validation; ckpt_subst calls it too (as shword_check_token).
  */
 int shword_check_token(const char *command, char **why);
 

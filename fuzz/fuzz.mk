@@ -1,7 +1,7 @@
 # fuzz/fuzz.mk: builds the libFuzzer targets with clang; fuzz/run.sh runs it
 # (make -f fuzz/fuzz.mk FUZZ_BUILD=DIR CC=clang TARGETS="config probe ...").
 #
-# Every core/*.c but core/ssh.c (the fuzzed code needs no libssh2) is compiled
+# Every core/*.c (libssh2 is needed only by ssh/, which no target links) is compiled
 # with coverage instrumentation and ASan+UBSan into $(FUZZ_BUILD)/libwkfuzz.a,
 # with the same language flags and pkg-config libraries as the Makefile; each
 # fuzz/fuzz_<name>.c links against it with libFuzzer's main.  Nothing is
@@ -27,7 +27,7 @@ FZ_CFLAGS	:= -std=c11 -D_GNU_SOURCE -g -O1 -I$(TOP)/core -I$(TOP)/fuzz $(PKG_CFL
 	-DWK_VERSION='"$(VERSION)"' -DWK_PROFILES_DIR='""' -DWK_SRC_PROFILES_DIR='"$(TOP)/profiles"' \
 	-Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
 
-CORE_SRCS	:= $(filter-out $(TOP)/core/ssh.c,$(sort $(wildcard $(TOP)/core/*.c)))
+CORE_SRCS	:= $(sort $(wildcard $(TOP)/core/*.c))
 CORE_OBJS	:= $(CORE_SRCS:$(TOP)/core/%.c=$(FUZZ_BUILD)/obj/core/%.o)
 UTIL_OBJ	:= $(FUZZ_BUILD)/obj/fuzz/fuzzutil.o
 LIB		:= $(FUZZ_BUILD)/libwkfuzz.a

@@ -6,7 +6,7 @@
  *   handbook [-c FILE] -o FILE|-         write it to FILE, or to stdout
  *   handbook [-c FILE] --check [-o FILE] does what the handbook claims still hold?
  *
- * The handbook is rendered by core/handbook.c from the config, patrol's
+ * The handbook is rendered by the library in handbook/render*.c from the config, patrol's
  * state (read, never locked: a tick may be running) and the crontab.
  * --check reads the claims line at the end of the file back and compares
  * it with the box (one connection, one probe, as patrol's tick does) and

@@ -266,7 +266,7 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	int rc = -1;
 
 	/* {checkpoint}: the newest complete checkpoint now, or the configured fallback. */
-	if (ckpt_configured(r->run.cfg) && ckpt_uses_token(r->cur.st->run)) {
+	if (ckpt_configured(r->run.cfg) && shword_uses_token(r->cur.st->run)) {
 		if (ckpt_scan_dir(r->run.cfg, &scan, &why) == 0 &&
 		    ckpt_subst_scan(r->cur.st->run, scan, r->run.cfg, &cmd, &why) == 0) {
 			if (scan->newest != NULL) {

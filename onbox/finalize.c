@@ -92,7 +92,7 @@ runner_add_results(const struct runner *r, cJSON *ev)
 int
 runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
 {
-	struct policy_attempt att[RUNNER_POLICY_HISTORY];
+	struct attempt att[RUNNER_POLICY_HISTORY];
 	struct policy_in in;
 	char *final = layout_marker(r->run.cfg->workdir, r->run.cfg->chain[r->run.cfg->nchain - 1].marker);
 	size_t n = 0, skipped = 0;
@@ -109,7 +109,7 @@ runner_policy(struct runner *r, const cJSON *hist, struct policy_out *out)
 		free(final);
 		return 0;
 	}
-	(void)policy_attempts_from_history(hist, att, RUNNER_POLICY_HISTORY, &n, &skipped);
+	(void)history_attempts(hist, att, RUNNER_POLICY_HISTORY, &n, &skipped);
 	in.cfg = r->run.cfg;
 	in.seen = 1;
 	in.finished = fs_exists(final);

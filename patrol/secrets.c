@@ -13,7 +13,7 @@
  * fixed script with the (quoted) path in it, and `cat` puts stdin into a
  * temp file created under umask 077 in the same directory, renamed over
  * the old file.  Same with both transports: libssh2 writes stdin to the
- * channel; the system ssh gets it on its own stdin (core/sshcli.c), never
+ * channel; the system ssh gets it on its own stdin (ssh/sshcli.c), never
  * in its argv.
  *
  * A variable missing (or empty) here is warned about by name; the box keeps

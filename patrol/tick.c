@@ -244,7 +244,7 @@ tick_reconcile_slurm(struct tick *t)
 static int
 tick_policy(struct tick *t, struct policy_out *pol)
 {
-	struct policy_attempt att[TICK_POLICY_HISTORY + 1];
+	struct attempt att[TICK_POLICY_HISTORY + 1];
 	struct policy_in in;
 	const cJSON *h = t->out.stage != NULL ? probe_history(&t->probe, t->out.stage) : NULL;
 	const cJSON *all = cJSON_GetObjectItem(h, "attempts"), *last;
@@ -254,7 +254,7 @@ tick_policy(struct tick *t, struct policy_out *pol)
 	memset(&in, 0, sizeof(in));
 	if (h == NULL)
 		return 1;	/* never launched: the first launch is no restart */
-	(void)policy_attempts_from_history(h, att, TICK_POLICY_HISTORY, &n, &skipped);
+	(void)history_attempts(h, att, TICK_POLICY_HISTORY, &n, &skipped);
 	last = cJSON_GetArrayItem(all, cJSON_GetArraySize(all) - 1);
 	if (last != NULL && (strcmp(json_str(last, "result", ""), "running") == 0 ||
 	    strcmp(json_str(last, "result", ""), "starting") == 0)) {

@@ -137,11 +137,11 @@ test_entry_rules(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		assert_int_equal(complete_entry_ok(good[i], &why), 0);
+		assert_int_equal(reqentry_ok(good[i], &why), 0);
 		assert_null(why);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(complete_entry_ok(bad[i], &why), WK_ERR_INVALID);
+		assert_int_equal(reqentry_ok(bad[i], &why), WK_ERR_INVALID);
 		assert_non_null(why);
 		free(why);
 	}

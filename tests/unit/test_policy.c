@@ -110,10 +110,10 @@ teardown(void **state)
 }
 
 /* One attempt: number, start and end (unix), class (NULL success), progressed. */
-static struct policy_attempt
+static struct attempt
 A(long n, long s, long e, const char *cls, int prog)
 {
-	struct policy_attempt a;
+	struct attempt a;
 
 	memset(&a, 0, sizeof(a));
 	a.n = n;
@@ -126,10 +126,10 @@ A(long n, long s, long e, const char *cls, int prog)
 }
 
 /* An attempt onbox marked: the newest complete checkpoint at its launch and end (-1 none). */
-static struct policy_attempt
+static struct attempt
 AC(long n, long s, long e, const char *cls, long from, long to)
 {
-	struct policy_attempt a = A(n, s, e, cls, 0);
+	struct attempt a = A(n, s, e, cls, 0);
 
 	a.ckpt_known = 1;
 	a.ckpt_from = from;
@@ -138,7 +138,7 @@ AC(long n, long s, long e, const char *cls, long from, long to)
 }
 
 static void
-decide_full(int c, int seen, int finished, const struct policy_attempt *att, size_t n,
+decide_full(int c, int seen, int finished, const struct attempt *att, size_t n,
     struct policy_out *o)
 {
 	struct policy_in in;
@@ -160,7 +160,7 @@ decide_full(int c, int seen, int finished, const struct policy_attempt *att, siz
 
 /* Decide on a seen, unfinished run; check the rule and action. */
 static void
-expect(int c, const struct policy_attempt *att, size_t n, enum policy_rule rule,
+expect(int c, const struct attempt *att, size_t n, enum policy_rule rule,
     const char *word, struct policy_out *o)
 {
 	decide_full(c, 1, 0, att, n, o);
@@ -176,7 +176,7 @@ expect(int c, const struct policy_attempt *att, size_t n, enum policy_rule rule,
 static void
 test_finished_and_unseen(void **state)
 {
-	struct policy_attempt a[] = { A(1, T0 - 5000, T0 - 10, "preempted", 0) };
+	struct attempt a[] = { A(1, T0 - 5000, T0 - 10, "preempted", 0) };
 	struct policy_out o;
 
 	(void)state;
@@ -205,7 +205,7 @@ test_finished_and_unseen(void **state)
 static void
 test_no_failure(void **state)
 {
-	struct policy_attempt a[] = {
+	struct attempt a[] = {
 		A(1, T0 - 500, T0 - 400, "nccl_timeout", 0),
 		A(2, T0 - 300, T0 - 10, NULL, 1),
 	};
@@ -231,7 +231,7 @@ test_never_retry(void **state)
 	static const char *const retry[] = {
 		"preempted", "node_lost", "nccl_timeout", "bad_accelerator", "lost", "reboot",
 	};
-	struct policy_attempt a[2];
+	struct attempt a[2];
 	struct policy_out o;
 	size_t i;
 
@@ -275,7 +275,7 @@ test_never_retry(void **state)
 static void
 test_retry_classes(void **state)
 {
-	struct policy_attempt a[1];
+	struct attempt a[1];
 	struct policy_out o;
 
 	(void)state;
@@ -309,7 +309,7 @@ test_retry_classes(void **state)
 static void
 test_escalate(void **state)
 {
-	struct policy_attempt a[4];
+	struct attempt a[4];
 	struct policy_out o;
 
 	(void)state;
@@ -385,7 +385,7 @@ static void
 test_flapping(void **state)
 {
 	/* C_TIGHT: more than 3 failures within 100 s; classes alternate so none escalates. */
-	struct policy_attempt a[] = {
+	struct attempt a[] = {
 		A(1, T0 - 9000, T0 - 8000, "nccl_timeout", 0),	/* long ago: outside */
 		A(2, T0 - 200, T0 - 90, "preempted", 1),
 		A(3, T0 - 90, T0 - 70, "bad_accelerator", 1),
@@ -442,7 +442,7 @@ test_flapping(void **state)
 
 /* n spaced-out failures of cls (never escalate, never flap), the i-th progressed when prog[i]. */
 static void
-spaced(struct policy_attempt *a, size_t n, const char *const *cls, const int *prog)
+spaced(struct attempt *a, size_t n, const char *const *cls, const int *prog)
 {
 	size_t i;
 
@@ -456,7 +456,7 @@ test_budget(void **state)
 {
 	const char *nccl[] = { "nccl_timeout", "nccl_timeout", "nccl_timeout", "nccl_timeout",
 	    "nccl_timeout" };
-	struct policy_attempt a[8];
+	struct attempt a[8];
 	struct policy_out o;
 
 	(void)state;
@@ -499,7 +499,7 @@ test_infra_free(void **state)
 	    "preempted", "nccl_timeout" };
 	const char *pre[] = { "preempted", "preempted", "preempted", "preempted", "preempted",
 	    "preempted", "preempted" };
-	struct policy_attempt a[8];
+	struct attempt a[8];
 	struct policy_out o;
 	size_t i;
 
@@ -530,7 +530,7 @@ test_progress_resets(void **state)
 	    "nccl_timeout", "nccl_timeout" };
 	const int prog2[] = { 0, 1, 0, 0, 0, 0 };
 	const int prog4[] = { 0, 1, 0, 1, 0, 0 };
-	struct policy_attempt a[8];
+	struct attempt a[8];
 	struct policy_out o;
 
 	(void)state;
@@ -586,7 +586,7 @@ test_table(void **state)
 static void
 test_out_json(void **state)
 {
-	struct policy_attempt a[] = { A(1, T0 - 5000, T0 - 10, "nccl_timeout", 0) };
+	struct attempt a[] = { A(1, T0 - 5000, T0 - 10, "nccl_timeout", 0) };
 	struct policy_out o;
 	cJSON *j;
 
@@ -649,7 +649,7 @@ static const char realistic[] =
 static void
 test_history_realistic(void **state)
 {
-	struct policy_attempt a[16];
+	struct attempt a[16];
 	struct policy_out o;
 	struct policy_in in;
 	size_t n = 99, skipped = 99;
@@ -657,7 +657,7 @@ test_history_realistic(void **state)
 
 	(void)state;
 	assert_non_null(h);
-	assert_int_equal(policy_attempts_from_history(h, a, 16, &n, &skipped), 0);
+	assert_int_equal(history_attempts(h, a, 16, &n, &skipped), 0);
 	assert_int_equal(n, 6);		/* the running attempt 7 is not ended */
 	assert_int_equal(skipped, 0);
 	assert_int_equal(a[0].n, 1);
@@ -706,7 +706,7 @@ test_history_realistic(void **state)
 	policy_decide(&in, &o);
 	assert_int_equal(o.rule, POLICY_RETRY);
 	/* The array itself is accepted too. */
-	assert_int_equal(policy_attempts_from_history(cJSON_GetObjectItem(h, "attempts"), a, 16,
+	assert_int_equal(history_attempts(cJSON_GetObjectItem(h, "attempts"), a, 16,
 	    &n, NULL), 0);
 	assert_int_equal(n, 6);
 	cJSON_Delete(h);
@@ -729,7 +729,7 @@ static const char requeued[] =
 static void
 test_history_requeued(void **state)
 {
-	struct policy_attempt a[4];
+	struct attempt a[4];
 	struct policy_out o;
 	struct policy_in in;
 	size_t n = 0, skipped = 99;
@@ -737,7 +737,7 @@ test_history_requeued(void **state)
 
 	(void)state;
 	assert_non_null(h);
-	assert_int_equal(policy_attempts_from_history(h, a, 4, &n, &skipped), 0);
+	assert_int_equal(history_attempts(h, a, 4, &n, &skipped), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(skipped, 0);
 	assert_string_equal(a[0].cls, "preempted");
@@ -792,13 +792,13 @@ test_history_malformed(void **state)
 	    "] }";
 	static const char *const bad[] = { "[]", "{}", "{\"attempts\": 5}", "{\"attempts\": {}}",
 	    "\"attempts\"", "3" };
-	struct policy_attempt a[4];
+	struct attempt a[4];
 	size_t n = 99, skipped = 99, i;
 	cJSON *h = cJSON_Parse(doc);
 
 	(void)state;
 	assert_non_null(h);
-	assert_int_equal(policy_attempts_from_history(h, a, 4, &n, &skipped), 0);
+	assert_int_equal(history_attempts(h, a, 4, &n, &skipped), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(skipped, 26);
 	assert_int_equal(a[0].n, 4);
@@ -813,20 +813,20 @@ test_history_malformed(void **state)
 		h = cJSON_Parse(bad[i]);
 		assert_non_null(h);
 		n = 99;
-		assert_int_equal(policy_attempts_from_history(h, a, 4, &n, &skipped),
+		assert_int_equal(history_attempts(h, a, 4, &n, &skipped),
 		    i == 0 ? 0 : WK_ERR_PARSE);
 		assert_int_equal(n, 0);
 		cJSON_Delete(h);
 	}
 	n = 99;
-	assert_int_equal(policy_attempts_from_history(NULL, a, 4, &n, NULL), WK_ERR_PARSE);
+	assert_int_equal(history_attempts(NULL, a, 4, &n, NULL), WK_ERR_PARSE);
 	assert_int_equal(n, 0);
 }
 
 static void
 test_history_bounded(void **state)
 {
-	struct policy_attempt a[4];
+	struct attempt a[4];
 	struct buf b = BUF_INIT;
 	size_t n, skipped, i;
 	cJSON *h;
@@ -841,13 +841,13 @@ test_history_bounded(void **state)
 	h = cJSON_Parse(b.data);
 	assert_non_null(h);
 	/* The newest four are kept, oldest first; the six older ones and the 5 are skipped. */
-	assert_int_equal(policy_attempts_from_history(h, a, 4, &n, &skipped), 0);
+	assert_int_equal(history_attempts(h, a, 4, &n, &skipped), 0);
 	assert_int_equal(n, 4);
 	assert_int_equal(skipped, 7);
 	for (i = 0; i < 4; i++)
 		assert_int_equal(a[i].n, (long)i + 7);
 	/* cap 0 reads nothing and writes nothing. */
-	assert_int_equal(policy_attempts_from_history(h, NULL, 0, &n, &skipped), 0);
+	assert_int_equal(history_attempts(h, NULL, 0, &n, &skipped), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(skipped, 11);
 	cJSON_Delete(h);
@@ -905,10 +905,10 @@ test_mark_progress(void **state)
 	/* The written flag is what the reader sees once the attempt has ended. */
 	json_set_str(a3, "result", "failed");
 	{
-		struct policy_attempt a[4];
+		struct attempt a[4];
 		size_t n;
 
-		assert_int_equal(policy_attempts_from_history(h, a, 4, &n, NULL), 0);
+		assert_int_equal(history_attempts(h, a, 4, &n, NULL), 0);
 		assert_int_equal(n, 4);
 		assert_int_equal(a[1].progressed, 0);
 		assert_int_equal(a[2].n, 3);
@@ -930,25 +930,25 @@ test_mark_progress(void **state)
 static void
 test_no_progress(void **state)
 {
-	struct policy_attempt none[] = {
+	struct attempt none[] = {
 		AC(1, T0 - 400, T0 - 300, "preempted", -1, -1),
 		AC(2, T0 - 200, T0 - 100, "preempted", -1, -1),
 	};
-	struct policy_attempt four[] = {
+	struct attempt four[] = {
 		AC(1, T0 - 900, T0 - 700, "preempted", -1, 4),	/* made step 4 */
 		AC(2, T0 - 600, T0 - 500, "preempted", 4, 4),
 		AC(3, T0 - 400, T0 - 300, "preempted", 4, 4),
 	};
-	struct policy_attempt newer[] = {
+	struct attempt newer[] = {
 		AC(1, T0 - 400, T0 - 300, "preempted", -1, -1),
 		AC(2, T0 - 200, T0 - 100, "preempted", -1, 3),	/* a new one: no stop */
 	};
-	struct policy_attempt resumed[] = {
+	struct attempt resumed[] = {
 		AC(1, T0 - 400, T0 - 300, "preempted", -1, 3),
 		AC(2, T0 - 200, T0 - 100, "preempted", 3, 6),
 		AC(3, T0 - 90, T0 - 50, "preempted", 6, 9),
 	};
-	struct policy_attempt counting[] = {
+	struct attempt counting[] = {
 		AC(1, T0 - 4000, T0 - 3000, "nccl_timeout", 10, 10),
 		AC(2, T0 - 2000, T0 - 1000, "nccl_timeout", 10, 10),
 	};
@@ -979,7 +979,7 @@ test_no_progress(void **state)
 static void
 test_no_progress_max(void **state)
 {
-	struct policy_attempt a[] = {
+	struct attempt a[] = {
 		AC(1, T0 - 900, T0 - 800, "preempted", -1, 5),
 		AC(2, T0 - 700, T0 - 600, "preempted", 5, 5),
 		AC(3, T0 - 500, T0 - 400, "node_lost", 5, 5),
@@ -1004,21 +1004,21 @@ test_no_progress_max(void **state)
 static void
 test_no_progress_scope(void **state)
 {
-	struct policy_attempt ok[] = {
+	struct attempt ok[] = {
 		AC(1, T0 - 900, T0 - 800, "preempted", -1, -1),
 		AC(2, T0 - 700, T0 - 600, NULL, -1, -1),
 		AC(3, T0 - 300, T0 - 200, "preempted", -1, -1),
 	};
-	struct policy_attempt fixed[] = {
+	struct attempt fixed[] = {
 		AC(1, T0 - 900, T0 - 800, "code_error", -1, -1),
 		AC(2, T0 - 300, T0 - 200, "preempted", -1, -1),
 	};
-	struct policy_attempt unknown[] = {
+	struct attempt unknown[] = {
 		AC(1, T0 - 900, T0 - 800, "preempted", -1, -1),
 		A(2, T0 - 700, T0 - 600, "lost", 0),
 		AC(3, T0 - 300, T0 - 200, "preempted", -1, -1),
 	};
-	struct policy_attempt two[] = {
+	struct attempt two[] = {
 		AC(1, T0 - 900, T0 - 800, "preempted", -1, -1),
 		AC(2, T0 - 300, T0 - 200, "preempted", -1, -1),
 	};
@@ -1076,7 +1076,7 @@ static const char np_hist[] =
 static void
 test_no_progress_history(void **state)
 {
-	struct policy_attempt a[8];
+	struct attempt a[8];
 	struct policy_out onbox, patrol;
 	struct policy_in in;
 	size_t n = 0, skipped = 99;
@@ -1084,7 +1084,7 @@ test_no_progress_history(void **state)
 
 	(void)state;
 	assert_non_null(h);
-	assert_int_equal(policy_attempts_from_history(h, a, 8, &n, &skipped), 0);
+	assert_int_equal(history_attempts(h, a, 8, &n, &skipped), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(skipped, 0);
 	assert_int_equal(a[0].ckpt_known, 1);
@@ -1121,7 +1121,7 @@ test_no_progress_history(void **state)
 	/* A checkpoint step out of shape is unknown, not a bad entry. */
 	e = cJSON_GetArrayItem(cJSON_GetObjectItem(h, "attempts"), 1);
 	cJSON_ReplaceItemInObject(e, "checkpoint_step", cJSON_CreateString("4"));
-	assert_int_equal(policy_attempts_from_history(h, a, 8, &n, &skipped), 0);
+	assert_int_equal(history_attempts(h, a, 8, &n, &skipped), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(skipped, 0);
 	assert_int_equal(a[1].ckpt_known, 0);
