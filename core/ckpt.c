@@ -322,7 +322,7 @@ ckpt_scan_dir(const struct wk_config *cfg, struct ckpt_scan **out, char **why)
 			s->missing = 1;
 			rc = 0;
 		} else {
-			*why = xstrfmt("checkpoints.dir %s: %s", c.dir, strerror(errno));
+			*why = xstrfmt("checkpoints.dir %s: %s", c.dir, wk_strerror(WK_ERR_SYSTEM));
 			rc = WK_ERR_SYSTEM;
 		}
 		goto out;
@@ -331,7 +331,7 @@ ckpt_scan_dir(const struct wk_config *cfg, struct ckpt_scan **out, char **why)
 		errno = 0;
 		if ((de = readdir(d)) == NULL) {
 			if (errno != 0) {
-				*why = xstrfmt("checkpoints.dir %s: %s", c.dir, strerror(errno));
+				*why = xstrfmt("checkpoints.dir %s: %s", c.dir, wk_strerror(WK_ERR_SYSTEM));
 				rc = WK_ERR_SYSTEM;
 				goto out;
 			}

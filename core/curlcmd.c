@@ -175,7 +175,7 @@ curlcmd_version_of(const char *path, char **bad)
 	argv[1] = (char *)"--version";
 	argv[2] = NULL;
 	if (spawn_capture(argv, 4096, 0, &status, &out) != 0) {
-		*bad = xstrfmt("the curl command %s cannot be run: %s", path, strerror(errno));
+		*bad = xstrfmt("the curl command %s cannot be run: %s", path, wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strncmp(out, "curl ", 5) != 0) {
@@ -508,7 +508,7 @@ curlcmd_send(const struct notify_sinks *all, const struct notify_sink *s,
 	conf = curlcmd_config(all, rq, curlcmd_cafile());
 	ms = (uint64_t)(all->timeout_s > 0 ? all->timeout_s : 1) * 1000 + CURLCMD_GRACE_MS;
 	if ((r = curlcmd_exec(path, conf, ms, &run)) != 0) {
-		buf_printf(&msg, "cannot run the curl command %s: %s; will retry", path, strerror(errno));
+		buf_printf(&msg, "cannot run the curl command %s: %s; will retry", path, wk_strerror(WK_ERR_SYSTEM));
 		r = WK_ERR_SYSTEM;
 		goto out;
 	}

@@ -170,7 +170,7 @@ jobctl_run(const struct jobctl *jc, const char *key, const char *cmd, size_t cap
 	pid_t pid;
 
 	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0) {
-		*why = xstrfmt("%s: cannot make a pipe: %s", key, strerror(errno));
+		*why = xstrfmt("%s: cannot make a pipe: %s", key, wk_strerror(WK_ERR_SYSTEM));
 		ret = WK_ERR_SYSTEM;
 		goto out;
 	}

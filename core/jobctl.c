@@ -705,7 +705,7 @@ jobctl_logs(const struct jobctl *jc, const char *id, int out_fd, size_t cap, cha
 		p = nl + 1;
 	}
 	if (jobctl_write_all(out_fd, p, n) != 0) {
-		*why = xstrfmt("job %s: cannot write its log: %s", id, strerror(errno));
+		*why = xstrfmt("job %s: cannot write its log: %s", id, wk_strerror(WK_ERR_SYSTEM));
 		ret = WK_ERR_SYSTEM;
 	}
 out:

@@ -141,7 +141,7 @@ notify_command(const struct notify_sinks *all, const struct notify_sink *s, cons
 	/* A command that exits without reading stdin must not kill us with SIGPIPE. */
 	childio_sigpipe_block(&pg);
 	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(outp, O_CLOEXEC) != 0) {
-		buf_printf(&msg, "cannot run the command: %s; will retry", strerror(errno));
+		buf_printf(&msg, "cannot run the command: %s; will retry", wk_strerror(WK_ERR_SYSTEM));
 		r = WK_ERR_SYSTEM;
 		goto out;
 	}
@@ -157,7 +157,7 @@ notify_command(const struct notify_sinks *all, const struct notify_sink *s, cons
 	close(outp[1]);
 	in[0] = outp[1] = -1;
 	if (pid < 0) {
-		buf_printf(&msg, "cannot run the command: %s; will retry", strerror(errno));
+		buf_printf(&msg, "cannot run the command: %s; will retry", wk_strerror(WK_ERR_SYSTEM));
 		r = WK_ERR_EXEC;
 		goto out;
 	}

@@ -125,11 +125,11 @@ notify_secrets_read(const char *path, cJSON **out, char **why)
 		if (errno == ENOENT)
 			return 1;
 		*why = errno == ELOOP ? xstrdup("it is a symbolic link") :
-		    xstrfmt("cannot open it: %s", strerror(errno));
+		    xstrfmt("cannot open it: %s", wk_strerror(WK_ERR_SYSTEM));
 		return errno == ELOOP ? WK_ERR_INVALID : WK_ERR_SYSTEM;
 	}
 	if (fstat(fd, &st) != 0) {
-		*why = xstrfmt("cannot stat it: %s", strerror(errno));
+		*why = xstrfmt("cannot stat it: %s", wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_ERR_SYSTEM;
 		goto out;
 	}
@@ -151,7 +151,7 @@ notify_secrets_read(const char *path, cJSON **out, char **why)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			*why = xstrfmt("cannot read it: %s", strerror(errno));
+			*why = xstrfmt("cannot read it: %s", wk_strerror(WK_ERR_SYSTEM));
 			rc = WK_ERR_SYSTEM;
 			goto out;
 		}

@@ -164,7 +164,7 @@ handbook_check(const struct wk_config *cfg, const char *path)
 
 	memset(&p, 0, sizeof(p));
 	if (fs_read_file(path, HANDBOOK_MAX, &text, NULL) != 0) {
-		log_error("cannot read the handbook %s: %s", path, strerror(errno));
+		log_error("cannot read the handbook %s: %s", path, wk_strerror(WK_ERR_SYSTEM));
 		return WK_EX_IOERR;
 	}
 	r = handbook_claims_parse(text, &claims);
@@ -243,7 +243,7 @@ handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *
 	int rc = 0;
 
 	if ((statedir = statedir_path(cfg, 1)) == NULL) {
-		log_error("cannot create the run's state directory: %s", strerror(errno));
+		log_error("cannot create the run's state directory: %s", wk_strerror(WK_ERR_SYSTEM));
 		return WK_EX_IOERR;
 	}
 	if ((self = fs_self_exe()) != NULL && (slash = strrchr(self, '/')) != NULL)
@@ -275,14 +275,14 @@ handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *
 		fputs(md, stdout);
 		free(md);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			log_error("cannot write to stdout: %s", strerror(errno));
+			log_error("cannot write to stdout: %s", wk_strerror(WK_ERR_SYSTEM));
 			rc = WK_EX_IOERR;
 		}
 		goto out;
 	}
 	target = out != NULL ? xstrdup(out) : fs_join(statedir, HANDBOOK_FILE);
 	if (handbook_write(&c, target) != 0) {
-		log_error("cannot write %s: %s", target, strerror(errno));
+		log_error("cannot write %s: %s", target, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
@@ -360,7 +360,7 @@ main(int argc, char **argv)
 	else if (out != NULL)
 		rc = handbook_check(cfg, out);
 	else if ((dir = statedir_path(cfg, 0)) == NULL) {
-		log_error("no local state directory for run %s: %s", cfg->run, strerror(errno));
+		log_error("no local state directory for run %s: %s", cfg->run, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 	} else {
 		file = fs_join(dir, HANDBOOK_FILE);

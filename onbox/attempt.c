@@ -189,7 +189,7 @@ attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, const cha
 	}
 	logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (logfd < 0) {
-		*why = xstrfmt("%s: %s", logp, strerror(errno));
+		*why = xstrfmt("%s: %s", logp, wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	spawn_opts_init(&o);
@@ -202,7 +202,7 @@ attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, const cha
 	if (pid == 0)
 		wrapper_main(cfg, st, command, n, logfd);
 	if (pid < 0)
-		*why = xstrfmt("fork: %s", strerror(errno));
+		*why = xstrfmt("fork: %s", wk_strerror(WK_ERR_SYSTEM));
  out:
 	/* The wrapper holds its own references to the lock and the log. */
 	if (lockfd >= 0)

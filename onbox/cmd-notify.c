@@ -68,7 +68,7 @@ notify_flush(const struct wk_config *cfg, const struct notify_sinks *sinks)
 		if (fd == WK_ERR_BUSY)
 			log_error("another process is delivering from %s right now; try again", dir);
 		else
-			log_error("cannot lock %s: %s", dir, strerror(errno));
+			log_error("cannot lock %s: %s", dir, wk_strerror(WK_ERR_SYSTEM));
 		free(dir);
 		return fd == WK_ERR_BUSY ? WK_EX_TEMPFAIL : WK_EX_IOERR;
 	}

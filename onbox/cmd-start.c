@@ -203,7 +203,7 @@ start_tmux(struct start_ctx *s)
 	pid = spawn_argv(argv, &o);
 	if (pid < 0) {
 		log_error("cannot run tmux: %s; install tmux, or set \"detach\": \"nohup\" in %s",
-		    strerror(errno), s->cfg->path);
+		    wk_strerror(WK_ERR_SYSTEM), s->cfg->path);
 		rc = WK_EX_CONFIG;
 	} else if (spawn_wait(pid, &status) != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		log_error("tmux new-session -s %s failed", s->cfg->session);
@@ -223,7 +223,7 @@ start_nohup(struct start_ctx *s)
 
 	fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
-		log_error("cannot open %s: %s", out, strerror(errno));
+		log_error("cannot open %s: %s", out, wk_strerror(WK_ERR_SYSTEM));
 		free(out);
 		return WK_EX_IOERR;
 	}
@@ -234,7 +234,7 @@ start_nohup(struct start_ctx *s)
 	o.new_session = 1;	/* nohup + setsid: no terminal, no SIGHUP */
 	s->child = spawn_argv(argv, &o);
 	if (s->child < 0) {
-		log_error("cannot start %s: %s", s->self, strerror(errno));
+		log_error("cannot start %s: %s", s->self, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_SOFTWARE;
 	}
 	close(fd);
@@ -390,7 +390,7 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		goto out;
 	}
 	if (layout_create(s.cfg->workdir, &failed) != 0) {
-		log_error("cannot create %s: %s", failed, strerror(errno));
+		log_error("cannot create %s: %s", failed, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
@@ -404,7 +404,7 @@ cmd_start_exec(struct onbox_ctx *ctx)
 			log_error("run %s is already running (onbox pid unknown yet); not starting "
 			    "another", s.cfg->run);
 		else
-			log_error("cannot check %s: %s", s.lockp, strerror(errno));
+			log_error("cannot check %s: %s", s.lockp, wk_strerror(WK_ERR_SYSTEM));
 		rc = held == 1 ? WK_EX_TEMPFAIL : WK_EX_IOERR;
 		goto out;
 	}

@@ -112,7 +112,7 @@ stop_emit(const struct wk_config *cfg, const char *stage, long attempt, const ch
 	int fd;
 
 	if (events_instance(cfg->workdir, instance) != 0)
-		log_warn("cannot read the instance id in %s: %s", cfg->workdir, strerror(errno));
+		log_warn("cannot read the instance id in %s: %s", cfg->workdir, wk_strerror(WK_ERR_SYSTEM));
 	ev = events_new(instance, cfg->run, "run_stopped", stage, attempt);
 	cJSON_AddStringToObject(ev, "by", by);
 	cJSON_AddStringToObject(ev, "how", how);
@@ -120,10 +120,10 @@ stop_emit(const struct wk_config *cfg, const char *stage, long attempt, const ch
 	outbox_opts_from_config(cfg, &o);
 	/* The outbox first (as the runner does): killed in between, it is still sent. */
 	if (sinks.n > 0 && outbox_enqueue(od, &sinks, ev, &o) < 0)
-		log_error("cannot queue run_stopped in %s: %s", od, strerror(errno));
+		log_error("cannot queue run_stopped in %s: %s", od, wk_strerror(WK_ERR_SYSTEM));
 	if (events_append(cfg->workdir, ev) != 0)
 		log_warn("cannot append to %s/.watchkeeper/%s: %s", cfg->workdir, EVENTS_FILE,
-		    strerror(errno));
+		    wk_strerror(WK_ERR_SYSTEM));
 	if (sinks.n > 0 && (fd = outbox_lock(od, (int)(sinks.timeout_s + 2) * 1000)) >= 0) {
 		outbox_flush(od, &sinks, &o, 0, 0, &res);
 		close(fd);
@@ -240,12 +240,12 @@ stop_local(const struct wk_config *cfg, const char *by)
 	if (mark) {
 		stop_mark_attempt(a, by, how);
 		if (hist_save(cfg->workdir, st->name, hist) != 0)
-			log_error("cannot write the history of stage %s: %s", st->name, strerror(errno));
+			log_error("cannot write the history of stage %s: %s", st->name, wk_strerror(WK_ERR_SYSTEM));
 	}
 	if (stop_record_write(cfg->workdir, cfg->run, by, json_str(req, "nonce", NULL), st->name, n,
 	    how) != 0) {
 		log_error("cannot write %s/.watchkeeper/%s: %s", cfg->workdir, STOP_RECORD,
-		    strerror(errno));
+		    wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
@@ -338,7 +338,7 @@ stop_slurm(const struct wk_config *cfg, const char *by)
 	n = stop_slurm_live(&sv, ids, run, &nrun);
 	if (stop_request_write(cfg->workdir, by, nonce) != 0) {
 		log_error("cannot write %s/.watchkeeper/%s: %s", cfg->workdir, STOP_REQUEST,
-		    strerror(errno));
+		    wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
@@ -395,7 +395,7 @@ stop_slurm(const struct wk_config *cfg, const char *by)
 		if (stop_record_write(cfg->workdir, cfg->run, by, nonce, cfg->chain[first].name, 0,
 		    how) != 0) {
 			log_error("cannot write %s/.watchkeeper/%s: %s", cfg->workdir, STOP_RECORD,
-			    strerror(errno));
+			    wk_strerror(WK_ERR_SYSTEM));
 			rc = WK_EX_IOERR;
 			goto out;
 		}
@@ -429,7 +429,7 @@ stop_ask(const struct wk_config *cfg, const char *lockp, const char *by)
 
 	if (stop_request_write(cfg->workdir, by, nonce) != 0) {
 		log_error("cannot write %s/.watchkeeper/%s: %s", cfg->workdir, STOP_REQUEST,
-		    strerror(errno));
+		    wk_strerror(WK_ERR_SYSTEM));
 		return WK_EX_IOERR;
 	}
 	if ((pid = stop_find_runner(cfg, lockp)) < 0) {
@@ -440,7 +440,7 @@ stop_ask(const struct wk_config *cfg, const char *lockp, const char *by)
 	}
 	if (pid > 0) {
 		if (kill((pid_t)pid, SIGUSR1) != 0 && errno != ESRCH) {
-			log_error("cannot signal onbox pid %ld: %s", pid, strerror(errno));
+			log_error("cannot signal onbox pid %ld: %s", pid, wk_strerror(WK_ERR_SYSTEM));
 			return WK_EX_SOFTWARE;
 		}
 		printf("asked onbox (pid %ld) to stop run %s: SIGTERM to the stage's process group, "
@@ -479,7 +479,7 @@ cmd_stop_exec(struct onbox_ctx *ctx)
 	if ((rc = onbox_args_config(ctx, &onbox_cmd_stop, "by", &from, &cfg)) != 0)
 		return rc;
 	if (layout_create(cfg->workdir, &failed) != 0) {
-		log_error("cannot create %s: %s", failed, strerror(errno));
+		log_error("cannot create %s: %s", failed, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
@@ -502,7 +502,7 @@ cmd_stop_exec(struct onbox_ctx *ctx)
 		goto out;
 	}
 	if (lockfd < 0) {
-		log_error("cannot lock %s: %s", lockp, strerror(errno));
+		log_error("cannot lock %s: %s", lockp, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}

@@ -178,7 +178,7 @@ wait_check(struct wait_ctx *c)
 		mwait_free(&c->w);
 	c->have_w = 0;
 	if (spawn_capture(argv, MWAIT_MAX_OUT + 1, 1, &status, &c->out) != 0) {
-		log_error("cannot run the check: %s", strerror(errno));
+		log_error("cannot run the check: %s", wk_strerror(WK_ERR_SYSTEM));
 		return -1;
 	}
 	c->outlen = strlen(c->out);	/* the script drops NUL bytes */
@@ -196,7 +196,7 @@ static int
 wait_print(const struct wait_ctx *c)
 {
 	if (write_full(STDOUT_FILENO, c->out, c->outlen) != 0 && errno != EPIPE)
-		log_warn("cannot write the check: %s", strerror(errno));
+		log_warn("cannot write the check: %s", wk_strerror(WK_ERR_SYSTEM));
 	return 0;
 }
 
@@ -211,7 +211,7 @@ wait_run(struct wait_ctx *c, long timeout_s, long poll_ms)
 	deadline_set(&end, (uint64_t)timeout_s * 1000);
 	c->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (c->ifd < 0)
-		log_debug("no inotify (%s): polling every %ld ms", strerror(errno), poll_ms);
+		log_debug("no inotify (%s): polling every %ld ms", wk_strerror(WK_ERR_SYSTEM), poll_ms);
 	wait_watch(c);
 	/* Watches first, then the first look: nothing can land unseen in between. */
 	if (wait_check(c) != 0)
@@ -231,7 +231,7 @@ wait_run(struct wait_ctx *c, long timeout_s, long poll_ms)
 		pfd[1].events = 0;	/* POLLERR / POLLHUP: the reader is gone */
 		n = poll(pfd, 2, deadline_poll_timeout(&end, 1, (int)poll_ms));
 		if (n < 0 && errno != EINTR) {
-			log_error("poll: %s", strerror(errno));
+			log_error("poll: %s", wk_strerror(WK_ERR_SYSTEM));
 			return WK_EX_SOFTWARE;
 		}
 		if (n > 0 && (pfd[1].revents & (POLLERR | POLLHUP | POLLNVAL))) {

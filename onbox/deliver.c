@@ -76,7 +76,7 @@ deliver_start(struct deliver *d)
 		_exit(res.failed > 0 ? WK_EX_FAIL : 0);
 	}
 	if (pid < 0) {
-		log_warn("cannot start a notification delivery: %s", strerror(errno));
+		log_warn("cannot start a notification delivery: %s", wk_strerror(WK_ERR_SYSTEM));
 		deadline_set(&d->next, 1000);
 		return;
 	}

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "events.h"
 #include "fsutil.h"
 #include "jsonfile.h"
@@ -117,7 +118,7 @@ runner_heartbeat(struct runner *r)
 	}
 	path = layout_path(r->run.cfg->workdir, "state.json");
 	if (jsonfile_save(path, doc) != 0)
-		log_warn("cannot write %s: %s", path, strerror(errno));
+		log_warn("cannot write %s: %s", path, wk_strerror(WK_ERR_SYSTEM));
 	free(path);
 	cJSON_Delete(doc);
 	deadline_set(&r->run.hb, (uint64_t)r->run.cfg->heartbeat_s * 1000);

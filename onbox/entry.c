@@ -25,6 +25,7 @@
 #include "caveats.h"
 #include "cgroup.h"
 #include "ckpt.h"
+#include "err.h"
 #include "events.h"
 #include "jsondiff.h"
 #include "jsonfile.h"
@@ -178,7 +179,7 @@ runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *r
 		cJSON_AddStringToObject(m, "remediation", triage_info(triage_by_name(cls))->remediation);
 		cJSON_AddItemToObject(m, "policy", policy_out_json(&pol));
 		if (jsonfile_save(f, m) != 0)
-			log_error("cannot write marker %s: %s", f, strerror(errno));
+			log_error("cannot write marker %s: %s", f, wk_strerror(WK_ERR_SYSTEM));
 		cJSON_Delete(m);
 		free(f);
 	}
@@ -231,7 +232,7 @@ runner_drift(struct runner *r, cJSON *ev)
 
 	/* Kept on disk: notify[] values only as digests, so no secret lands there. */
 	if (jsonfile_save(snap, now) != 0)
-		log_warn("cannot write %s: %s", snap, strerror(errno));
+		log_warn("cannot write %s: %s", snap, wk_strerror(WK_ERR_SYSTEM));
 	for (n = r->cur.attempt - 1; n >= 1 && prev == NULL; n--) {
 		char *p = layout_attempt_config(r->run.cfg->workdir, r->cur.st->name, n);
 

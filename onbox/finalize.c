@@ -21,6 +21,7 @@
 #include "cgroup.h"
 #include "ckpt.h"
 #include "complete.h"
+#include "err.h"
 #include "events.h"
 #include "fsutil.h"
 #include "jsonfile.h"
@@ -288,7 +289,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 		mpath = layout_failed(r->run.cfg->workdir, st->marker);
 		if (jsonfile_save(mpath, m) != 0)
 			log_error("stage %s attempt %ld FAILED, but cannot write marker %s: %s: "
-			    "nothing on disk says so", st->name, r->cur.attempt, mpath, strerror(errno));
+			    "nothing on disk says so", st->name, r->cur.attempt, mpath, wk_strerror(WK_ERR_SYSTEM));
 	}
 	if (!ok)
 		r_ = -1;
@@ -435,7 +436,7 @@ runner_chain_done(struct runner *r)
 		caveats_event(ev, cav);
 		if (caveats_save(r->run.cfg->workdir, cav) != 0)
 			log_warn("cannot write %s/.watchkeeper/%s: %s", r->run.cfg->workdir, CAVEATS_FILE,
-			    strerror(errno));
+			    wk_strerror(WK_ERR_SYSTEM));
 		runner_emit(r, ev, human);
 		free(human);
 		cJSON_Delete(cav);

@@ -100,7 +100,7 @@ static void
 jr_save(const struct jobrun *jr)
 {
 	if (hist_save(jr->cfg->workdir, jr->st->name, jr->hist) != 0)
-		log_warn("cannot write the history of stage %s: %s", jr->st->name, strerror(errno));
+		log_warn("cannot write the history of stage %s: %s", jr->st->name, wk_strerror(WK_ERR_SYSTEM));
 }
 
 /* attempts/<stage>.<n>.json: the job's name and id (onbox writes it in this backend). */
@@ -118,7 +118,7 @@ jr_record(const struct jobrun *jr)
 		cJSON_AddStringToObject(doc, POLICY_KEY_JOB_ID, jr_id(jr));
 	cJSON_AddNumberToObject(doc, "onbox_pid", (double)getpid());
 	if (jsonfile_save(path, doc) != 0)
-		log_warn("cannot write %s: %s", path, strerror(errno));
+		log_warn("cannot write %s: %s", path, wk_strerror(WK_ERR_SYSTEM));
 	cJSON_Delete(doc);
 	free(path);
 }
@@ -384,7 +384,7 @@ jr_fetch_log(struct jobrun *jr)
 	int mfd, ofd = -1;
 
 	if ((mfd = memfd_create("wk-job-log", MFD_CLOEXEC)) < 0) {
-		log_warn("memfd_create: %s", strerror(errno));
+		log_warn("memfd_create: %s", wk_strerror(WK_ERR_SYSTEM));
 		return;
 	}
 	if (jobctl_logs(&jr->jc, jr_id(jr), mfd, JOBRUN_LOG_CAP, &why) != 0) {
@@ -407,14 +407,14 @@ jr_fetch_log(struct jobrun *jr)
 		goto out;
 	p = layout_attempt_log(jr->cfg->workdir, jr->st->name, jr->n);
 	if ((ofd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
-		log_warn("cannot open %s: %s", p, strerror(errno));
+		log_warn("cannot open %s: %s", p, wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	for (off = (off_t)have; off < sb.st_size; off += k) {
 		if ((k = pread(mfd, buf, sizeof(buf), off)) <= 0 ||
 		    write_full(ofd, buf, (size_t)k) != 0) {
 			log_warn("cannot copy the log of job %s to %s: %s", jr_id(jr), p,
-			    k < 0 ? strerror(errno) : "short read");
+			    k < 0 ? wk_strerror(WK_ERR_SYSTEM) : "short read");
 			break;
 		}
 	}

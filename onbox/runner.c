@@ -306,7 +306,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 		}
 	}
 	if (layout_create(cfg->workdir, &failed) != 0) {
-		log_error("cannot create %s: %s", failed, strerror(errno));
+		log_error("cannot create %s: %s", failed, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
@@ -317,7 +317,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 			    cfg->run, cfg->workdir, lockp);
 			rc = WK_EX_TEMPFAIL;
 		} else {
-			log_error("cannot lock %s: %s", lockp, strerror(errno));
+			log_error("cannot lock %s: %s", lockp, wk_strerror(WK_ERR_SYSTEM));
 			rc = WK_EX_IOERR;
 		}
 		goto out;
@@ -326,7 +326,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 		char *lp = layout_path(cfg->workdir, "onbox.log");
 
 		if (log_tee_open(lp) != 0)
-			log_warn("cannot open %s: %s", lp, strerror(errno));
+			log_warn("cannot open %s: %s", lp, wk_strerror(WK_ERR_SYSTEM));
 		free(lp);
 	}
 	runner_check_persistent(cfg);
@@ -335,7 +335,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 		log_info("run %s was stopped on purpose: started again from the first missing marker",
 		    cfg->run);
 	if (events_instance(cfg->workdir, r.run.instance) != 0) {
-		log_error("cannot write the instance id in %s: %s", cfg->workdir, strerror(errno));
+		log_error("cannot write the instance id in %s: %s", cfg->workdir, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
@@ -354,7 +354,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 			log_warn("notify %s cannot send: %s; its events are kept in the outbox",
 			    r.note.sinks.v[i].id, r.note.sinks.v[i].missing);
 	if (runner_setup_signals(&r) != 0)
-		fatal("signalfd: %s", strerror(errno));
+		fatal("signalfd: %s", wk_strerror(WK_ERR_SYSTEM));
 	/* WATCHKEEPER_NO_INOTIFY=1 behaves as on NFS, where inotify sees nothing. */
 	if (getenv("WATCHKEEPER_NO_INOTIFY") != NULL && strcmp(getenv("WATCHKEEPER_NO_INOTIFY"), "1") == 0) {
 		r.run.ifd = -1;
@@ -363,7 +363,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 		r.run.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (r.run.ifd < 0)
 		log_warn("inotify unavailable (%s): falling back to polling every %ld ms",
-		    strerror(errno), cfg->poll_ms);
+		    wk_strerror(WK_ERR_SYSTEM), cfg->poll_ms);
 	{
 		/*
 		 * The markers directory (a marker written by hand wakes us too) and

@@ -146,7 +146,7 @@ ss_note(struct slurmstart *s, const char *stage, const char *id, const char *how
 		if (why != NULL)
 			cJSON_AddStringToObject(ev, "why", why);
 		if (events_append(s->cfg->workdir, ev) != 0)
-			log_warn("cannot append to the events: %s", strerror(errno));
+			log_warn("cannot append to the events: %s", wk_strerror(WK_ERR_SYSTEM));
 		cJSON_Delete(ev);
 	}
 }
@@ -161,7 +161,7 @@ ss_save(struct slurmstart *s)
 	json_set_num(s->doc, "updated_unix", (double)time(NULL));
 	rc = jsonfile_save(p, s->doc);
 	if (rc != 0)
-		log_error("cannot write %s: %s", p, strerror(errno));
+		log_error("cannot write %s: %s", p, wk_strerror(WK_ERR_SYSTEM));
 	free(p);
 	return rc;
 }
@@ -365,7 +365,7 @@ slurmstart_run(struct wk_config *cfg, const char *self, const char *cfgpath)
 			goto out;
 		}
 	if (layout_create(cfg->workdir, &failed) != 0) {
-		log_error("cannot create %s: %s", failed, strerror(errno));
+		log_error("cannot create %s: %s", failed, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}
@@ -377,7 +377,7 @@ slurmstart_run(struct wk_config *cfg, const char *self, const char *cfgpath)
 		goto out;
 	}
 	if (events_instance(cfg->workdir, s.instance) != 0) {
-		log_error("cannot write the instance id in %s: %s", cfg->workdir, strerror(errno));
+		log_error("cannot write the instance id in %s: %s", cfg->workdir, wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}

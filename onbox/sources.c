@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "fsutil.h"
 #include "jsonfile.h"
 #include "layout.h"
@@ -107,7 +108,7 @@ runner_scan_save(struct runner *r)
 		}
 	}
 	if (jsonfile_save(path, doc) != 0)
-		log_warn("cannot write %s: %s", path, strerror(errno));
+		log_warn("cannot write %s: %s", path, wk_strerror(WK_ERR_SYSTEM));
 	cJSON_Delete(doc);
 	free(path);
 }
@@ -229,7 +230,7 @@ runner_scan(struct runner *r)
 		lc.catchup = 0;
 		source_watch(r, &r->cur.src[i]);
 		if (logscan_poll(&r->cur.src[i].ls, runner_line, &lc) < 0)
-			log_debug("read %s: %s", r->cur.src[i].path, strerror(errno));
+			log_debug("read %s: %s", r->cur.src[i].path, wk_strerror(WK_ERR_SYSTEM));
 	}
 	/* A NaN loss is news now, not at the next heartbeat. */
 	if (r->run.health != NULL)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -149,7 +150,7 @@ stop_record_write(const char *workdir, const char *run, const char *by, const ch
 		cJSON_AddStringToObject(doc, "nonce", nonce);
 	r = jsonfile_save(p, doc) == 0 ? 0 : -1;
 	if (r == 0 && unlink(rq) != 0 && errno != ENOENT)
-		log_warn("cannot remove %s: %s", rq, strerror(errno));
+		log_warn("cannot remove %s: %s", rq, wk_strerror(WK_ERR_SYSTEM));
 	cJSON_Delete(doc);
 	free(p);
 	free(rq);
@@ -177,7 +178,7 @@ stop_clear(const char *workdir)
 	int was = unlink(p) == 0;
 
 	if (!was && errno != ENOENT)
-		log_warn("cannot remove %s: %s", p, strerror(errno));
+		log_warn("cannot remove %s: %s", p, wk_strerror(WK_ERR_SYSTEM));
 	(void)unlink(rq);
 	free(p);
 	free(rq);
@@ -195,7 +196,7 @@ stop_group(pid_t pgid, long grace_s, void (*tick)(void *), void *arg, int *kille
 		return 0;
 	log_info("stopping process group %ld: SIGTERM, SIGKILL after %ld s", (long)pgid, grace_s);
 	if (kill(-pgid, SIGTERM) != 0 && errno != ESRCH)
-		log_warn("kill(-%ld, SIGTERM): %s", (long)pgid, strerror(errno));
+		log_warn("kill(-%ld, SIGTERM): %s", (long)pgid, wk_strerror(WK_ERR_SYSTEM));
 	deadline_set(&d, (uint64_t)grace_s * 1000);
 	while (proc_group_alive(pgid) && !deadline_expired(&d)) {
 		if (tick != NULL)
@@ -207,7 +208,7 @@ stop_group(pid_t pgid, long grace_s, void (*tick)(void *), void *arg, int *kille
 	log_warn("process group %ld still runs %ld s after SIGTERM: SIGKILL", (long)pgid, grace_s);
 	*killed = 1;
 	if (kill(-pgid, SIGKILL) != 0 && errno != ESRCH)
-		log_warn("kill(-%ld, SIGKILL): %s", (long)pgid, strerror(errno));
+		log_warn("kill(-%ld, SIGKILL): %s", (long)pgid, wk_strerror(WK_ERR_SYSTEM));
 	deadline_set(&d, STOP_KILL_WAIT_MS);
 	while (proc_group_alive(pgid) && !deadline_expired(&d)) {
 		if (tick != NULL)

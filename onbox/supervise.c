@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "events.h"
 #include "fsutil.h"
 #include "jsonfile.h"
@@ -198,7 +199,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			break;
 		}
 		if (poll(pfd, (nfds_t)n, deadline_poll_timeout(dl, 4, cap)) < 0 && errno != EINTR)
-			fatal("poll: %s", strerror(errno));
+			fatal("poll: %s", wk_strerror(WK_ERR_SYSTEM));
 		deliver_after_poll(&r->note.dl, dfd_at >= 0 ? pfd[dfd_at].revents : 0);
 		if ((pfd[0].revents & POLLIN) && runner_check_signal(r)) {
 			if (!r->run.stop_asked) {
@@ -270,7 +271,7 @@ runner_stop_record(struct runner *r, const struct wk_stage *st, cJSON *hist, cJS
 	if (stop_record_write(r->run.cfg->workdir, r->run.cfg->run, by, json_str(req, "nonce", NULL),
 	    st->name, n, how) != 0)
 		log_error("cannot write %s/.watchkeeper/%s: %s", r->run.cfg->workdir, STOP_RECORD,
-		    strerror(errno));
+		    wk_strerror(WK_ERR_SYSTEM));
 	if (a != NULL) {
 		stop_mark_attempt(a, by, how);
 		(void)runner_hist_save(r, hist);

@@ -102,7 +102,7 @@ tick_probe(struct tick *t)
 		char *lp = fs_join(t->st.dir, "last_probe.txt");
 
 		if (atomic_write(lp, res.out, res.out_len, 0600) != 0)
-			log_warn("cannot write %s: %s", lp, strerror(errno));
+			log_warn("cannot write %s: %s", lp, wk_strerror(WK_ERR_SYSTEM));
 		free(lp);
 	}
 	if (probe_parse(t->cfg, res.out, res.out_len, &t->probe, &t->probe_why) != 0)
@@ -210,7 +210,7 @@ tick_reconcile_slurm(struct tick *t)
 
 			snprintf(t->out.details + n, sizeof(t->out.details) - n, " · %s", text);
 			if (logbook_append(t->st.dir, t->cfg->run, time(NULL), "slurm job", text, NULL) != 0)
-				log_warn("cannot write the logbook in %s: %s", t->st.dir, strerror(errno));
+				log_warn("cannot write the logbook in %s: %s", t->st.dir, wk_strerror(WK_ERR_SYSTEM));
 			free(text);
 		}
 		json_set_str(rec, "job_id", j->id);
@@ -370,7 +370,7 @@ tick_resume_transfer(struct tick *t)
 	o.cwd = t->st.dir;
 	pid = spawn_sh(cmd, &o);
 	if (pid < 0) {
-		snprintf(t->action, sizeof(t->action), "transfer resume could not start: %s", strerror(errno));
+		snprintf(t->action, sizeof(t->action), "transfer resume could not start: %s", wk_strerror(WK_ERR_SYSTEM));
 		return;
 	}
 	(void)status;
@@ -389,7 +389,7 @@ tick_push(struct tick *t, struct notify_sinks *sinks, cJSON *ev)
 
 	outbox_opts_from_config(t->cfg, &o);
 	if (outbox_enqueue(dir, sinks, ev, &o) < 0) {
-		log_warn("cannot queue the notification in %s: %s", dir, strerror(errno));
+		log_warn("cannot queue the notification in %s: %s", dir, wk_strerror(WK_ERR_SYSTEM));
 		r = -1;
 	}
 	if ((fd = outbox_lock(dir, 0)) >= 0) {
@@ -693,7 +693,7 @@ tick_handbook(struct tick *t)
 	if (t->target.alias != NULL)
 		c.transport = tr = target_transport_text(&t->target);
 	if (handbook_write(&c, path) != 0)
-		log_warn("cannot write %s: %s", path, strerror(errno));
+		log_warn("cannot write %s: %s", path, wk_strerror(WK_ERR_SYSTEM));
 	free(tr);
 	free(self);
 	free(path);
@@ -715,7 +715,7 @@ patrol_tick(struct wk_config *cfg, int json)
 		if (r == WK_ERR_BUSY)
 			log_error("another patrol is ticking for run %s right now; not running twice", cfg->run);
 		else
-			log_error("cannot open the local state of run %s: %s", cfg->run, strerror(errno));
+			log_error("cannot open the local state of run %s: %s", cfg->run, wk_strerror(WK_ERR_SYSTEM));
 		pstate_close(&t.st);
 		notify_sinks_free(&t.sinks);
 		free(t.cfg_abs);
@@ -767,7 +767,7 @@ patrol_tick(struct wk_config *cfg, int json)
 	tick_notify(&t, line);
 	tick_remember(&t, when);
 	if (pstate_save(&t.st) != 0)
-		log_warn("cannot save the patrol state in %s: %s", t.st.dir, strerror(errno));
+		log_warn("cannot save the patrol state in %s: %s", t.st.dir, wk_strerror(WK_ERR_SYSTEM));
 	tick_handbook(&t);
 	rc = verdict_exit(t.out.v);
 

@@ -107,10 +107,10 @@ slock_one(const char *statedir, const char *marker, int sigfd, struct sigwait_go
 	if (signalled)
 		fd = SLOCK_SIGNALLED;
 	else if (fd == WK_ERR_SYSTEM) {
-		fprintf(stderr, "sentinel: cannot use %s: %s (exit 74)\n", path, strerror(errno));
+		fprintf(stderr, "sentinel: cannot use %s: %s (exit 74)\n", path, wk_strerror(WK_ERR_SYSTEM));
 		fd = -WK_EX_IOERR;
 	} else if (fd >= 0 && slock_stamp(fd) != 0) {
-		fprintf(stderr, "sentinel: cannot write %s: %s (exit 74)\n", path, strerror(errno));
+		fprintf(stderr, "sentinel: cannot write %s: %s (exit 74)\n", path, wk_strerror(WK_ERR_SYSTEM));
 		close(fd);
 		fd = -WK_EX_IOERR;
 	} else if (fd >= 0 && told > 0)

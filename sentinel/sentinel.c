@@ -634,7 +634,7 @@ main(int argc, char **argv)
 		goto usage;
 	log_init("sentinel", verbose);
 	if ((s.conn.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-		fprintf(stderr, "sentinel: signalfd: %s\n", strerror(errno));
+		fprintf(stderr, "sentinel: signalfd: %s\n", wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_SOFTWARE;
 		goto out;
 	}
@@ -652,7 +652,7 @@ main(int argc, char **argv)
 	s.relaunched = cJSON_CreateArray();
 	if ((s.statedir = statedir_path(s.cfg, 1)) == NULL) {
 		fprintf(stderr, "sentinel: cannot create the run's local state directory: %s (exit 74)\n",
-		    strerror(errno));
+		    wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_IOERR;
 		goto out;
 	}

@@ -31,6 +31,7 @@
 
 #include "atomic.h"
 #include "buf.h"
+#include "err.h"
 #include "log.h"
 #include "monotime.h"
 #include "mwait.h"
@@ -199,7 +200,7 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 	memset(r, 0, sizeof(*r));
 	r->kind = TICK_UNREACHABLE;
 	if (pipe2(pipefd, O_CLOEXEC) != 0) {
-		ssh_error_set(&r->err, SSH_FAIL_EXEC, "pipe: %s", strerror(errno));
+		ssh_error_set(&r->err, SSH_FAIL_EXEC, "pipe: %s", wk_strerror(WK_ERR_SYSTEM));
 		return r->kind;
 	}
 	spawn_opts_init(&o);
@@ -214,7 +215,7 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 	close(pipefd[1]);
 	if (tc->child < 0) {
 		tc->child = 0;
-		ssh_error_set(&r->err, SSH_FAIL_EXEC, "fork: %s", strerror(errno));
+		ssh_error_set(&r->err, SSH_FAIL_EXEC, "fork: %s", wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	deadline_set(&dl, (uint64_t)deadline_ms + TICK_GRACE_MS);
@@ -227,7 +228,7 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ssh_error_set(&r->err, SSH_FAIL_EXEC, "poll: %s", strerror(errno));
+			ssh_error_set(&r->err, SSH_FAIL_EXEC, "poll: %s", wk_strerror(WK_ERR_SYSTEM));
 			break;
 		}
 		if (n > 0 && (pfd[1].revents & POLLIN) && sigwait_fd(tc->sigfd, 0, &r->sig)) {
@@ -250,7 +251,7 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 				continue;
 			eof = k == 0;	/* the child is done */
 			if (!eof)
-				ssh_error_set(&r->err, SSH_FAIL_EXEC, "read: %s", strerror(errno));
+				ssh_error_set(&r->err, SSH_FAIL_EXEC, "read: %s", wk_strerror(WK_ERR_SYSTEM));
 			break;
 		}
 	}

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "err.h"
 #include "fsutil.h"
 #include "log.h"
 #include "monotime.h"
@@ -91,7 +92,7 @@ ssh2_known_readfile(struct ssh2_known *k, LIBSSH2_KNOWNHOSTS *kh, const char *pa
 
 	if (fs_read_file(path, SSH_KNOWN_HOSTS_MAX, &text, NULL) != 0) {
 		if (errno != ENOENT)
-			log_warn("%s: cannot read: %s", path, strerror(errno));
+			log_warn("%s: cannot read: %s", path, wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	for (line = text; line != NULL; line = next) {

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "err.h"
 #include "fsutil.h"
 #include "log.h"
 #include "monotime.h"
@@ -370,7 +371,7 @@ ssh2_tcp_connect(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_err
 	/* getaddrinfo cannot be bounded; resolv.conf's timeout bounds it. */
 	if ((rc = getaddrinfo(c->host, port, &hints, &res)) != 0) {
 		ssh_error_set(err, SSH_FAIL_RESOLVE, "%s: cannot resolve host name %s: %s", c->label,
-		    c->host, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		    c->host, rc == EAI_SYSTEM ? wk_strerror(WK_ERR_SYSTEM) : gai_strerror(rc));
 		goto out;
 	}
 	connect_ms = t->connect_timeout_s > 0 ? t->connect_timeout_s * 1000 : 0;
@@ -390,7 +391,7 @@ ssh2_tcp_connect(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_err
 			timed_out = 1;
 			buf_printf(&why, "%s%s: no answer", why.len > 0 ? "; " : "", addr);
 		} else
-			buf_printf(&why, "%s%s: %s", why.len > 0 ? "; " : "", addr, strerror(errno));
+			buf_printf(&why, "%s%s: %s", why.len > 0 ? "; " : "", addr, wk_strerror(WK_ERR_SYSTEM));
 	}
 	if (timed_out && connect_ms > 0)
 		buf_printf(&why, " (within the connect timeout of %d s)", t->connect_timeout_s);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "err.h"
 #include "fsutil.h"
 #include "log.h"
 #include "monotime.h"
@@ -252,7 +253,7 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
 	sshcli_closefd(&ep[1]);
 	if (pid < 0) {
 		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot run ssh: %s (install the OpenSSH client, "
-		    "or use \"transport\": \"libssh2\")", c->label, strerror(errno));
+		    "or use \"transport\": \"libssh2\")", c->label, wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	r->pid = pid;
@@ -296,7 +297,7 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
 				off += (size_t)w;
 			else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				/* The command stopped reading (or ended): the rest is moot. */
-				log_debug("stdin not taken after %zu bytes: %s", off, strerror(errno));
+				log_debug("stdin not taken after %zu bytes: %s", off, wk_strerror(WK_ERR_SYSTEM));
 				off = r->inlen;
 			}
 			if (off >= r->inlen)
@@ -323,7 +324,7 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
 	ret = 0;
 	goto out;
 sysfail:
-	ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot start ssh: %s", c->label, strerror(errno));
+	ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot start ssh: %s", c->label, wk_strerror(WK_ERR_SYSTEM));
 out:
 	sshcli_closefd(&in[0]);
 	sshcli_closefd(&in[1]);

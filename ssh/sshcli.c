@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "err.h"
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
@@ -118,7 +119,7 @@ sshcli_path_free(struct sshcli_conn *c, struct ssh_error *err)
 		if (errno == ENOENT)
 			return 0;
 		ssh_error_set(err, SSH_FAIL_EXEC, "%s: control socket %s: %s", c->label, c->path,
-		    strerror(errno));
+		    wk_strerror(WK_ERR_SYSTEM));
 		return -1;
 	}
 	if (!S_ISSOCK(st.st_mode)) {
@@ -151,7 +152,7 @@ sshcli_logfile(struct sshcli_conn *c, struct ssh_error *err)
 
 	if ((c->logfd = mkostemp(tmpl, O_CLOEXEC | O_APPEND)) < 0) {
 		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot create %s: %s", c->label, tmpl,
-		    strerror(errno));
+		    wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	(void)unlink(tmpl);
@@ -295,7 +296,7 @@ sshcli_connect(const struct ssh_target *t, int deadline_ms, void **out, struct s
 	c->path = t->control_path != NULL ? xstrdup(t->control_path) : sshcli_control_path(NULL);
 	if (c->path == NULL) {
 		ssh_error_set(err, SSH_FAIL_EXEC, "%s: no private directory for ssh's control socket "
-		    "(/tmp/wk-%lu): %s", c->label, (unsigned long)getuid(), strerror(errno));
+		    "(/tmp/wk-%lu): %s", c->label, (unsigned long)getuid(), wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	if (strlen(c->path) > sshcli_sun_max()) {
@@ -436,7 +437,7 @@ sshcli_exec(void *conn, const char *command, const void *in, size_t inlen, size_
 	if ((fd = open(c->client_log, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0600)) < 0) {
 		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cannot create %s: %s", c->label,
-		    c->client_log, strerror(errno));
+		    c->client_log, wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	r.in = in;

@@ -192,7 +192,7 @@ sc_read_file(struct sc_ctx *c, const char *path, struct sc_file *parent, int *ac
 		buf_append(&b, chunk, (size_t)n);
 	}
 	if (n < 0) {
-		diag_add(c->d, path, 0, "%s", strerror(errno));
+		diag_add(c->d, path, 0, "%s", wk_strerror(WK_ERR_SYSTEM));
 		c->nerr++;
 		goto out;
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "err.h"
 #include "layout.h"
 #include "sshcli.h"
 #include "sshconf.h"
@@ -368,7 +369,7 @@ target_from_config(const struct wk_config *cfg, struct ssh_target *t, struct ssh
 			err->kind = SSH_FAIL_EXEC;
 			snprintf(err->msg, sizeof(err->msg), "no directory for ssh's control socket "
 			    "(%s, /tmp/wk-%lu): %s", dir != NULL ? dir : "no state directory",
-			    (unsigned long)getuid(), strerror(errno));
+			    (unsigned long)getuid(), wk_strerror(WK_ERR_SYSTEM));
 			goto out;
 		}
 	}
