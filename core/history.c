@@ -205,6 +205,20 @@ hist_last(const cJSON *hist)
 	return n > 0 ? cJSON_GetArrayItem(arr, n - 1) : NULL;
 }
 
+long
+hist_n(const cJSON *a)
+{
+	return json_long(a, HIST_KEY_ATTEMPT, 1);
+}
+
+long
+hist_last_n(const cJSON *hist)
+{
+	const cJSON *last = hist_last(hist);
+
+	return last != NULL ? json_long(last, HIST_KEY_ATTEMPT, 0) : 0;
+}
+
 cJSON *
 hist_add(cJSON *hist, long n, const char *kind)
 {

@@ -31,6 +31,16 @@
 #define HIST_KEY_EXIT_CODE	 "exit_code"	  /* number */
 #define HIST_KEY_SIGNAL		 "signal"	  /* number: killed by it */
 #define HIST_KEY_WRAPPER_PID	 "wrapper_pid"	  /* number */
+#define HIST_KEY_ENDED		 "ended"	  /* string: UTC ISO */
+#define HIST_KEY_COMMAND	 "command"	  /* string: the command launched ({checkpoint} filled in) */
+#define HIST_KEY_REPORTED	 "reported"	  /* bool: its end was announced (an event) */
+#define HIST_KEY_POLICY		 "policy"	  /* object: the policy's decision at its end (policy_out_json) */
+#define HIST_KEY_TIMED_OUT	 "timed_out"	  /* bool: onbox killed it at its timeout */
+#define HIST_KEY_NAN_STOP	 "nan_stop"	  /* string: why loss.on_nan stopped it */
+#define HIST_KEY_WAIT_ANNOUNCED	 "wait_announced" /* number: 1 once its wait was announced */
+#define HIST_KEY_STOPPED_BY	 "stopped_by"	  /* string: who ran onbox stop (result "stopped") */
+#define HIST_KEY_STOP		 "stop"		  /* string: how onbox stop ended it */
+#define HIST_KEY_LOG_START	 "log_start"	  /* object: the log's position at its start {dev, ino, off, fp} */
 
 /*
  * Keys of one attempt in stages/<stage>.json that the policy computes
@@ -98,6 +108,10 @@ cJSON *hist_load(const char *workdir, const char *stage);
 int hist_save(const char *workdir, const char *stage, const cJSON *hist);
 /* The last attempt object, or NULL when there is none. */
 cJSON *hist_last(const cJSON *hist);
+/* An entry's attempt number (1 when it has none). */
+long hist_n(const cJSON *a);
+/* The last attempt's number; 0 when there is none. */
+long hist_last_n(const cJSON *hist);
 /* Append a new attempt object numbered n; returns it (owned by hist). */
 cJSON *hist_add(cJSON *hist, long n, const char *kind);
 
