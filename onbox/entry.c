@@ -75,7 +75,7 @@ runner_rec_wait(const struct runner *r, enum rec_want want, struct attempt_rec *
 int
 is_unfinished(const cJSON *a)
 {
-	const char *res = json_str(a, "result", "");
+	const char *res = json_str(a, HIST_KEY_RESULT, "");
 
 	return a != NULL && (strcmp(res, "starting") == 0 || strcmp(res, "running") == 0);
 }
@@ -149,13 +149,13 @@ runner_lost(struct runner *r, cJSON *hist, cJSON *a, const struct attempt_rec *r
 	rebooted = rec->boot[0] != '\0' && strcmp(rec->boot, boot) != 0;
 	cls = rebooted ? "reboot" : "lost";
 	timefmt_utc(now, when, sizeof(when));
-	json_set_str(a, "result", "lost");
-	json_set_str(a, "class", cls);
-	json_set_str(a, "ended", when);
-	json_set_num(a, "ended_unix", (double)now);
-	json_set_bool(a, "reported", 1);
+	json_set_str(a, HIST_KEY_RESULT, "lost");
+	json_set_str(a, HIST_KEY_CLASS, cls);
+	json_set_str(a, HIST_KEY_ENDED, when);
+	json_set_num(a, HIST_KEY_ENDED_UNIX, (double)now);
+	json_set_bool(a, HIST_KEY_REPORTED, 1);
 	restart = runner_policy(r, hist, &pol);
-	json_set(a, "policy", policy_out_json(&pol));
+	json_set(a, HIST_KEY_POLICY, policy_out_json(&pol));
 	(void)runner_hist_save(r, hist);	/* a restart's new attempt is saved (and checked) whole */
 	ev = events_new(r->run.instance, r->run.cfg->run, "stage_lost", r->cur.st->name, r->cur.attempt);
 	cJSON_AddStringToObject(ev, "class", cls);
@@ -272,7 +272,7 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		    ckpt_subst_scan(r->cur.st->run, scan, r->run.cfg, &cmd, &why) == 0) {
 			if (scan->newest != NULL) {
 				json_set_str(a, POLICY_KEY_CHECKPOINT, scan->newest->path);
-				json_set_num(a, POLICY_KEY_CKPT_STEP "_from", (double)scan->newest->step);
+				json_set_num(a, POLICY_KEY_CKPT_FROM, (double)scan->newest->step);
 				log_info("stage %s attempt %ld resumes from checkpoint %s (step %lld)",
 				    r->cur.st->name, r->cur.attempt, scan->newest->path, scan->newest->step);
 			} else
@@ -297,10 +297,10 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		runner_finalize(r, hist, a, &o);
 		goto out;
 	}
-	json_set_str(a, "result", "running");
-	json_set_str(a, "command", cmd);
+	json_set_str(a, HIST_KEY_RESULT, "running");
+	json_set_str(a, HIST_KEY_COMMAND, cmd);
 	if (r->run.job == NULL) {
-		json_set_num(a, "wrapper_pid", pid);
+		json_set_num(a, HIST_KEY_WRAPPER_PID, pid);
 		w->pid = pid;
 		w->own = 1;
 		proc_identify(pid, &w->id);
@@ -374,8 +374,8 @@ runner_entry(struct runner *r, struct stage_ctx *sc)
 		return ENTRY_REQUEUE;
 	if (!is_unfinished(sc->a))
 		return ENTRY_NEW;
-	r->cur.attempt = json_long(sc->a, "attempt", 1);
-	if (strcmp(json_str(sc->a, "kind", ""), "run") != 0)
+	r->cur.attempt = hist_n(sc->a);
+	if (strcmp(json_str(sc->a, HIST_KEY_KIND, ""), "run") != 0)
 		return ENTRY_RESUME_WAIT;
 	if (r->run.job != NULL)
 		return ENTRY_JOB_ATTACH;
@@ -482,11 +482,10 @@ int
 runner_new_attempt(struct runner *r, struct stage_ctx *sc)
 {
 	const struct wk_stage *st = r->cur.st;
-	const cJSON *last = hist_last(sc->hist);
 	char *flag;
 	cJSON *a;
 
-	r->cur.attempt = last != NULL ? json_long(last, "attempt", 0) + 1 : 1;
+	r->cur.attempt = hist_last_n(sc->hist) + 1;
 	clear_failed(r);
 	invalidate_downstream(r, r->cur.idx);
 	flag = layout_path(r->run.cfg->workdir, "chain.reported");
