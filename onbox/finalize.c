@@ -156,7 +156,8 @@ runner_watch_recovery(struct runner *r, const cJSON *hist, const cJSON *a)
 	long limit;
 
 	if (r->run.health != NULL && policy_recovery(r->run.cfg, hist, a, &limit, &iv))
-		health_expect_step(r->run.health, (time_t)json_num(a, "started_unix", (double)time(NULL)),
+		health_expect_step(r->run.health,
+		    (time_t)json_num(a, HIST_KEY_STARTED_UNIX, (double)time(NULL)),
 		    limit, iv);
 }
 
@@ -190,7 +191,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 	cJSON *m = cJSON_CreateObject(), *ev, *pj = NULL;
 	char when[TIMEFMT_LEN], dur[32], ex[64], *mpath = NULL, *logrel, human[1024];
 	char *mwhy = NULL, where_txt[200] = "";
-	time_t now = time(NULL), started = (time_t)json_num(a, "started_unix", (double)now);
+	time_t now = time(NULL), started = (time_t)json_num(a, HIST_KEY_STARTED_UNIX, (double)now);
 	int ok, r_ = 0, restart = 0, e, hist_ok;
 	struct policy_out pol;
 
@@ -204,7 +205,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 	cJSON_AddStringToObject(m, "stage", st->name);
 	cJSON_AddStringToObject(m, "marker", st->marker);
 	cJSON_AddNumberToObject(m, "attempt", (double)r->cur.attempt);
-	cJSON_AddStringToObject(m, "started", json_str(a, "started", ""));
+	cJSON_AddStringToObject(m, "started", json_str(a, HIST_KEY_STARTED, ""));
 	cJSON_AddStringToObject(m, "ended", when);
 	cJSON_AddNumberToObject(m, "duration_s", (double)(now - started));
 	add_exit(m, o);
@@ -230,15 +231,15 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 	ci = triage_info(oc.cls);
 
 	/* The history first: the policy decides on it. */
-	json_set_str(a, "result", ok ? "done" : "failed");
-	json_set_str(a, "ended", when);
-	json_set_num(a, "ended_unix", (double)now);
+	json_set_str(a, HIST_KEY_RESULT, ok ? "done" : "failed");
+	json_set_str(a, HIST_KEY_ENDED, when);
+	json_set_num(a, HIST_KEY_ENDED_UNIX, (double)now);
 	if (!ok)
-		json_set_str(a, "class", ci->name);
+		json_set_str(a, HIST_KEY_CLASS, ci->name);
 	if (o->signo != 0)
-		json_set_num(a, "signal", o->signo);
+		json_set_num(a, HIST_KEY_SIGNAL, o->signo);
 	else if (o->exited)
-		json_set_num(a, "exit_code", o->exit_code);
+		json_set_num(a, HIST_KEY_EXIT_CODE, o->exit_code);
 	if (r->cur.stage_pid > 0)
 		json_set_num(a, POLICY_KEY_PID, (double)r->cur.stage_pid);
 	/* Real progress (steps past the best before, or a newer complete checkpoint) resets the budget. */
@@ -252,7 +253,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 			snprintf(pol.reason, sizeof(pol.reason), "%s; a new attempt would fail the same "
 			    "way: free space (or fix the path), then onbox start", mwhy);
 		}
-		json_set(a, "policy", policy_out_json(&pol));
+		json_set(a, HIST_KEY_POLICY, policy_out_json(&pol));
 	}
 	hist_ok = runner_hist_save(r, hist) == 0;
 	if (!hist_ok && restart) {
@@ -261,7 +262,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 		snprintf(pol.reason, sizeof(pol.reason), "the policy would restart it, but its "
 		    "history cannot be written: nothing is launched; the next onbox judges this "
 		    "attempt again");
-		json_set(a, "policy", policy_out_json(&pol));
+		json_set(a, HIST_KEY_POLICY, policy_out_json(&pol));
 	}
 	if (!ok)
 		pj = policy_out_json(&pol);
@@ -335,7 +336,7 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 		cJSON_Delete(ev);
 	} else {
 		runner_emit(r, ev, human);
-		json_set_bool(a, "reported", 1);
+		json_set_bool(a, HIST_KEY_REPORTED, 1);
 		(void)runner_hist_save(r, hist);
 	}
 	r->cur.restart = restart;
@@ -389,15 +390,15 @@ runner_catch_up(struct runner *r, size_t idx)
 	cJSON *hist = hist_load(r->run.cfg->workdir, st->name), *a = hist_last(hist), *ev;
 	char human[256];
 
-	if (a != NULL && strcmp(json_str(a, "result", ""), "done") == 0 &&
-	    !json_bool(a, "reported", 0)) {
+	if (a != NULL && strcmp(json_str(a, HIST_KEY_RESULT, ""), "done") == 0 &&
+	    !json_bool(a, HIST_KEY_REPORTED, 0)) {
 		ev = events_new(r->run.instance, r->run.cfg->run, "stage_done", st->name,
-		    json_long(a, "attempt", 1));
+		    hist_n(a));
 		cJSON_AddStringToObject(ev, "marker", st->marker);
 		snprintf(human, sizeof(human), "%s DONE (attempt %ld) -> %s", st->name,
-		    json_long(a, "attempt", 1), st->marker);
+		    hist_n(a), st->marker);
 		runner_emit(r, ev, human);
-		json_set_bool(a, "reported", 1);
+		json_set_bool(a, HIST_KEY_REPORTED, 1);
 		(void)hist_save(r->run.cfg->workdir, st->name, hist);
 	}
 	cJSON_Delete(hist);
@@ -422,7 +423,7 @@ runner_chain_done(struct runner *r)
 
 		if (a != NULL)
 			cJSON_AddNumberToObject(ev, "duration_s",
-			    difftime(time(NULL), (time_t)json_num(a, "started_unix", 0)));
+			    difftime(time(NULL), (time_t)json_num(a, HIST_KEY_STARTED_UNIX, 0)));
 		cJSON_Delete(h);
 	}
 	runner_add_results(r, ev);
@@ -467,7 +468,7 @@ runner_judge(struct runner *r, struct stage_ctx *sc, enum sup_end end)
 	memset(&in, 0, sizeof(in));
 	in.done_required = st->done_re != NULL;
 	in.done_seen = r->cur.done_seen;
-	in.we_timed_out = json_bool(a, "timed_out", 0) || end == SUP_TIMEOUT;
+	in.we_timed_out = json_bool(a, HIST_KEY_TIMED_OUT, 0) || end == SUP_TIMEOUT;
 	in.oom_kills = cgroup_oom_delta(a, &oom_why);
 	in.oom_known = in.oom_kills >= 0;
 	in.oom_why = oom_why;
@@ -509,7 +510,7 @@ runner_judge(struct runner *r, struct stage_ctx *sc, enum sup_end end)
 	}
 	nan = st->has_wait ? NULL : nanstop_due(&r->run.nan, st->name, r->cur.attempt);
 	if (nan == NULL && !st->has_wait)
-		nan = json_str(a, "nan_stop", NULL);
+		nan = json_str(a, HIST_KEY_NAN_STOP, NULL);
 	in.we_stopped = nan != NULL;
 	in.nan_stopped = nan;
 	in.missing = runner_require(r, &in, &req);
