@@ -158,7 +158,7 @@ runner_is_requeue(const struct runner *r, const cJSON *a)
 {
 	const cJSON *cnt = cJSON_GetObjectItem(a, ATT_KEY_RESTARTS);
 
-	return is_unfinished(a) && strcmp(json_str(a, "kind", ""), "run") == 0 &&
+	return is_unfinished(a) && strcmp(json_str(a, HIST_KEY_KIND, ""), "run") == 0 &&
 	    r->run.job == NULL && r->run.slurm.job && r->run.slurm.restarts >= 0 &&
 	    strcmp(json_str(a, POLICY_KEY_JOB_ID, ""), r->run.slurm.job_id) == 0 &&
 	    cJSON_IsNumber(cnt) && cnt->valuedouble < (double)r->run.slurm.restarts;
@@ -183,7 +183,7 @@ int
 runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 {
 	const struct wk_stage *st = r->cur.st;
-	long n = json_long(a, "attempt", 1), before = json_long(a, ATT_KEY_RESTARTS, 0), step = -1;
+	long n = hist_n(a), before = json_long(a, ATT_KEY_RESTARTS, 0), step = -1;
 	char *lockp = layout_attempt_lock(r->run.cfg->workdir, st->name, n), when[TIMEFMT_LEN];
 	char human[512];
 	struct attempt_rec rec;
@@ -223,15 +223,15 @@ runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 	r->cur.attempt = n;
 	now = time(NULL);
 	timefmt_utc(now, when, sizeof(when));
-	json_set_str(a, "result", "failed");
-	json_set_str(a, "class", triage_info(TRIAGE_PREEMPTED)->name);
+	json_set_str(a, HIST_KEY_RESULT, "failed");
+	json_set_str(a, HIST_KEY_CLASS, triage_info(TRIAGE_PREEMPTED)->name);
 	json_set_bool(a, ATT_KEY_REQUEUED, 1);
-	json_set_str(a, "ended", when);
-	json_set_num(a, "ended_unix", (double)now);
+	json_set_str(a, HIST_KEY_ENDED, when);
+	json_set_num(a, HIST_KEY_ENDED_UNIX, (double)now);
 	if (have_rec && rec.exited && rec.signo != 0)
-		json_set_num(a, "signal", rec.signo);
+		json_set_num(a, HIST_KEY_SIGNAL, rec.signo);
 	else if (have_rec && rec.exited)
-		json_set_num(a, "exit_code", rec.exit_code);
+		json_set_num(a, HIST_KEY_EXIT_CODE, rec.exit_code);
 	if (have_rec && rec.pid > 0)
 		json_set_num(a, POLICY_KEY_PID, (double)rec.pid);
 	/* Its progress as the last onbox read it, and its checkpoints: real progress resets the budget. */
@@ -239,7 +239,7 @@ runner_requeue(struct runner *r, cJSON *hist, cJSON *a)
 	    json_long(r->run.saved, "attempt", 0) == n && cJSON_GetObjectItem(r->run.saved, "prog_cur") != NULL)
 		step = json_long(r->run.saved, "prog_cur", -1);
 	(void)policy_mark_progress(hist, a, step, runner_ckpt_step(r));
-	json_set_bool(a, "reported", 1);
+	json_set_bool(a, HIST_KEY_REPORTED, 1);
 	(void)runner_hist_save(r, hist);	/* the new attempt's save, checked, carries it too */
 
 	snprintf(human, sizeof(human), "%s requeued by Slurm (job %s, restart %ld): attempt %ld starts",
