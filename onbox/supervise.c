@@ -139,7 +139,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 				break;
 			}
 			if (w->kill_pgid > 0 || w->job != NULL) {
-				json_set_bool(a, "timed_out", 1);
+				json_set_bool(a, HIST_KEY_TIMED_OUT, 1);
 				(void)runner_hist_save(r, hist);
 				log_warn("stage %s ran past timeout_s=%ld: stopping it", r->cur.st->name,
 				    r->cur.st->timeout_s);
@@ -157,7 +157,7 @@ runner_supervise(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		if (!nan_sent && !w->wait_stage && (w->kill_pgid > 0 || w->job != NULL) &&
 		    (nan = nanstop_due(&r->run.nan, r->cur.st->name, r->cur.attempt)) != NULL) {
 			nan_sent = 1;
-			json_set_str(a, "nan_stop", nan);
+			json_set_str(a, HIST_KEY_NAN_STOP, nan);
 			(void)runner_hist_save(r, hist);
 			log_warn("stage %s attempt %ld: %s: loss.on_nan is stop: stopping it",
 			    r->cur.st->name, r->cur.attempt, nan);
@@ -344,7 +344,7 @@ runner_watch_run(struct runner *r, struct stage_ctx *sc)
 	runner_scan_restore(r);
 	runner_watch_recovery(r, sc->hist, sc->a);
 	if (st->timeout_s > 0)
-		w->timeout_at = (time_t)json_num(sc->a, "started_unix", 0) + st->timeout_s;
+		w->timeout_at = (time_t)json_num(sc->a, HIST_KEY_STARTED_UNIX, 0) + st->timeout_s;
 	if (w->pid > 0) {
 		/* The stage's process group, for a timeout stop. */
 		struct attempt_rec cur;
@@ -397,7 +397,7 @@ runner_watch_wait(struct runner *r, struct stage_ctx *sc)
 		lc.catchup = 1;
 		(void)logscan_poll(&catchup, runner_line, &lc);
 		logscan_free(&catchup);
-		source_from(&r->cur.src[0], cJSON_GetObjectItem(a, "log_start"));
+		source_from(&r->cur.src[0], cJSON_GetObjectItem(a, HIST_KEY_LOG_START));
 		free(p);
 	}
 	if (st->wait.pid > 0) {
@@ -406,15 +406,15 @@ runner_watch_wait(struct runner *r, struct stage_ctx *sc)
 			w->pid = 0;	/* already gone */
 	}
 	if (st->wait.timeout_s > 0)
-		w->timeout_at = (time_t)json_num(a, "started_unix", 0) + st->wait.timeout_s;
+		w->timeout_at = (time_t)json_num(a, HIST_KEY_STARTED_UNIX, 0) + st->wait.timeout_s;
 	w->wait_stage = 1;
-	if (json_num(a, "wait_announced", 0) == 0) {
+	if (json_num(a, HIST_KEY_WAIT_ANNOUNCED, 0) == 0) {
 		cJSON *ev = events_new(r->run.instance, r->run.cfg->run, "stage_started", st->name,
 		    r->cur.attempt);
 		char human[256];
 
-		json_set_str(a, "result", "running");
-		json_set_num(a, "wait_announced", 1);
+		json_set_str(a, HIST_KEY_RESULT, "running");
+		json_set_num(a, HIST_KEY_WAIT_ANNOUNCED, 1);
 		(void)runner_hist_save(r, sc->hist);	/* else the next onbox announces it again */
 		if (st->wait.pid > 0)
 			cJSON_AddNumberToObject(ev, "wait_pid", (double)st->wait.pid);
