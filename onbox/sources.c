@@ -300,7 +300,7 @@ hist_mark_log_start(cJSON *a, const char *path)
 		cJSON_AddNumberToObject(o, "ino", (double)pos.ino);
 		cJSON_AddNumberToObject(o, "off", (double)pos.off);
 		cJSON_AddStringToObject(o, "fp", hex);
-		json_set(a, "log_start", o);
+		json_set(a, HIST_KEY_LOG_START, o);
 	}
 	logscan_free(&ls);
 }
