@@ -141,7 +141,7 @@ jr_earlier(const struct jobrun *jr, const char *id)
 {
 	const cJSON *e, *r;
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(jr->hist, "attempts")) {
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(jr->hist, HIST_KEY_ATTEMPTS)) {
 		if (e == jr->a)
 			break;
 		if (strcmp(json_str(e, POLICY_KEY_JOB_ID, ""), id) == 0)
@@ -209,7 +209,7 @@ jr_adopt(struct jobrun *jr, const char *id, enum job_state st, const char *reaso
 static int
 jr_acquire(struct jobrun *jr)
 {
-	const char *cmd = json_str(jr->a, "command", NULL);
+	const char *cmd = json_str(jr->a, HIST_KEY_COMMAND, NULL);
 	int inflight = cJSON_GetObjectItem(jr->a, "job_submit") != NULL, rc;
 	char *id = NULL, *why = NULL, when[TIMEFMT_LEN];
 	enum job_state st;
@@ -595,7 +595,7 @@ jobrun_launch(struct jobrun *jr, const struct wk_stage *st, long n, cJSON *hist,
 
 	*why = NULL;
 	jr_bind(jr, st, n, hist, a);
-	json_set_str(a, "command", command);
+	json_set_str(a, HIST_KEY_COMMAND, command);
 	jr->launching = 1;
 	rc = jr_acquire(jr);
 	jr->launching = 0;
