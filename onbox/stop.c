@@ -17,6 +17,7 @@
 
 #include "err.h"
 #include "jsonfile.h"
+#include "history.h"
 #include "layout.h"
 #include "log.h"
 #include "monotime.h"
@@ -164,11 +165,11 @@ stop_mark_attempt(cJSON *a, const char *by, const char *how)
 	char when[TIMEFMT_LEN];
 
 	timefmt_utc(time(NULL), when, sizeof(when));
-	json_set_str(a, "result", "stopped");
-	json_set_str(a, "ended", when);
-	json_set_str(a, "stopped_by", by);
-	json_set_str(a, "stop", how);
-	json_set_bool(a, "reported", 1);
+	json_set_str(a, HIST_KEY_RESULT, "stopped");
+	json_set_str(a, HIST_KEY_ENDED, when);
+	json_set_str(a, HIST_KEY_STOPPED_BY, by);
+	json_set_str(a, HIST_KEY_STOP, how);
+	json_set_bool(a, HIST_KEY_REPORTED, 1);
 }
 
 int
