@@ -185,10 +185,10 @@ stop_local(const struct wk_config *cfg, const char *by)
 	hist = hist_load(cfg->workdir, st->name);
 	a = hist_last(hist);
 	snprintf(how, sizeof(how), "nothing was running");
-	if (a != NULL && (strcmp(json_str(a, "result", ""), "starting") == 0 ||
-	    strcmp(json_str(a, "result", ""), "running") == 0)) {
-		n = json_long(a, "attempt", 1);
-		if (strcmp(json_str(a, "kind", ""), "wait") == 0) {
+	if (a != NULL && (strcmp(json_str(a, HIST_KEY_RESULT, ""), "starting") == 0 ||
+	    strcmp(json_str(a, HIST_KEY_RESULT, ""), "running") == 0)) {
+		n = hist_n(a);
+		if (strcmp(json_str(a, HIST_KEY_KIND, ""), "wait") == 0) {
 			snprintf(how, sizeof(how), "a wait: nothing of ours to signal");
 			mark = 1;
 		} else if (cfg->detach_kind == DETACH_JOB) {
