@@ -16,6 +16,7 @@
 #include "decide.h"
 #include "exits.h"
 #include "jsonfile.h"
+#include "history.h"
 #include "monotime.h"
 #include "probe.h"
 #include "traceback.h"
@@ -457,16 +458,6 @@ facts_ckpt(const struct decide_in *in, struct decide_facts *f)
 		f->ckpt_stall = ckpt_stall_text(&st);
 }
 
-/* The newest attempt of a stage's history (as the probe read it), or NULL. */
-static const cJSON *
-hist_newest(const cJSON *hist)
-{
-	const cJSON *arr = cJSON_GetObjectItem(hist, "attempts");
-	int n = cJSON_GetArraySize(arr);
-
-	return n > 0 ? cJSON_GetArrayItem(arr, n - 1) : NULL;
-}
-
 /* The crash signature probe_parse found in the output tail; onbox's own class of the attempt wins. */
 static void
 facts_tail_triage(const struct decide_in *in, struct decide_facts *f)
@@ -479,9 +470,9 @@ facts_tail_triage(const struct decide_in *in, struct decide_facts *f)
 	f->tail_cls = in->p->tail_cls;
 	f->tail_evidence = in->p->tail_evidence;
 	/* onbox judged the attempt with its counter: its class wins (killed, not cgroup_oom) */
-	if (f->first_missing >= 0 && (a = hist_newest(probe_history(in->p,
+	if (f->first_missing >= 0 && (a = hist_last(probe_history(in->p,
 	    in->cfg->chain[f->first_missing].name))) != NULL &&
-	    (cls = triage_by_name(json_str(a, "class", NULL))) != TRIAGE_NCLASSES)
+	    (cls = triage_by_name(json_str(a, HIST_KEY_CLASS, NULL))) != TRIAGE_NCLASSES)
 		f->tail_cls = cls;
 }
 
