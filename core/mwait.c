@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "err.h"
 #include "config.h"
+#include "history.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "mwait.h"
@@ -218,13 +219,13 @@ stage_read(struct mwait_stage *st, const char *text)
 	/* Missing, or cut by the bound: no history known (not a broken check). */
 	if (doc == NULL)
 		return;
-	arr = cJSON_GetObjectItem(doc, "attempts");
+	arr = cJSON_GetObjectItem(doc, HIST_KEY_ATTEMPTS);
 	if (cJSON_IsArray(arr)) {
 		st->known = 1;
 		n = cJSON_GetArraySize(arr);
 		if (n > 0 && cJSON_IsObject(last = cJSON_GetArrayItem(arr, n - 1))) {
-			st->attempt = json_long(last, "attempt", 0);
-			snprintf(st->result, sizeof(st->result), "%s", json_str(last, "result", ""));
+			st->attempt = json_long(last, HIST_KEY_ATTEMPT, 0);
+			snprintf(st->result, sizeof(st->result), "%s", json_str(last, HIST_KEY_RESULT, ""));
 		}
 	}
 	cJSON_Delete(doc);
