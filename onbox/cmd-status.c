@@ -83,7 +83,7 @@ static const char *
 stage_state(const struct wk_config *cfg, const struct wk_stage *st, const cJSON *last)
 {
 	char *m = layout_marker(cfg->workdir, st->marker), *f = layout_failed(cfg->workdir, st->marker);
-	const char *res = json_str(last, "result", NULL), *s;
+	const char *res = json_str(last, HIST_KEY_RESULT, NULL), *s;
 
 	if (fs_exists(m))
 		s = "done";
