@@ -507,7 +507,7 @@ policy_recovery(const struct wk_config *cfg, const cJSON *hist, const cJSON *a,
 			break;
 		prev = e;
 	}
-	if (e == NULL || prev == NULL || history_str(prev, "result", &res) < 0 || res == NULL ||
+	if (e == NULL || prev == NULL || history_str(prev, HIST_KEY_RESULT, &res) < 0 || res == NULL ||
 	    (strcmp(res, "failed") != 0 && strcmp(res, "lost") != 0))
 		return 0;
 	if (history_num(prev, POLICY_KEY_STEP_INTERVAL, 0, POLICY_TIME_MAX, 0, &v) == 1 && v > 0)
