@@ -34,6 +34,7 @@
 #include "events.h"
 #include "fsutil.h"
 #include "handbook.h"
+#include "history.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -247,7 +248,7 @@ tick_policy(struct tick *t, struct policy_out *pol)
 	struct attempt att[TICK_POLICY_HISTORY + 1];
 	struct policy_in in;
 	const cJSON *h = t->out.stage != NULL ? probe_history(&t->probe, t->out.stage) : NULL;
-	const cJSON *all = cJSON_GetObjectItem(h, "attempts"), *last;
+	const cJSON *last;
 	const char *final = t->cfg->chain[t->cfg->nchain - 1].marker;
 	size_t n = 0, skipped = 0;
 
@@ -255,12 +256,12 @@ tick_policy(struct tick *t, struct policy_out *pol)
 	if (h == NULL)
 		return 1;	/* never launched: the first launch is no restart */
 	(void)history_attempts(h, att, TICK_POLICY_HISTORY, &n, &skipped);
-	last = cJSON_GetArrayItem(all, cJSON_GetArraySize(all) - 1);
-	if (last != NULL && (strcmp(json_str(last, "result", ""), "running") == 0 ||
-	    strcmp(json_str(last, "result", ""), "starting") == 0)) {
+	last = hist_last(h);
+	if (last != NULL && (strcmp(json_str(last, HIST_KEY_RESULT, ""), "running") == 0 ||
+	    strcmp(json_str(last, HIST_KEY_RESULT, ""), "starting") == 0)) {
 		memset(&att[n], 0, sizeof(att[n]));
-		att[n].n = json_long(last, "attempt", (long)n + 1);
-		att[n].started = (time_t)json_num(last, "started_unix", 0);
+		att[n].n = json_long(last, HIST_KEY_ATTEMPT, (long)n + 1);
+		att[n].started = (time_t)json_num(last, HIST_KEY_STARTED_UNIX, 0);
 		att[n].ended = t->probe.box_time;
 		att[n].cls = t->out.v == V_CRASHED ? triage_info(t->out.cls)->name : "lost";
 		att[n].exit_code = -1;
