@@ -1,0 +1,96 @@
+/*
+ * mcp.h: `patrol mcp`, the Model Context Protocol over stdio, and its tools.
+ *
+ * mcp.c speaks the protocol (JSON-RPC 2.0, one message a line; initialize,
+ * ping, tools/list, tools/call, notifications/cancelled, progress) and runs
+ * every tools/call in a child of its own (spawn_fork), so a `wait` never
+ * blocks a second call and a cancel is a signal to that child.  The tools
+ * are a table, mcp_tools[] (mcp-tools.c), one row a tool; a row's call runs
+ * in the child, fills a struct mcp_out and returns.  Nothing but protocol
+ * goes to stdout: a tool never prints (diagnostics go to stderr).
+ *
+ * The tools' files: mcp-run.c (the run a call names, arguments, results),
+ * mcp-info.c (runs, handbook), mcp-read.c (logs, events), mcp-act.c
+ * (status, resume, stop), mcp-wait.c (wait).
+ */
+#ifndef WK_MCP_H
+#define WK_MCP_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+struct wk_config;
+
+/* What one tools/call runs with. */
+struct mcp_ctx {
+	char *const	*configs;	/* the -c FILEs given, absolute; NULL: every run with state */
+	size_t		 nconfigs;
+	const cJSON	*progress_token; /* params._meta.progressToken, or NULL */
+	int		 out_fd;	/* where the child writes (mcp_progress) */
+};
+
+/*
+ * What a tool returns: structured is the structuredContent object (owned,
+ * may be NULL only with is_error), text the short rendering (owned,
+ * never NULL on return), is_error 1 for an isError result whose text is the
+ * one-line cause naming the run or the argument.
+ */
+struct mcp_out {
+	cJSON	*structured;
+	char	*text;
+	int	 is_error;
+};
+
+/* Tool annotations (MCP ToolAnnotations hints). */
+#define MCP_READ_ONLY	0x1
+#define MCP_DESTRUCTIVE	0x2
+#define MCP_IDEMPOTENT	0x4
+#define MCP_OPEN_WORLD	0x8
+
+struct mcp_tool {
+	const char	*name;
+	const char	*title;
+	const char	*description;	/* when an agent should use it */
+	const char	*input_schema;	/* JSON Schema text (an object) */
+	const char	*output_schema;	/* JSON Schema text (an object) */
+	unsigned	 hints;		/* MCP_* */
+	/* 0, or -1 with out->is_error set (the call ran and failed) */
+	int		(*call)(struct mcp_ctx *, const cJSON *args, struct mcp_out *);
+};
+
+extern const struct mcp_tool *const mcp_tools[];
+extern const size_t mcp_ntools;
+
+/* mcp.c: serve on stdin/stdout until EOF; the exit code (0). */
+int mcp_serve(char *const *configs, size_t nconfigs);
+
+/*
+ * mcp-run.c: the run named by args' "run" (a string, required): its config
+ * loaded into *cfg (caller frees with config_free).  0, or -1 with out set
+ * to the isError result ("unknown run 'x'", "argument 'run': ...").
+ */
+int mcp_run_config(struct mcp_ctx *ctx, const cJSON *args, struct wk_config **cfg,
+    struct mcp_out *out);
+/*
+ * Optional integer argument key in [min, max], def when absent.  0, or -1
+ * with out set ("argument 'timeout_s': must be an integer from 1 to 600").
+ */
+int mcp_arg_int(const cJSON *args, const char *key, long min, long max, long def, long *v,
+    struct mcp_out *out);
+/* Optional string argument key, NULL when absent; -1 with out set when not a string. */
+int mcp_arg_str(const cJSON *args, const char *key, const char **v, struct mcp_out *out);
+/* Optional boolean argument key, def when absent; -1 with out set when not a boolean. */
+int mcp_arg_bool(const cJSON *args, const char *key, int def, int *v, struct mcp_out *out);
+/* Set out to an isError result with a printf-formatted one-line cause; returns -1. */
+int mcp_error(struct mcp_out *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A notifications/progress for this call, when it has a progress token (else nothing). */
+void mcp_progress(struct mcp_ctx *ctx, double progress, double total, const char *message);
+
+/* The rows, each defined with its call (see above); mcp-tools.c orders them. */
+extern const struct mcp_tool mcp_tool_runs_row, mcp_tool_status_row, mcp_tool_wait_row,
+    mcp_tool_logs_row, mcp_tool_events_row, mcp_tool_handbook_row, mcp_tool_resume_row,
+    mcp_tool_stop_row;
+
+#endif
