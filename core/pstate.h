@@ -9,6 +9,7 @@
  * The document: one JSON object.  Keys (patrol writes them every tick):
  *   run, instance (this machine's id for the run's events),
  *   verdict, details, last_tick (UTC ISO), ticks, unseen_ticks,
+ *   config (the absolute path of the config file the last tick ran with; patrol mcp),
  *   caveats_text "nan_loss at step 15 (attempt 1), 1 restart"  a DONE's caveats (caveats.h)
  *   seen_at (UTC ISO of the last tick that saw the box),
  *   progress, progress_max (numbers; absent when unknown),

@@ -605,6 +605,8 @@ tick_remember(struct tick *t, const char *when)
 	cJSON *d = t->st.doc;
 
 	json_set_str(d, "last_tick", when);
+	if (t->cfg_abs != NULL)
+		json_set_str(d, "config", t->cfg_abs);	/* patrol mcp finds the run by it */
 	json_set_num(d, "ticks", json_num(d, "ticks", 0) + 1);
 	if (t->out.v == V_SSH_DOWN || t->out.v == V_HOSTKEY_MISMATCH) {
 		/* An unseen box says nothing about progress: keep what we knew. */
