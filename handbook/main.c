@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopts.h"
 #include "config.h"
 #include "crontab.h"
 #include "diag.h"
@@ -302,43 +303,28 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "check", no_argument, NULL, 'C' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		WK_LONGOPTS_COMMON
 	};
 	struct wk_config *cfg = NULL;
-	const char *copt = NULL, *out = NULL;
+	struct cli_common cc = { "handbook", usage, NULL, 0 };
+	const char *out = NULL;
 	char *path, *dir, *file;
-	int ch, check = 0, verbose = 0, rc;
+	int ch, check = 0, rc;
 
 	log_init("handbook", 0);
 	while ((ch = getopt_long(argc, argv, "c:o:vVh", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'c':
-			copt = optarg;
-			break;
 		case 'o':
 			out = optarg;
 			break;
 		case 'C':
 			check = 1;
 			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'V':
-			printf("handbook %s\n", WK_VERSION);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return WK_EX_USAGE;
+			if ((rc = cli_common(&cc, ch)) != CLI_NEXT)
+				return rc;
 		}
 	}
 	if (optind != argc || (out != NULL && *out == '\0')) {
@@ -349,8 +335,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "handbook: --check reads a file: give -o FILE, not -o -\n");
 		return WK_EX_USAGE;
 	}
-	log_init("handbook", verbose);
-	path = config_find(copt);
+	log_init("handbook", cc.verbose);
+	path = config_find(cc.config);
 	if (config_load_report("handbook", path, &cfg) != 0) {
 		free(path);
 		return WK_EX_CONFIG;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopts.h"
 #include "config.h"
 #include "curlcmd.h"
 #include "diag.h"
@@ -62,28 +63,19 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
 		{ "help-config", no_argument, NULL, 'K' },
-		{ NULL, 0, NULL, 0 }
+		WK_LONGOPTS_COMMON
 	};
+	struct cli_common cc = { "onbox", onbox_help, NULL, 0 };
 	struct onbox_ctx ctx;
 	size_t i;
-	int ch;
+	int ch, rc;
 
 	memset(&ctx, 0, sizeof(ctx));
 	log_init("onbox", 0);
 	/* '+': stop at the command name; its own options are its business. */
 	while ((ch = getopt_long(argc, argv, "+c:vVh", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'c':
-			ctx.config_opt = optarg;
-			break;
-		case 'v':
-			ctx.verbose++;
-			break;
 		case 'V': {
 			struct curlcmd_how how;
 
@@ -92,17 +84,16 @@ main(int argc, char **argv)
 			curlcmd_how_free(&how);
 			return 0;
 		}
-		case 'h':
-			onbox_help(stdout);
-			return 0;
 		case 'K':
 			config_print_keys(stdout);
 			return 0;
 		default:
-			onbox_help(stderr);
-			return WK_EX_USAGE;
+			if ((rc = cli_common(&cc, ch)) != CLI_NEXT)
+				return rc;
 		}
 	}
+	ctx.config_opt = cc.config;
+	ctx.verbose = cc.verbose;
 	log_init("onbox", ctx.verbose);
 	if (optind >= argc) {
 		onbox_help(stderr);

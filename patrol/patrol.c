@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopts.h"
 #include "config.h"
 #include "decide.h"
 #include "diag.h"
@@ -148,7 +149,6 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
 		{ "once", no_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "install-cron", no_argument, NULL, 'I' },
@@ -156,10 +156,7 @@ main(int argc, char **argv)
 		{ "onbox", required_argument, NULL, 'B' },
 		{ "no-start", no_argument, NULL, 'N' },
 		{ "no-secrets", no_argument, NULL, 'S' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		WK_LONGOPTS_COMMON
 	};
 	const struct patrol_cmd *cmd = &patrol_cmds[0], *w;
 	struct patrol_args a;

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "cliopts.h"
 #include "config.h"
 #include "diag.h"
 #include "err.h"
@@ -555,25 +556,22 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
 		{ "marker", required_argument, NULL, 'm' },
 		{ "any", required_argument, NULL, 'a' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "max-ticks", required_argument, NULL, 'n' },
 		{ "follow", no_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		WK_LONGOPTS_COMMON
 	};
 	struct sentinel s;
 	struct ssh_error err;
 	struct diag d = DIAG_INIT;
 	sigset_t mask;
-	const char *copt = NULL, *list = NULL, *iopt = NULL, *nopt = NULL;
+	struct cli_common cc = { "sentinel", usage, NULL, 0 };
+	const char *list = NULL, *iopt = NULL, *nopt = NULL;
 	char *path = NULL;
-	int ch, verbose = 0, rc = WK_EX_USAGE;
+	int ch, rc = WK_EX_USAGE;
 
 	memset(&s, 0, sizeof(s));
 	s.conn.sigfd = -1;
@@ -590,9 +588,6 @@ main(int argc, char **argv)
 	log_init("sentinel", 0);
 	while ((ch = getopt_long(argc, argv, "c:vVh", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'c':
-			copt = optarg;
-			break;
 		case 'm':
 		case 'a':
 			if (list != NULL) {
@@ -617,28 +612,20 @@ main(int argc, char **argv)
 		case 'j':
 			s.json = 1;
 			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'V':
-			printf("sentinel %s\n", WK_VERSION);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			goto usage;
+			if ((rc = cli_common(&cc, ch)) != CLI_NEXT)
+				goto out;
 		}
 	}
 	if (optind != argc || list == NULL)
 		goto usage;
-	log_init("sentinel", verbose);
+	log_init("sentinel", cc.verbose);
 	if ((s.conn.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		fprintf(stderr, "sentinel: signalfd: %s\n", wk_strerror(WK_ERR_SYSTEM));
 		rc = WK_EX_SOFTWARE;
 		goto out;
 	}
-	path = config_find(copt);
+	path = config_find(cc.config);
 	if ((rc = config_load_report("sentinel", path, &s.cfg)) != 0)
 		goto out;
 	s.interval_s = config_get_int(s.cfg, "sentinel.interval_s");
