@@ -1,6 +1,9 @@
 /*
- * attempt.c: attempt history, the wrapper's process record, and the wrapper
- * itself (see attempt.h for why the responsibilities are split this way).
+ * attempt.c: the wrapper's process record (attempts/<stage>.<n>.json) and
+ * the wrapper itself (see attempt.h for why the two files of an attempt have
+ * one writer each).  The attempt history, stages/<stage>.json, is
+ * core/history.c's: its one parser and emitter, shared with policy, patrol
+ * and the handbook.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [ -z "${ONBOX_WRAP:-}" ] || exit 0
 
 t_layers() {
-	local out
+	local out b
 	case $BUILD in /*) b=$BUILD ;; *) b=$TOP/$BUILD ;; esac
 	if out=$(bash "$TOP/scripts/layers.sh" "$b" 2>&1) && [ "$out" = "layers: ok" ]; then
 		echo "PASS layers"
