@@ -132,7 +132,7 @@ ckpt_ctx_init(const struct wk_config *cfg, struct ckpt_ctx *c, char **why)
 
 /* ---- the shared rules ---- */
 
-/* All decimal digits, at most LLONG_MAX; 0 or -1. */
+/* All decimal digits, at most LLONG_MAX; 0 or WK_ERR_PARSE. */
 static int
 ckpt_parse_step(const char *s, size_t len, long long *out)
 {
@@ -141,13 +141,13 @@ ckpt_parse_step(const char *s, size_t len, long long *out)
 	int d;
 
 	if (len == 0)
-		return -1;
+		return WK_ERR_PARSE;
 	for (i = 0; i < len; i++) {
 		if (s[i] < '0' || s[i] > '9')
-			return -1;
+			return WK_ERR_PARSE;
 		d = s[i] - '0';
 		if (v > (LLONG_MAX - d) / 10)
-			return -1;
+			return WK_ERR_PARSE;
 		v = v * 10 + d;
 	}
 	*out = v;
@@ -431,17 +431,17 @@ static const struct {
 	{ ". missing", 0, 1 },
 };
 
-/* "0" or [1-9][0-9]*, fitting a long long; 0 or -1. */
+/* "0" or [1-9][0-9]*, fitting a long long; 0 or WK_ERR_PARSE. */
 static int
 ckpt_parse_mtime(const char *s, size_t len, long long *out)
 {
 	if (len == 0 || (len > 1 && s[0] == '0'))
-		return -1;
+		return WK_ERR_PARSE;
 	return ckpt_parse_step(s, len, out);
 }
 
 /*
- * One entry line "<0|1> <mtime> <name>": 0 with its parts, or -1 with
+ * One entry line "<0|1> <mtime> <name>": 0 with its parts, or WK_ERR_PARSE with
  * *what saying why not.
  */
 static int
@@ -452,20 +452,20 @@ ckpt_parse_line(const char *l, size_t len, int *complete, long long *mtime,
 
 	if (len < 2 || (l[0] != '0' && l[0] != '1') || l[1] != ' ') {
 		*what = "not an entry line";
-		return -1;
+		return WK_ERR_PARSE;
 	}
 	*complete = l[0] == '1';
 	if ((sp = memchr(l + 2, ' ', len - 2)) == NULL) {
 		*what = "no name";
-		return -1;
+		return WK_ERR_PARSE;
 	}
 	if (ckpt_parse_mtime(l + 2, (size_t)(sp - (l + 2)), mtime) != 0) {
 		*what = "bad mtime";
-		return -1;
+		return WK_ERR_PARSE;
 	}
 	if (!*complete && *mtime != 0) {
 		*what = "an incomplete entry with an mtime";
-		return -1;
+		return WK_ERR_PARSE;
 	}
 	*name = sp + 1;
 	*namelen = len - (size_t)(*name - l);
@@ -474,7 +474,7 @@ ckpt_parse_line(const char *l, size_t len, int *complete, long long *mtime,
 	    (*namelen == 1 && (*name)[0] == '.') ||
 	    (*namelen == 2 && (*name)[0] == '.' && (*name)[1] == '.')) {
 		*what = "bad name";
-		return -1;
+		return WK_ERR_PARSE;
 	}
 	return 0;
 }

@@ -33,7 +33,7 @@ history_num(const cJSON *o, const char *key, double lo, double hi, int integral,
 	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < lo ||
 	    it->valuedouble > hi ||
 	    (integral && (double)(long long)it->valuedouble != it->valuedouble))
-		return -1;
+		return WK_ERR_PARSE;
 	*v = it->valuedouble;
 	return 1;
 }
@@ -47,7 +47,7 @@ history_str(const cJSON *o, const char *key, const char **s)
 	if (it == NULL || cJSON_IsNull(it))
 		return 1;
 	if (!cJSON_IsString(it))
-		return -1;
+		return WK_ERR_PARSE;
 	*s = it->valuestring;
 	return 1;
 }
@@ -64,43 +64,43 @@ hist_entry(const cJSON *e, struct attempt *a)
 	a->exit_code = -1;
 	a->ckpt_step = a->ckpt_from = -1;
 	if (!cJSON_IsObject(e))
-		return -1;
+		return WK_ERR_PARSE;
 	if (history_num(e, HIST_KEY_ATTEMPT, 1, HIST_ATTEMPT_MAX, 1, &v) != 1)
-		return -1;
+		return WK_ERR_PARSE;
 	a->n = (long)v;
 	if (history_str(e, HIST_KEY_RESULT, &result) < 0 || result == NULL)
-		return -1;
+		return WK_ERR_PARSE;
 	if (history_str(e, HIST_KEY_CLASS, &cls) < 0 ||
 	    history_str(e, POLICY_KEY_JOB_ID, &a->job_id) < 0 ||
 	    history_str(e, POLICY_KEY_CHECKPOINT, &a->checkpoint) < 0)
-		return -1;
+		return WK_ERR_PARSE;
 	if ((r = history_num(e, HIST_KEY_STARTED_UNIX, 0, HIST_TIME_MAX, 0, &v)) < 0)
-		return -1;
+		return WK_ERR_PARSE;
 	if (r == 1)
 		a->started = (time_t)v;
 	if ((r = history_num(e, HIST_KEY_ENDED_UNIX, 0, HIST_TIME_MAX, 0, &v)) < 0)
-		return -1;
+		return WK_ERR_PARSE;
 	if (r == 1)
 		a->ended = (time_t)v;
 	if ((r = history_num(e, HIST_KEY_EXIT_CODE, -1, 255, 1, &v)) < 0)
-		return -1;
+		return WK_ERR_PARSE;
 	if (r == 1)
 		a->exit_code = (int)v;
 	if ((r = history_num(e, HIST_KEY_SIGNAL, 0, 128, 1, &v)) < 0)
-		return -1;
+		return WK_ERR_PARSE;
 	if (r == 1)
 		a->signo = (int)v;
 	if ((r = history_num(e, POLICY_KEY_PID, 0, HIST_PID_MAX, 1, &v)) < 0)
-		return -1;
+		return WK_ERR_PARSE;
 	if (r == 0 && (r = history_num(e, HIST_KEY_WRAPPER_PID, 0, HIST_PID_MAX, 1, &v)) < 0)
-		return -1;
+		return WK_ERR_PARSE;
 	if (r == 1)
 		a->pid = (long)v;
 	if (cJSON_GetObjectItemCaseSensitive(e, POLICY_KEY_PROGRESSED) != NULL) {
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, POLICY_KEY_PROGRESSED);
 
 		if (!cJSON_IsBool(p))
-			return -1;
+			return WK_ERR_PARSE;
 		a->progressed = cJSON_IsTrue(p);
 		a->ckpt_known = 1;	/* policy_mark_progress wrote it, and the checkpoint step with it */
 	}

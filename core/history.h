@@ -96,9 +96,9 @@ int history_attempts(const cJSON *hist, struct attempt *out, size_t cap, size_t 
 
 /* The entries array of hist (the document, or that array itself); NULL when there is none. */
 const cJSON *history_array(const cJSON *hist);
-/* 1: key present and a number in [lo, hi] (integral when asked); 0 absent; -1 malformed. */
+/* 1: key present and a number in [lo, hi] (integral when asked); 0 absent; WK_ERR_PARSE malformed. */
 int history_num(const cJSON *o, const char *key, double lo, double hi, int integral, double *v);
-/* 1 and *s (NULL when absent); -1 when present and not a string. */
+/* 1 and *s (NULL when absent); WK_ERR_PARSE when present and not a string. */
 int history_str(const cJSON *o, const char *key, const char **s);
 
 /* ---- the emitter ---- */

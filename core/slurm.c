@@ -191,7 +191,7 @@ slurm_stage_opts(const struct wk_config *cfg, size_t idx)
 
 /*
  * Append chain[idx].sbatch as words to b (b may be NULL: check only).
- * 0, or -1 with *why (caller frees).
+ * 0, or WK_ERR_INVALID with *why (caller frees).
  */
 static int
 slurm_opts(const struct wk_config *cfg, size_t idx, struct buf *b, char **why)
@@ -224,7 +224,7 @@ slurm_opts(const struct wk_config *cfg, size_t idx, struct buf *b, char **why)
 			}
 			free(w);
 			if (*why != NULL)
-				return -1;
+				return WK_ERR_INVALID;
 			p = e;
 		}
 		return 0;
@@ -235,13 +235,13 @@ slurm_opts(const struct wk_config *cfg, size_t idx, struct buf *b, char **why)
 		if (!slurm_optname_ok(it->string)) {
 			*why = xstrfmt("\"%.60s\" is not an sbatch option name (lower case, digits, -)",
 			    it->string);
-			return -1;
+			return WK_ERR_INVALID;
 		}
 		w = xstrfmt("--%s", it->string);
 		if ((res = slurm_reserved(w)) != NULL) {
 			*why = xstrfmt("\"%s\": watchkeeper sets --%s itself", it->string, res);
 			free(w);
-			return -1;
+			return WK_ERR_INVALID;
 		}
 		free(w);
 		w = NULL;
@@ -257,7 +257,7 @@ slurm_opts(const struct wk_config *cfg, size_t idx, struct buf *b, char **why)
 		else {
 			*why = xstrfmt("\"%s\": a value is a string, a whole number, true or false",
 			    it->string);
-			return -1;
+			return WK_ERR_INVALID;
 		}
 		if (b != NULL) {
 			buf_putc(b, ' ');
@@ -590,7 +590,7 @@ slurm_parse_squeue_json(const struct wk_config *cfg, struct slurm_view *sv, cons
 	if (doc == NULL || !cJSON_IsArray(jobs = cJSON_GetObjectItem(doc, "jobs"))) {
 		cJSON_Delete(doc);
 		slurm_why(sv, "squeue --json", 0, "printed what is not JSON");
-		return -1;
+		return WK_ERR_PARSE;
 	}
 	/* With the controller down it still exits 0, with "jobs": [] and the errors. */
 	if ((err = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "errors"), 0)) != NULL) {
@@ -600,7 +600,7 @@ slurm_parse_squeue_json(const struct wk_config *cfg, struct slurm_view *sv, cons
 		slurm_why(sv, "squeue --json", 0, e);
 		free(e);
 		cJSON_Delete(doc);
-		return -1;
+		return WK_ERR_PARSE;
 	}
 	cJSON_ArrayForEach(it, jobs) {
 		const char *name = json_str(it, "name", NULL), *stage, *st;
