@@ -138,20 +138,13 @@ const struct mcp_tool mcp_tool_runs_row = {
 static char *
 mcp_handbook_render(const struct wk_config *cfg, const char *config, const char *statedir)
 {
-	struct handbook_ctx c;
 	char *self = fs_self_exe(), *slash, *md;
 	cJSON *ps = pstate_load(statedir);
 
-	memset(&c, 0, sizeof(c));
 	if (self != NULL && (slash = strrchr(self, '/')) != NULL)
 		*slash = '\0';
-	c.cfg = cfg;
-	c.config_path = config;
-	c.bindir = self;
-	c.statedir = statedir;
-	c.pstate = ps;
-	c.cron = crontab_installed(cfg);
-	md = handbook_render(&c);
+	md = handbook_render(&(struct handbook_ctx){ .cfg = cfg, .config_path = config,
+	    .bindir = self, .statedir = statedir, .pstate = ps, .cron = crontab_installed(cfg) });
 	cJSON_Delete(ps);
 	free(self);
 	return md;

@@ -296,6 +296,15 @@ mcp_valid_id(const cJSON *msg)
 	return NULL;
 }
 
+/* 1 when msg says "jsonrpc": "2.0". */
+static int
+mcp_jsonrpc_ok(const cJSON *msg)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc"));
+
+	return v != NULL && strcmp(v, "2.0") == 0;
+}
+
 enum mcp_act
 mcp_handle(struct mcp_session *s, const char *line, size_t len, char **reply,
     struct mcp_call *call)
@@ -337,8 +346,7 @@ mcp_handle(struct mcp_session *s, const char *line, size_t len, char **reply,
 		act = MCP_ACT_NONE;
 		params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 		r.params = cJSON_IsObject(params) ? params : NULL;
-		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc")) ||
-		    strcmp(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc")->valuestring, "2.0") != 0)
+		if (!mcp_jsonrpc_ok(msg))
 			goto out;
 		for (i = 0; i < sizeof(mcp_methods) / sizeof(mcp_methods[0]); i++)
 			if (mcp_methods[i].notification &&
@@ -350,8 +358,7 @@ mcp_handle(struct mcp_session *s, const char *line, size_t len, char **reply,
 		act = mcp_reply_error(&r, MCP_EINVALID, "invalid request: bad id");
 		goto out;
 	}
-	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc")) ||
-	    strcmp(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc")->valuestring, "2.0") != 0) {
+	if (!mcp_jsonrpc_ok(msg)) {
 		act = mcp_reply_error(&r, MCP_EINVALID, "invalid request: jsonrpc must be \"2.0\"");
 		goto out;
 	}

@@ -401,6 +401,34 @@ check(len(s.lines) == 6, "no answers for the blocked calls at EOF: %r" % s.lines
 PY
 }
 
+test_stdout_gone() {
+	mkdir -p "$T/state"
+	XDG_STATE_HOME=$T/state py <<'PY'
+# stdout closed by the client: the server ends cleanly (exit 0, a word on stderr), no SIGPIPE death
+s = Srv()
+s.init()
+s.p.stdout.close()
+for i in range(3):
+    try:
+        s.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
+    except BrokenPipeError:
+        break
+rc = s.p.wait(30)
+check(rc == 0, "exit %d after stdout went away" % rc)
+check("stdout:" in open(os.path.join(T, "mcp.err")).read(), "no word on stderr")
+# SIGTERM: like EOF, the children go too
+fifo_run("blocked")
+s = Srv()
+s.init()
+s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "runs"}})
+wait_until(lambda: len(s.child_pids()) == 1)
+pid = s.child_pids()[0]
+s.p.send_signal(signal.SIGTERM)
+rc = s.p.wait(30)
+check(rc == 0 and gone(pid) and group_empty(pid), "exit %d, child left: %s" % (rc, not gone(pid)))
+PY
+}
+
 test_bad_config() {
 	conf1
 	echo '{ "run": "x" }' >"$T/bad.json"
@@ -437,4 +465,5 @@ t "mcp bad arguments are isError results" test_arguments
 t "mcp runs (-c, state dirs, progress)" test_runs
 t "mcp handbook" test_handbook
 t "mcp calls in flight, cancel, child death, bound, EOF" test_inflight
+t "mcp stdout gone, SIGTERM: clean end" test_stdout_gone
 t "mcp bad config: 78, nothing served" test_bad_config
