@@ -7,7 +7,8 @@
  * mcp_handle in one session (so initialize changes what follows).  Every
  * answer must be one JSON-RPC 2.0 object with an id (a string, a number or
  * null) and exactly one of result and error; a call must name a row of the
- * table, with an object for arguments and an id, and its result line (built
+ * table, with an object for arguments and an id, go through the arguments
+ * check against the row's inputSchema, and its result line (built
  * from its own arguments) must parse back; a cancel must carry an id.
  */
 #include <stdint.h>
@@ -31,7 +32,8 @@ fz_call(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 }
 
 static const struct mcp_tool fz_a = {
-	"a", "A", "tool a", "{\"type\":\"object\",\"properties\":{\"run\":{\"type\":\"string\"}}}",
+	"a", "A", "tool a", "{\"type\":\"object\",\"properties\":{\"run\":{\"type\":\"string\"}},"
+	"\"required\":[\"run\"],\"additionalProperties\":false}",
 	"{\"type\":\"object\"}", MCP_READ_ONLY, fz_call
 };
 static const struct mcp_tool fz_b = {
@@ -80,6 +82,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if ((call.tool != &fz_a && call.tool != &fz_b) || !cJSON_IsObject(call.args) ||
 			    call.id == NULL || reply != NULL)
 				abort();
+			free(mcp_args_check(call.tool, call.args));
 			memset(&out, 0, sizeof(out));
 			out.structured = cJSON_Duplicate(call.args, 1);
 			out.text = xstrdup("text");

@@ -11,6 +11,7 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
 #include "mcp.h"
 #include "xmalloc.h"
 
@@ -162,6 +163,30 @@ mcp_blank(const char *p, const char *end)
 		if (strchr(" \t\r\n", *p) == NULL)
 			return 0;
 	return 1;
+}
+
+char *
+mcp_args_check(const struct mcp_tool *t, const cJSON *args)
+{
+	cJSON *schema = cJSON_Parse(t->input_schema);
+	const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties"), *a, *r;
+	struct buf known = BUF_INIT;
+	char *cause = NULL;
+
+	cJSON_ArrayForEach(a, props)
+		buf_printf(&known, "%s%s", known.len > 0 ? ", " : "", a->string);
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties")))
+		cJSON_ArrayForEach(a, args)
+			if (cause == NULL && cJSON_GetObjectItemCaseSensitive(props, a->string) == NULL)
+				cause = xstrfmt("argument '%s': unknown (%s takes %s)", a->string,
+				    t->name, known.len > 0 ? buf_str(&known) : "none");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(schema, "required"))
+		if (cause == NULL && cJSON_IsString(r) &&
+		    cJSON_GetObjectItemCaseSensitive(args, r->valuestring) == NULL)
+			cause = xstrfmt("argument '%s': required", r->valuestring);
+	buf_free(&known);
+	cJSON_Delete(schema);
+	return cause;
 }
 
 /* One request's context while it is handled. */

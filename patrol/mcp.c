@@ -139,9 +139,16 @@ mcp_start(struct mcp_server *srv, struct mcp_call *call)
 	struct mcp_out out = { NULL, NULL, 0 };
 	struct spawn_opts o;
 	struct mcp_child *k;
+	char *cause;
 	int p[2];
 	pid_t pid;
 
+	if ((cause = mcp_args_check(call->tool, call->args)) != NULL) {
+		mcp_error(&out, "%s", cause);
+		free(cause);
+		mcp_write_str(srv, mcp_result_line(&srv->s, call->id, &out));
+		return;
+	}
 	if (srv->nkids == MCP_MAX_CALLS) {
 		mcp_error(&out, "too many calls in flight (%d): let one finish or cancel one",
 		    MCP_MAX_CALLS);

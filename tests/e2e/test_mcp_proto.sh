@@ -288,6 +288,10 @@ check(r["isError"] is True and "'run'" in tool_text(r), r)
 check("structuredContent" not in r, r)
 r = s.call("handbook", {})["result"]
 check(r["isError"] is True and "'run'" in tool_text(r), r)
+r = s.call("handbook", {"run": "t1", "bogus": 1})["result"]
+check(r["isError"] is True and tool_text(r) == "argument 'bogus': unknown (handbook takes run)", r)
+r = s.call("runs", {"x": 1})["result"]
+check(r["isError"] is True and tool_text(r) == "argument 'x': unknown (runs takes none)", r)
 r = s.call("handbook", {"run": "nope"})["result"]
 check(r["isError"] is True and tool_text(r) == "unknown run 'nope' (known: t1)", r)
 s.close()

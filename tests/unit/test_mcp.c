@@ -259,6 +259,41 @@ test_result_line(void **state)
 }
 
 static void
+test_args_check(void **state)
+{
+	static const struct mcp_tool row = {
+		"t", "T", "d", "{\"type\":\"object\",\"properties\":{\"run\":{},\"n\":{}},"
+		"\"required\":[\"run\"],\"additionalProperties\":false}", "{}", 0, NULL
+	}, open_row = { "o", "O", "d", "{\"type\":\"object\"}", "{}", 0, NULL };
+	static const struct {
+		const struct mcp_tool *row;
+		const char	*args;
+		const char	*cause;		/* NULL: fine */
+	} c[] = {
+		{ &row, "{\"run\":\"a\"}", NULL },
+		{ &row, "{\"run\":5,\"n\":1}", NULL },	/* types are the tool's */
+		{ &row, "{\"n\":1}", "argument 'run': required" },
+		{ &row, "{\"run\":\"a\",\"x\":1}", "argument 'x': unknown (t takes run, n)" },
+		{ &open_row, "{\"x\":1}", NULL },
+	};
+	cJSON *a;
+	char *cause;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		a = cJSON_Parse(c[i].args);
+		cause = mcp_args_check(c[i].row, a);
+		if (c[i].cause == NULL)
+			assert_null(cause);
+		else
+			assert_string_equal(cause, c[i].cause);
+		free(cause);
+		cJSON_Delete(a);
+	}
+}
+
+static void
 test_utf8(void **state)
 {
 	(void)state;
@@ -315,6 +350,7 @@ main(void)
 		cmocka_unit_test(test_tools),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_result_line),
+		cmocka_unit_test(test_args_check),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_args),
 	};
