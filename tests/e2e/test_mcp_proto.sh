@@ -93,6 +93,11 @@ class Srv:
         return [int(l.split()[-1]) for l in open(os.path.join(T, "mcp.err"))
                 if " child " in l and l.startswith("patrol: call ")]
 
+    def reaped(self, pid):
+        self.err.flush()
+        return any(l.startswith("patrol: child %d reaped" % pid)
+                   for l in open(os.path.join(T, "mcp.err")))
+
     def close(self):
         self.p.stdin.close()
         rc = self.p.wait(30)
@@ -392,7 +397,8 @@ os.kill(s.child_pids()[-1], signal.SIGKILL)
 r = s.recv()
 check(r["id"] == 4, r)
 err(r, -32603)
-# the bound on calls in flight
+# the bound on calls in flight (the earlier children reaped first, so that 16 are exactly the bound)
+wait_until(lambda: all(s.reaped(p) for p in s.child_pids()))
 for i in range(16):
     s.send({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": {"name": "runs"}})
 r = s.call("runs", id=200)
