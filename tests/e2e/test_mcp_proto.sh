@@ -27,7 +27,7 @@ TOOLS = {"runs", "status", "wait", "logs", "events", "handbook", "resume", "stop
 
 def check(cond, what):
     if not cond:
-        print("assertion failed:", what, file=sys.stderr)
+        print("assertion failed:", str(what)[:2000], file=sys.stderr)
         sys.exit(1)
 
 class Srv:
