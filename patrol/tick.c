@@ -80,6 +80,7 @@ struct tick {
 	char			*cfg_abs;	/* the config's absolute path, for the handbook */
 	enum tick_mode		 mode;
 	int			 look;		/* no lock, nothing written on this machine */
+	int			 dry;		/* TICK_LOOK_*: nothing done on the box either */
 	enum tick_did		 did;
 	char			 why[1400];	/* for the caller: what was done and why (else action) */
 	char			*said;		/* TICK_STOP: onbox stop's words */
@@ -336,7 +337,7 @@ tick_resume(struct tick *t)
 	if (!tick_may_resume(t))
 		return;
 	t->did = TICK_DID_ACTED;
-	if (t->look) {
+	if (t->dry) {
 		snprintf(t->why, sizeof(t->why), "would resume %s (was %s%s): onbox start, after "
 		    "looking again on the same connection", t->out.stage != NULL ? t->out.stage :
 		    "the run", verdict_name(was), how);
@@ -420,7 +421,7 @@ tick_stop(struct tick *t)
 		snprintf(running, sizeof(running), "what is alive of the run%s",
 		    p->onbox_alive ? " (its onbox)" : "");
 	t->did = TICK_DID_ACTED;
-	if (t->look) {
+	if (t->dry) {
 		if (running[0] != '\0')
 			snprintf(t->why, sizeof(t->why), "would stop %s: SIGTERM to its process group, "
 			    "SIGKILL after stop_grace_s=%lds; the run stays STOPPED", running,
@@ -876,6 +877,7 @@ tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_resu
 	t.cfg = cfg;
 	t.mode = mode;
 	t.look = mode != TICK_TABLE && mode != TICK_RESUME;
+	t.dry = mode == TICK_LOOK_RESUME || mode == TICK_LOOK_STOP;
 	t.cfg_abs = fs_abspath(cfg->path);
 	notify_sinks_load(cfg, &t.sinks);
 	if ((res->rc = tick_state(&t)) != 0)
