@@ -837,8 +837,8 @@ static void
 tick_act(struct tick *t)
 {
 	if (!t->have_probe) {
-		snprintf(t->why, sizeof(t->why), "the box of run %s could not be seen (%s): nothing "
-		    "is done about a box that was not seen", t->cfg->run, verdict_name(t->out.v));
+		snprintf(t->why, sizeof(t->why), "the box could not be seen (%.1000s): nothing is "
+		    "done about a box that was not seen", t->out.details);
 		return;
 	}
 	switch (t->mode) {

@@ -14,10 +14,7 @@
 PATROL="$TOP/$BUILD/patrol"
 
 patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
-line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(cat "$2")"; }
 launches() { [ -f "$T/launch.train" ] && wc -l <"$T/launch.train" | tr -d ' ' || echo 0; }
-live() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
-gone() { ! live "$1"; }
 SD() { echo "$T/state/watchkeeper/t1"; }
 
 # mcp OUT METHOD PARAMS_JSON: one request to a fresh `patrol mcp -c wk.json`
