@@ -63,32 +63,17 @@
 
 /* What a mode's words are. */
 struct act_mode {
-	const char	*tool;
 	enum tick_mode	 act, look;	/* with confirm, without */
 	const char	*did[3];	/* enum tick_did's words (TICK_DID_ACTED: the act done) */
 	const char	*would;		/* TICK_DID_ACTED's word when only looking */
 };
 
 static const struct act_mode act_resume = {
-	"resume", TICK_RESUME, TICK_LOOK_RESUME, { "nothing", "refused", "resumed" }, "resume"
+	TICK_RESUME, TICK_LOOK_RESUME, { "nothing", "refused", "resumed" }, "resume"
 };
 static const struct act_mode act_stop = {
-	"stop", TICK_STOP, TICK_LOOK_STOP, { "nothing", "refused", "stopped" }, "stop"
+	TICK_STOP, TICK_LOOK_STOP, { "nothing", "refused", "stopped" }, "stop"
 };
-
-/* Arguments outside the input schema (a strict schema: additionalProperties false). */
-static int
-act_args(const cJSON *args, int confirm, struct mcp_out *out)
-{
-	const cJSON *a;
-
-	cJSON_ArrayForEach(a, args)
-		if (a->string != NULL && strcmp(a->string, "run") != 0 &&
-		    (!confirm || strcmp(a->string, "confirm") != 0))
-			return mcp_error(out, "argument '%.100s': not an argument of this tool",
-			    a->string);
-	return 0;
-}
 
 /* The tick's result as the tool's, or its isError (the lock, the local state, the host key). */
 static int
@@ -115,7 +100,7 @@ mcp_call_status(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 	struct tick_result r;
 	int rc;
 
-	if (act_args(args, 0, out) != 0 || mcp_run_config(ctx, args, &cfg, out) != 0)
+	if (mcp_run_config(ctx, args, &cfg, out) != 0)	/* the schema's keys: mcp-proto.c */
 		return -1;
 	mcp_progress(ctx, 0, 1, "one tick: probing the box");
 	(void)patrol_tick_run(cfg, TICK_TABLE, &r);
@@ -148,7 +133,7 @@ act_call(const struct act_mode *m, struct mcp_ctx *ctx, const cJSON *args, struc
 	int confirm = 0, rc;
 	const char *did;
 
-	if (act_args(args, 1, out) != 0 || mcp_arg_bool(args, "confirm", 0, &confirm, out) != 0 ||
+	if (mcp_arg_bool(args, "confirm", 0, &confirm, out) != 0 ||
 	    mcp_run_config(ctx, args, &cfg, out) != 0)
 		return -1;
 	mcp_progress(ctx, 0, 1, confirm ? "looking at the box, then acting" : "looking at the box");
