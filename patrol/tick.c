@@ -84,6 +84,7 @@ struct tick {
 	enum tick_did		 did;
 	char			 why[1400];	/* for the caller: what was done and why (else action) */
 	char			*said;		/* TICK_STOP: onbox stop's words */
+	char			 allowed[900];	/* why the resume may go ahead (the policy's words) */
 };
 
 /* Run the probe on the open connection and parse it. 0, or -1 (t->err / t->probe_why). */
@@ -304,14 +305,18 @@ tick_may_resume(struct tick *t)
 
 	if (t->mode == TICK_TABLE && !config_get_bool(t->cfg, "patrol.auto_resume"))
 		return 0;
-	if (t->out.v == V_STOPPED && t->mode != TICK_TABLE)
+	if (t->out.v == V_STOPPED && t->mode != TICK_TABLE) {
+		snprintf(t->allowed, sizeof(t->allowed), "stopped on purpose, no failure for the "
+		    "policy to judge");
 		return 1;
+	}
 	if (t->out.action != ACT_RESUME) {
 		snprintf(t->why, sizeof(t->why), "run %s is %s: nothing to resume", t->cfg->run,
 		    verdict_name(t->out.v));
 		return 0;
 	}
 	t->did = TICK_DID_REFUSED;
+	memset(&pol, 0, sizeof(pol));
 	if (!tick_policy(t, &pol)) {
 		/* The report already carries a crash's class and remediation. */
 		if (pol.rule == POLICY_NEVER_RETRY && pol.cls != NULL)
@@ -322,6 +327,12 @@ tick_may_resume(struct tick *t)
 			    pol.reason);
 		return 0;
 	}
+	if (pol.rule_name != NULL)
+		snprintf(t->allowed, sizeof(t->allowed), "the policy allows it (%s): %.800s",
+		    pol.rule_name, pol.reason);
+	else
+		snprintf(t->allowed, sizeof(t->allowed), "never launched: the first launch is no "
+		    "restart for the policy");
 	return 1;
 }
 
@@ -339,8 +350,8 @@ tick_resume(struct tick *t)
 	t->did = TICK_DID_ACTED;
 	if (t->dry) {
 		snprintf(t->why, sizeof(t->why), "would resume %s (was %s%s): onbox start, after "
-		    "looking again on the same connection", t->out.stage != NULL ? t->out.stage :
-		    "the run", verdict_name(was), how);
+		    "looking again on the same connection; %s", t->out.stage != NULL ? t->out.stage :
+		    "the run", verdict_name(was), how, t->allowed);
 		return;
 	}
 	t->did = TICK_DID_REFUSED;

@@ -181,6 +181,7 @@ test_resume_dry_then_confirm_once() {
 		assert_eq "$(r "$T/$f" 's["confirm"]')" false
 	done
 	r "$T/r1" 'd["content"][0]["text"]' | grep -q 'would resume train (was NEEDS_RESUME, on request)'
+	r "$T/r1" 's["why"]' | grep -q 'never launched: the first launch is no restart for the policy'
 	unchanged a
 	assert_no_file "$(W)/state.json"
 	# Confirmed: resumed once (no patrol.auto_resume needed), recorded like a tick.
@@ -265,6 +266,7 @@ test_stop_dry_confirm_twice_then_resume() {
 	# A stopped run is resumed only on request: without confirm nothing, with it onbox start.
 	call "$T/r1" resume '{"run": "t1"}'
 	assert_eq "$(r "$T/r1" 's["would"]')" resume
+	r "$T/r1" 's["why"]' | grep -q 'would resume train (was STOPPED, on request).*stopped on purpose, no failure for the policy'
 	unchanged b
 	call "$T/r2" resume '{"run": "t1", "confirm": true}'
 	assert_eq "$(r "$T/r2" 's["did"]')" resumed
