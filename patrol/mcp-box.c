@@ -77,7 +77,7 @@ mcp_box_run(struct mcp_box *b, const char *script, int budget_s, struct tick_res
 		    ssh_fail_name(r->err.kind), r->err.msg);
 		break;
 	case TICK_UNREACHABLE:
-		snprintf(b->down, sizeof(b->down), "%s", r->err.msg);
+		snprintf(b->down, sizeof(b->down), "%.800s", r->err.msg);
 		tick_res_free(r);
 		return MCP_BOX_DOWN;
 	}

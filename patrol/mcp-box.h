@@ -27,7 +27,7 @@ struct mcp_box {
 	struct tick_conn	 conn;
 	sigset_t		 oldmask;
 	int			 masked;
-	char			 down[1100];	/* the last failure: why the box was not seen */
+	char			 down[900];	/* the last failure: why the box was not seen */
 };
 
 /*
