@@ -125,6 +125,36 @@ read_down(struct mcp_box *b, const char *what, struct mcp_out *out)
 	return 0;
 }
 
+/* What a call makes of the box's answer: its result, 0 or -1 with out set. */
+typedef int (*read_result_fn)(const struct wk_config *, const void *req, const struct tick_res *,
+    struct mcp_out *);
+
+/* One connection, script on the box, the answer through fn (what: the empty list when down). */
+static int
+read_box(const struct wk_config *cfg, const char *script, const char *what, read_result_fn fn,
+    const void *req, struct mcp_out *out)
+{
+	struct mcp_box box;
+	struct tick_res r;
+	int rc = -1;
+
+	if (mcp_box_open(&box, cfg, out) == 0) {
+		switch (mcp_box_run(&box, script, READ_BUDGET_S, &r, out)) {
+		case MCP_BOX_SEEN:
+			rc = fn(cfg, req, &r, out);
+			tick_res_free(&r);
+			break;
+		case MCP_BOX_DOWN:
+			rc = read_down(&box, what, out);
+			break;
+		case MCP_BOX_FAILED:
+			break;
+		}
+	}
+	mcp_box_close(&box);
+	return rc;
+}
+
 /* ---- logs ---- */
 
 struct logs_req {
@@ -268,9 +298,10 @@ logs_name(const char *name, char *stage, size_t len, long *attempt)
 
 /* The result from the box's answer; 0 or -1 with out set. */
 static int
-logs_result(const struct wk_config *cfg, const struct logs_req *q, const struct tick_res *r,
+logs_result(const struct wk_config *cfg, const void *req, const struct tick_res *r,
     struct mcp_out *out)
 {
+	const struct logs_req *q = req;
 	char name[CONFIG_NAME_MAX * 2 + 1], stage[CONFIG_NAME_MAX * 2 + 1], *clean, *rel;
 	long long v[3], start, size;
 	const char *data;
@@ -372,33 +403,15 @@ mcp_call_logs(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 {
 	struct wk_config *cfg = NULL;
 	struct logs_req q;
-	struct mcp_box box;
-	struct tick_res r;
-	char *script = NULL;
-	int rc = -1, opened = 0;
+	char *script;
+	int rc = -1;
 
 	memset(&q, 0, sizeof(q));
-	if (mcp_run_config(ctx, args, &cfg, out) != 0 || logs_args(cfg, args, &q, out) != 0)
-		goto out;
-	if (mcp_box_open(&box, cfg, out) != 0)
-		goto out;
-	opened = 1;
-	script = logs_script(cfg, &q);
-	switch (mcp_box_run(&box, script, READ_BUDGET_S, &r, out)) {
-	case MCP_BOX_SEEN:
-		rc = logs_result(cfg, &q, &r, out);
-		tick_res_free(&r);
-		break;
-	case MCP_BOX_DOWN:
-		rc = read_down(&box, "lines", out);
-		break;
-	case MCP_BOX_FAILED:
-		break;
+	if (mcp_run_config(ctx, args, &cfg, out) == 0 && logs_args(cfg, args, &q, out) == 0) {
+		script = logs_script(cfg, &q);
+		rc = read_box(cfg, script, "lines", logs_result, &q, out);
+		free(script);
 	}
- out:
-	if (opened)
-		mcp_box_close(&box);
-	free(script);
 	free(q.cstage);
 	pattern_free(q.grep);
 	if (cfg != NULL)
@@ -465,7 +478,8 @@ events_script(const struct wk_config *cfg, long long cursor)
 }
 
 static int
-events_result(const struct wk_config *cfg, const struct tick_res *r, struct mcp_out *out)
+events_result(const struct wk_config *cfg, const void *req, const struct tick_res *r,
+    struct mcp_out *out)
 {
 	long long v[3];
 	const char *data;
@@ -476,6 +490,7 @@ events_result(const struct wk_config *cfg, const struct tick_res *r, struct mcp_
 	cJSON *o, *arr, *ev;
 	char *line, *s;
 
+	(void)req;
 	if (read_header(r, "@events", NULL, v, 3, &data, &len) != 0)
 		return mcp_error(out, "run '%s': the box's answer was garbled", cfg->run);
 	used = read_lines(data, 0, len, EVENTS_MAX, len == READ_BYTES_MAX, &ln, &n, &left);
@@ -517,33 +532,16 @@ static int
 mcp_call_events(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 {
 	struct wk_config *cfg = NULL;
-	struct mcp_box box;
-	struct tick_res r;
-	char *script = NULL;
+	char *script;
 	long cursor;
-	int rc = -1, opened = 0;
+	int rc = -1;
 
-	if (mcp_run_config(ctx, args, &cfg, out) != 0 ||
-	    mcp_arg_int(args, "cursor", 0, CURSOR_MAX, 0, &cursor, out) != 0 ||
-	    mcp_box_open(&box, cfg, out) != 0)
-		goto out;
-	opened = 1;
-	script = events_script(cfg, cursor);
-	switch (mcp_box_run(&box, script, READ_BUDGET_S, &r, out)) {
-	case MCP_BOX_SEEN:
-		rc = events_result(cfg, &r, out);
-		tick_res_free(&r);
-		break;
-	case MCP_BOX_DOWN:
-		rc = read_down(&box, "events", out);
-		break;
-	case MCP_BOX_FAILED:
-		break;
+	if (mcp_run_config(ctx, args, &cfg, out) == 0 &&
+	    mcp_arg_int(args, "cursor", 0, CURSOR_MAX, 0, &cursor, out) == 0) {
+		script = events_script(cfg, cursor);
+		rc = read_box(cfg, script, "events", events_result, NULL, out);
+		free(script);
 	}
- out:
-	if (opened)
-		mcp_box_close(&box);
-	free(script);
 	if (cfg != NULL)
 		config_free(cfg);
 	return rc;

@@ -8,9 +8,9 @@
 PATROL="$TOP/$BUILD/patrol"
 MCPCALL="$TOP/tests/e2e/mcp_call.py"
 
-# mconf EXTRA CHAIN: the run's config, box part included.
+# mconf EXTRA CHAIN: the run's config, box part included (TRANSPORT: libssh2 | openssh).
 mconf() {
-	conf "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"connect_timeout_s\": 3}, $1" "$2"
+	conf "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"connect_timeout_s\": 3, \"transport\": \"${TRANSPORT:-libssh2}\"}, $1" "$2"
 }
 
 # call OUT TOOL ARGS [driver options]: one tools/call through a fresh server; the answer in $T/OUT.
@@ -101,6 +101,25 @@ wait_failed() {
 	assert_eq "$(r w 's["attempt"]')" 1
 }
 
+# The run dies without a FAILED twin (everything killed) while the wait blocks:
+# the re-probe after the slice sees a new verdict, "verdict".
+wait_verdict() {
+	box
+	stage 3
+	running 3
+	onbox_pid=$LAST_PID
+	bg_call w wait '{"run": "t1", "timeout_s": 300}'
+	wait_for 30 box_waiting
+	f="$(W)/attempts/train.1.json"
+	kill -9 "$onbox_pid" "$(json "$f" 'd["wrapper_pid"]')"
+	kill -9 -- "-$(json "$f" 'd["pid"]')"
+	wait_for 120 exited "$CPID"
+	wait "$CPID"
+	assert_eq "$(r w 's["happened"], s["previous_verdict"]')" "('verdict', 'OK')"
+	assert_eq "$(r w 's["verdict"] in ("CRASHED", "NEEDS_RESUME", "MONITOR_STALE")')" true
+	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+}
+
 # Nothing lands: "timeout" after timeout_s; an unreachable box is SSH_DOWN, retried, not an error.
 wait_timeout() {
 	box
@@ -140,6 +159,7 @@ wait_cancel() {
 	running 3
 	bg_call w wait '{"run": "t1", "timeout_s": 600}' --cancel-when "$T/cancel"
 	wait_for 30 box_waiting
+	[ "${TRANSPORT:-}" != openssh ] || ! no_master || fail "no ssh master while the wait runs"
 	touch "$T/cancel"
 	wait_for 30 exited "$CPID"
 	wait "$CPID"
@@ -147,6 +167,13 @@ wait_cancel() {
 	wait_for 10 box_not_waiting
 	! pgrep -f "$PATROL mcp -c $T/wk.json" >/dev/null || fail "a patrol mcp process outlived the cancel"
 }
+
+# The same on the system ssh: its ControlMaster goes with the cancelled call too.
+wait_cancel_openssh() {
+	TRANSPORT=openssh wait_cancel
+	wait_for 10 no_master
+}
+no_master() { ! pgrep -f "ControlPath=$T/state|-S $T/state" >/dev/null; }
 
 # ---- logs ----
 
@@ -242,9 +269,11 @@ events_cursor() {
 
 t wait_marker wait_marker
 t wait_failed wait_failed
+t wait_verdict wait_verdict
 t wait_timeout wait_timeout
 t wait_bad_args wait_bad_args
 t wait_cancel wait_cancel
+t wait_cancel_openssh wait_cancel_openssh
 t logs_cursor logs_cursor
 t logs_grep_and_errors logs_grep_and_errors
 t events_cursor events_cursor
