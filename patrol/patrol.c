@@ -55,9 +55,10 @@ usage(FILE *fp)
 	    "another patrol is ticking, 78 config error.\n"
 	    "\nstop: runs `onbox stop` on the box over one ssh connection: SIGTERM to the stage's\n"
 	    "process group, SIGKILL after stop_grace_s; the run stays STOPPED (never resumed, even\n"
-	    "with auto_resume) until `patrol deploy` or `onbox start`.  Exit 0 stopped (also when\n"
-	    "nothing ran), 2 box unreachable (nothing stopped, no patrol state or report line\n"
-	    "written), else onbox stop's own code (75, 78), 64 usage, 78 config error.\n"
+	    "with auto_resume) until `patrol resume`, `patrol deploy` or `onbox start`.  Exit 0\n"
+	    "stopped (also when nothing ran), 2 box unreachable (nothing stopped, no patrol state\n"
+	    "or report line written), else onbox stop's own code (75, 78), 64 usage, 78 config\n"
+	    "error.\n"
 	    "\nmcp: serves the Model Context Protocol on stdin/stdout (one JSON-RPC message a\n"
 	    "line) for an agent: the runs of every -c FILE given, else every run with local state.\n"
 	    "Exit 0 at the end of stdin, 64 usage, 78 config error.\n"
@@ -194,9 +195,9 @@ main(int argc, char **argv)
 	const struct patrol_cmd *cmd = &patrol_cmds[0], *w;
 	struct patrol_args a;
 	struct wk_config *cfg = NULL;
-	const char *copt = NULL;
+	struct cli_common cc = { "patrol", usage, NULL, 0 };
 	char *path = NULL;
-	int ch, verbose = 0, rc;
+	int ch, rc;
 
 	memset(&a, 0, sizeof(a));
 	a.start = a.secrets = 1;
@@ -207,7 +208,7 @@ main(int argc, char **argv)
 		switch (ch) {
 		case 'c':
 			/* the last one counts, but mcp takes them all */
-			copt = optarg;
+			cc.config = optarg;
 			a.configs = xreallocarray(a.configs, a.nconfigs + 1, sizeof(*a.configs));
 			a.configs[a.nconfigs++] = fs_abspath(optarg);
 			break;
@@ -232,21 +233,9 @@ main(int argc, char **argv)
 		case 'n':
 			a.dry_run = 1;
 			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'V':
-			printf("patrol %s\n", WK_VERSION);
-			rc = 0;
-			goto out;
-		case 'h':
-			usage(stdout);
-			rc = 0;
-			goto out;
 		default:
-			usage(stderr);
-			rc = WK_EX_USAGE;
-			goto out;
+			if ((rc = cli_common(&cc, ch)) != CLI_NEXT)
+				goto out;
 		}
 	}
 	if (optind < argc && cmd == &patrol_cmds[0] &&
@@ -260,12 +249,12 @@ main(int argc, char **argv)
 		rc = WK_EX_USAGE;
 		goto out;
 	}
-	log_init("patrol", verbose);
+	log_init("patrol", cc.verbose);
 	if (cmd->configs) {
 		rc = cmd->exec(NULL, &a);
 		goto out;
 	}
-	path = config_find(copt);
+	path = config_find(cc.config);
 	if (config_load_report("patrol", path, &cfg) != 0) {
 		rc = WK_EX_CONFIG;
 		goto out;
