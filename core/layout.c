@@ -90,19 +90,27 @@ layout_create(const char *workdir, char **failed)
 }
 
 char *
-statedir_path(const struct wk_config *cfg, int create)
+statedir_base(void)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char *p;
 
 	if (xdg != NULL && xdg[0] == '/')
-		p = xstrfmt("%s/watchkeeper/%s", xdg, cfg->run);
-	else if (home != NULL)
-		p = xstrfmt("%s/.local/state/watchkeeper/%s", home, cfg->run);
-	else {
-		errno = ENOENT;
+		return xstrfmt("%s/watchkeeper", xdg);
+	if (home != NULL)
+		return xstrfmt("%s/.local/state/watchkeeper", home);
+	errno = ENOENT;
+	return NULL;
+}
+
+char *
+statedir_path(const struct wk_config *cfg, int create)
+{
+	char *base = statedir_base(), *p;
+
+	if (base == NULL)
 		return NULL;
-	}
+	p = xstrfmt("%s/%s", base, cfg->run);
+	free(base);
 	if (create && fs_mkdirs(p, 0700) != 0) {
 		free(p);
 		return NULL;

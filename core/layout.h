@@ -53,5 +53,7 @@ int layout_create(const char *workdir, char **failed);
  * (0700) when create is set.  Returns a new string, or NULL with errno.
  */
 char *statedir_path(const struct wk_config *cfg, int create);
+/* $XDG_STATE_HOME/watchkeeper (default ~/.local/state/watchkeeper), not created; NULL with errno. */
+char *statedir_base(void);
 
 #endif

@@ -28,6 +28,7 @@ struct mcp_ctx {
 	size_t		 nconfigs;
 	const cJSON	*progress_token; /* params._meta.progressToken, or NULL */
 	int		 out_fd;	/* where the child writes (mcp_progress) */
+	char *const	*run_names;	/* with configs: each one's run name (loaded at start) */
 };
 
 /*
@@ -88,9 +89,77 @@ int mcp_error(struct mcp_out *out, const char *fmt, ...)
 /* A notifications/progress for this call, when it has a progress token (else nothing). */
 void mcp_progress(struct mcp_ctx *ctx, double progress, double total, const char *message);
 
+/* A run this server serves: its name, config (absolute) and local state dir. */
+struct mcp_run {
+	char	*name;
+	char	*config;
+	char	*statedir;
+};
+/*
+ * mcp-run.c: the runs served now, sorted by name: the -c configs, or every
+ * state dir whose patrol.json names a config (found again at each call, so
+ * a run deployed after the server started is there).  *out: caller frees
+ * with mcp_runs_free.  The count.
+ */
+size_t mcp_runs(const struct mcp_ctx *ctx, struct mcp_run **out);
+void mcp_runs_free(struct mcp_run *v, size_t n);
+
 /* The rows, each defined with its call (see above); mcp-tools.c orders them. */
 extern const struct mcp_tool mcp_tool_runs_row, mcp_tool_status_row, mcp_tool_wait_row,
     mcp_tool_logs_row, mcp_tool_events_row, mcp_tool_handbook_row, mcp_tool_resume_row,
     mcp_tool_stop_row;
+
+/*
+ * mcp-proto.c: the protocol without I/O, one line in, what to do out (the
+ * fuzz target and the unit test drive it; mcp.c does the I/O).
+ */
+#define MCP_LINE_MAX		(4u << 20)	/* a longer line is discarded: -32700 */
+#define MCP_VERSION_LATEST	"2025-06-18"
+#define MCP_VERSION_OLD		"2025-03-26"	/* no outputSchema, no structuredContent */
+
+#define MCP_EPARSE	(-32700)
+#define MCP_EINVALID	(-32600)
+#define MCP_EMETHOD	(-32601)
+#define MCP_EPARAMS	(-32602)
+#define MCP_EINTERNAL	(-32603)
+
+struct mcp_session {
+	const struct mcp_tool *const *tools;
+	size_t		 ntools;
+	int		 initialized;	/* an initialize was answered */
+	int		 old;		/* 1: the negotiated version is MCP_VERSION_OLD */
+};
+
+enum mcp_act {
+	MCP_ACT_NONE,		/* nothing to answer (a notification) */
+	MCP_ACT_REPLY,		/* write *reply */
+	MCP_ACT_CALL,		/* run call->tool (mcp.c: in a child) */
+	MCP_ACT_CANCEL		/* notifications/cancelled: call->id is the request to cancel */
+};
+
+/* A tools/call to run, or the request a cancel names; every member owned (mcp_call_free). */
+struct mcp_call {
+	const struct mcp_tool *tool;
+	cJSON		*id;
+	cJSON		*args;		/* an object (empty when absent) */
+	cJSON		*progress_token; /* or NULL */
+};
+
+/*
+ * One message line (without its newline; any bytes): what to do, with
+ * *reply (a JSON line without newline; caller frees) for MCP_ACT_REPLY and
+ * *call filled for MCP_ACT_CALL and MCP_ACT_CANCEL.
+ */
+enum mcp_act mcp_handle(struct mcp_session *s, const char *line, size_t len, char **reply,
+    struct mcp_call *call);
+void mcp_call_free(struct mcp_call *call);
+/* A JSON-RPC error response line for id (NULL: null); caller frees. */
+char *mcp_error_line(const cJSON *id, int code, const char *msg);
+/* The tools/call response line for out (consumed) under s's version; caller frees. */
+char *mcp_result_line(const struct mcp_session *s, const cJSON *id, struct mcp_out *out);
+/* 1 when p[0..len) is valid UTF-8 without NUL. */
+int mcp_utf8_ok(const char *p, size_t len);
+/* A tool row as tools/list shows it (NULL when its schema text does not parse). */
+cJSON *mcp_tool_json(const struct mcp_tool *t, int old);
 
 #endif

@@ -8,6 +8,8 @@
  *                                            put the run on the box (and the
  *                                            notify secrets), start onbox
  *   patrol [-c FILE] stop                    stop the run on purpose (onbox stop there)
+ *   patrol [-c FILE]... mcp                  serve MCP on stdio for these runs (every run
+ *                                            with local state when no -c; mcp.h)
  *
  * Exit: 0 OK/DONE/STOPPED, 1 any other verdict, 2 the box could not be seen
  * (SSH_DOWN, HOSTKEY_MISMATCH), 64 usage, 75 another patrol is ticking for
@@ -28,6 +30,7 @@
 #include "diag.h"
 #include "fsutil.h"
 #include "log.h"
+#include "mcp.h"
 #include "patrol.h"
 #include "xmalloc.h"
 
@@ -39,7 +42,8 @@ usage(FILE *fp)
 	fprintf(fp, "usage: patrol [-c FILE] [--once] [--json] [-v]\n"
 	    "       patrol [-c FILE] --install-cron | --uninstall-cron\n"
 	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]\n"
-	    "       patrol [-c FILE] stop\n\n"
+	    "       patrol [-c FILE] stop\n"
+	    "       patrol [-c FILE]... mcp\n\n"
 	    "One tick: one ssh connection, one probe, the decision table, a one-line report:\n"
 	    "  <UTC time> <run> <VERDICT> <details>\n\nverdicts, highest priority first:\n");
 	for (i = 0; i < decide_nrows; i++)
@@ -50,7 +54,10 @@ usage(FILE *fp)
 	    "process group, SIGKILL after stop_grace_s; the run stays STOPPED (never resumed, even\n"
 	    "with auto_resume) until `patrol deploy` or `onbox start`.  Exit 0 stopped (also when\n"
 	    "nothing ran), 2 box unreachable (nothing stopped, no patrol state or report line\n"
-	    "written), else onbox stop's own code (75, 78), 64 usage, 78 config error.\n");
+	    "written), else onbox stop's own code (75, 78), 64 usage, 78 config error.\n"
+	    "\nmcp: serves the Model Context Protocol on stdin/stdout (one JSON-RPC message a\n"
+	    "line) for an agent: the runs of every -c FILE given, else every run with local state.\n"
+	    "Exit 0 at the end of stdin, 64 usage, 78 config error.\n");
 }
 
 /* What the options said, for the mode that runs. */
@@ -60,6 +67,8 @@ struct patrol_args {
 	const char	*onbox;		/* deploy --onbox PATH, or NULL */
 	int		 start;		/* deploy: 0 with --no-start */
 	int		 secrets;	/* deploy: 0 with --no-secrets */
+	char		**configs;	/* every -c FILE, absolute (mcp) */
+	size_t		 nconfigs;
 };
 
 struct patrol_cmd {
@@ -67,6 +76,7 @@ struct patrol_cmd {
 	const char	*word;		/* the command word after the options, NULL: an option chooses it */
 	int		 json;		/* takes --json */
 	int		 deploy_opts;	/* takes --onbox, --no-start, --no-secrets */
+	int		 configs;	/* takes -c FILE several times and loads them itself (cfg NULL) */
 	int		(*exec)(struct wk_config *, const struct patrol_args *);
 };
 
@@ -107,14 +117,22 @@ patrol_cmd_stop(struct wk_config *cfg, const struct patrol_args *a)
 	return patrol_stop(cfg);
 }
 
+static int
+patrol_cmd_mcp(struct wk_config *cfg, const struct patrol_args *a)
+{
+	(void)cfg;
+	return mcp_serve(a->configs, a->nconfigs);
+}
+
 /* The first row is the default (a tick); a word is looked for only when no option chose a mode. */
 static const struct patrol_cmd patrol_cmds[] = {
-	{ 'o', NULL, 1, 0, patrol_cmd_tick },
-	{ 'I', NULL, 1, 0, patrol_cmd_install_cron },
-	{ 'U', NULL, 1, 0, patrol_cmd_uninstall_cron },
-	{ 'D', "deploy", 1, 1, patrol_cmd_deploy },
+	{ 'o', NULL, 1, 0, 0, patrol_cmd_tick },
+	{ 'I', NULL, 1, 0, 0, patrol_cmd_install_cron },
+	{ 'U', NULL, 1, 0, 0, patrol_cmd_uninstall_cron },
+	{ 'D', "deploy", 1, 1, 0, patrol_cmd_deploy },
 	/* `patrol stop -c FILE` too: getopt moved the options before the word */
-	{ 'S', "stop", 0, 0, patrol_cmd_stop },
+	{ 'S', "stop", 0, 0, 0, patrol_cmd_stop },
+	{ 'M', "mcp", 0, 0, 1, patrol_cmd_mcp },
 };
 
 #define PATROL_NCMDS	(sizeof(patrol_cmds) / sizeof(patrol_cmds[0]))
@@ -165,7 +183,7 @@ main(int argc, char **argv)
 	struct patrol_args a;
 	struct wk_config *cfg = NULL;
 	const char *copt = NULL;
-	char *path;
+	char *path = NULL;
 	int ch, verbose = 0, rc;
 
 	memset(&a, 0, sizeof(a));
@@ -176,7 +194,10 @@ main(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "c:jvVh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
+			/* the last one counts, but mcp takes them all */
 			copt = optarg;
+			a.configs = xreallocarray(a.configs, a.nconfigs + 1, sizeof(*a.configs));
+			a.configs[a.nconfigs++] = fs_abspath(optarg);
 			break;
 		case 'o':
 			break;
@@ -201,13 +222,16 @@ main(int argc, char **argv)
 			break;
 		case 'V':
 			printf("patrol %s\n", WK_VERSION);
-			return 0;
+			rc = 0;
+			goto out;
 		case 'h':
 			usage(stdout);
-			return 0;
+			rc = 0;
+			goto out;
 		default:
 			usage(stderr);
-			return WK_EX_USAGE;
+			rc = WK_EX_USAGE;
+			goto out;
 		}
 	}
 	if (optind < argc && cmd == &patrol_cmds[0] &&
@@ -217,17 +241,24 @@ main(int argc, char **argv)
 	}
 	if (optind != argc || ((a.onbox != NULL || !a.start || !a.secrets) && !cmd->deploy_opts)) {
 		usage(stderr);
-		return WK_EX_USAGE;
+		rc = WK_EX_USAGE;
+		goto out;
 	}
 	log_init("patrol", verbose);
+	if (cmd->configs) {
+		rc = cmd->exec(NULL, &a);
+		goto out;
+	}
 	path = config_find(copt);
 	if (config_load_report("patrol", path, &cfg) != 0) {
-		free(path);
-		return WK_EX_CONFIG;
+		rc = WK_EX_CONFIG;
+		goto out;
 	}
 	a.config_path = path;
 	rc = cmd->exec(cfg, &a);
+out:
 	config_free(cfg);
 	free(path);
+	xfree_strv(a.configs, a.nconfigs);
 	return rc;
 }
