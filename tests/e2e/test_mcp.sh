@@ -99,13 +99,7 @@ statesum() { (cd "$(SD)" && find . -type f | sort | xargs sha256sum) | sha256sum
 # ---- hooks (run by the client while a call is under way) ----
 
 # A box-side `onbox wait` on this run's workdir: the MCP wait's inotify follow.
-box_onbox_wait() {
-	local p
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qE "^([^ ]*/)?onbox .*wait .*--workdir $T/work " && return 0
-	done
-	return 1
-}
+box_onbox_wait() { ps -e -o args= | grep -qE "^([^ ]*/)?onbox .*wait .*--workdir $T/work( |$)"; }
 server_children() { ps -o pid= --ppid "$MCP_SERVER_PID" | tr -d ' '; }
 # The wait is in place on the box; then the stage ends and its marker lands.
 hook_go_when_waiting() { wait_for 60 box_onbox_wait && touch "$T/go"; }
