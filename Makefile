@@ -139,6 +139,13 @@ $(BUILD)/tests/test_handbook: tests/unit/test_handbook.c $(LIBHANDBOOK) $(LIB) $
 	@echo "  CC+LD   $@"
 	@$(CC) $(WK_CFLAGS) -Ihandbook -Issh -MMD -MP -o $@ $< $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
+# test_mcp links patrol's objects but its main (patrol.o), for the real tool table.
+MCP_TEST_OBJS := $(filter-out $(BUILD)/obj/patrol/patrol.o,$(PATROL_OBJS))
+$(BUILD)/tests/test_mcp: tests/unit/test_mcp.c $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
+	@mkdir -p $(dir $@)
+	@echo "  CC+LD   $@"
+	@$(CC) $(WK_CFLAGS) -Ipatrol -Ihandbook -Issh -MMD -MP -o $@ $< $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS) -lcmocka
+
 # A driver for the ssh transport's end-to-end tests (tests/e2e/test_ssh.sh).
 $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
 	@echo "  CC+LD   $@"

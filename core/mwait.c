@@ -1,5 +1,6 @@
 /*
- * mwait.c: the marker check script and its strict parser (see mwait.h).
+ * mwait.c: the marker check script, the follow script around `onbox wait`,
+ * and the check's strict parser (see mwait.h).
  *
  * The script reads the markers before the attempt histories: onbox clears a
  * stage's FAILED twin before it records the next attempt, and writes the
@@ -560,4 +561,44 @@ int
 mwait_idle(const struct mwait *w)
 {
 	return !w->onbox_alive && !w->stage_alive;
+}
+
+char *
+mwait_follow_script(const char *workdir, const struct mwait_spec *spec, const long *attempt,
+    long timeout_s, long poll_ms, const char *plain)
+{
+	struct buf b = BUF_INIT, m = BUF_INIT;
+	char *arg;
+	size_t i;
+
+	buf_puts(&b, "W=");
+	sshq_append(&b, workdir);
+	buf_puts(&b, "\nO=\"$W/" LAYOUT_DIR "/bin/onbox\"; [ -x \"$O\" ] || O=onbox\n"
+	    "\"$O\" wait --workdir \"$W\" --marker ");
+	for (i = 0; i < spec->nmarkers; i++)
+		buf_printf(&m, "%s%s", i > 0 ? "," : "", spec->markers[i]);
+	sshq_append(&b, buf_str(&m));
+	buf_free(&m);
+	for (i = 0; i < spec->nmarkers; i++) {
+		if (spec->stage_of[i] == NULL)
+			continue;
+		arg = xstrfmt("%s=%s", spec->markers[i], spec->stage_of[i]);
+		buf_puts(&b, " --stage-of ");
+		sshq_append(&b, arg);
+		free(arg);
+	}
+	for (i = 0; attempt != NULL && i < spec->nstages; i++) {
+		if (attempt[i] <= 0)
+			continue;
+		arg = xstrfmt("%s=%ld", spec->stages[i], attempt[i]);
+		buf_puts(&b, " --attempt ");
+		sshq_append(&b, arg);
+		free(arg);
+	}
+	buf_printf(&b, " --timeout %ld --poll-ms %ld </dev/null\n"
+	    "rc=$?\n"
+	    "case $rc in 64|126|127) ;; *) exit $rc ;; esac\n", timeout_s, poll_ms);
+	buf_puts(&b, plain);
+	buf_printf(&b, "exit %d\n", MWAIT_FOLLOW_FALLBACK);
+	return buf_detach(&b);
 }

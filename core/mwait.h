@@ -68,6 +68,19 @@ int mwait_spec_stage(const struct mwait_spec *spec, const char *stage);
 /* The check script for workdir (as on the box); caller frees. */
 char *mwait_script(const char *workdir, const struct mwait_spec *spec);
 
+/* The follow script's exit when the box has no `onbox wait` and plain ran instead. */
+#define MWAIT_FOLLOW_FALLBACK	3
+/*
+ * The follow script (sentinel --follow, patrol mcp's wait): the box's
+ * `onbox wait` for spec (the workdir's own onbox, else the one on PATH),
+ * knowing attempt[] (parallel to spec->stages, 0: none; NULL: none at all),
+ * bounded by timeout_s and polling every poll_ms; its output is the
+ * check's.  Where the box has no `onbox wait`, plain (mwait_script) runs
+ * instead and the script exits MWAIT_FOLLOW_FALLBACK.  Caller frees.
+ */
+char *mwait_follow_script(const char *workdir, const struct mwait_spec *spec, const long *attempt,
+    long timeout_s, long poll_ms, const char *plain);
+
 struct mwait_marker {
 	int	 present;
 	cJSON	*doc;		/* the marker's JSON, or NULL (empty, or not JSON: a bare touch) */

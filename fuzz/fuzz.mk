@@ -23,7 +23,7 @@ PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libcurl libcjson libpcre2-8 2>/dev/
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs libcjson libpcre2-8 2>/dev/null || echo -lcjson -lpcre2-8) -ldl -lm
 
 SAN		:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FZ_CFLAGS	:= -std=c11 -D_GNU_SOURCE -g -O1 -I$(TOP)/core -I$(TOP)/fuzz $(PKG_CFLAGS) \
+FZ_CFLAGS	:= -std=c11 -D_GNU_SOURCE -g -O1 -I$(TOP)/core -I$(TOP)/fuzz -I$(TOP)/patrol $(PKG_CFLAGS) \
 	-DWK_VERSION='"$(VERSION)"' -DWK_PROFILES_DIR='""' -DWK_SRC_PROFILES_DIR='"$(TOP)/profiles"' \
 	-Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
 
@@ -47,12 +47,20 @@ $(FUZZ_BUILD)/obj/fuzz/%.o: $(TOP)/fuzz/%.c
 	@echo "  CC      fuzz/$(notdir $<)"
 	@$(CC) $(FZ_CFLAGS) -Werror -fsanitize=fuzzer-no-link $(SAN) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 
+# A patrol/ file a target drives (it must need only core/): its object, linked into that target.
+$(FUZZ_BUILD)/obj/patrol/%.o: $(TOP)/patrol/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      patrol/$(notdir $<)"
+	@$(CC) $(FZ_CFLAGS) -Werror -fsanitize=fuzzer-no-link $(SAN) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_mcp: $(FUZZ_BUILD)/obj/patrol/mcp-proto.o
+
 $(LIB): $(CORE_OBJS)
 	@rm -f $@
 	@$(AR) rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/fuzz/fuzz_%.o $(UTIL_OBJ) $(LIB)
 	@echo "  LD      $(notdir $@)"
-	@$(CC) -fsanitize=fuzzer $(SAN) $(FUZZ_CFLAGS) -o $@ $< $(UTIL_OBJ) $(LIB) $(PKG_LIBS)
+	@$(CC) -fsanitize=fuzzer $(SAN) $(FUZZ_CFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS)
 
--include $(CORE_OBJS:.o=.d) $(UTIL_OBJ:.o=.d) $(TARGETS:%=$(FUZZ_BUILD)/obj/fuzz/fuzz_%.d)
+-include $(CORE_OBJS:.o=.d) $(UTIL_OBJ:.o=.d) $(FUZZ_BUILD)/obj/patrol/mcp-proto.d $(TARGETS:%=$(FUZZ_BUILD)/obj/fuzz/fuzz_%.d)

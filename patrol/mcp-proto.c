@@ -11,6 +11,7 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
 #include "mcp.h"
 #include "xmalloc.h"
 
@@ -164,6 +165,30 @@ mcp_blank(const char *p, const char *end)
 	return 1;
 }
 
+char *
+mcp_args_check(const struct mcp_tool *t, const cJSON *args)
+{
+	cJSON *schema = cJSON_Parse(t->input_schema);
+	const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties"), *a, *r;
+	struct buf known = BUF_INIT;
+	char *cause = NULL;
+
+	cJSON_ArrayForEach(a, props)
+		buf_printf(&known, "%s%s", known.len > 0 ? ", " : "", a->string);
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties")))
+		cJSON_ArrayForEach(a, args)
+			if (cause == NULL && cJSON_GetObjectItemCaseSensitive(props, a->string) == NULL)
+				cause = xstrfmt("argument '%s': unknown (%s takes %s)", a->string,
+				    t->name, known.len > 0 ? buf_str(&known) : "none");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(schema, "required"))
+		if (cause == NULL && cJSON_IsString(r) &&
+		    cJSON_GetObjectItemCaseSensitive(args, r->valuestring) == NULL)
+			cause = xstrfmt("argument '%s': required", r->valuestring);
+	buf_free(&known);
+	cJSON_Delete(schema);
+	return cause;
+}
+
 /* One request's context while it is handled. */
 struct mcp_req {
 	struct mcp_session *s;
@@ -296,6 +321,15 @@ mcp_valid_id(const cJSON *msg)
 	return NULL;
 }
 
+/* 1 when msg says "jsonrpc": "2.0". */
+static int
+mcp_jsonrpc_ok(const cJSON *msg)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc"));
+
+	return v != NULL && strcmp(v, "2.0") == 0;
+}
+
 enum mcp_act
 mcp_handle(struct mcp_session *s, const char *line, size_t len, char **reply,
     struct mcp_call *call)
@@ -337,8 +371,7 @@ mcp_handle(struct mcp_session *s, const char *line, size_t len, char **reply,
 		act = MCP_ACT_NONE;
 		params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 		r.params = cJSON_IsObject(params) ? params : NULL;
-		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc")) ||
-		    strcmp(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc")->valuestring, "2.0") != 0)
+		if (!mcp_jsonrpc_ok(msg))
 			goto out;
 		for (i = 0; i < sizeof(mcp_methods) / sizeof(mcp_methods[0]); i++)
 			if (mcp_methods[i].notification &&
@@ -350,8 +383,7 @@ mcp_handle(struct mcp_session *s, const char *line, size_t len, char **reply,
 		act = mcp_reply_error(&r, MCP_EINVALID, "invalid request: bad id");
 		goto out;
 	}
-	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc")) ||
-	    strcmp(cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc")->valuestring, "2.0") != 0) {
+	if (!mcp_jsonrpc_ok(msg)) {
 		act = mcp_reply_error(&r, MCP_EINVALID, "invalid request: jsonrpc must be \"2.0\"");
 		goto out;
 	}

@@ -223,12 +223,10 @@ mcp_run_config(struct mcp_ctx *ctx, const cJSON *args, struct wk_config **cfg,
 	int rc = -1;
 
 	*cfg = NULL;
+	if (!cJSON_IsString(a))
+		return mcp_error(out, "argument 'run': %s", a == NULL ? "required (a run's name, "
+		    "see the runs tool)" : "must be a string");
 	n = mcp_runs(ctx, &runs);
-	if (!cJSON_IsString(a)) {
-		mcp_error(out, "argument 'run': %s", a == NULL ? "required (a run's name, see the "
-		    "runs tool)" : "must be a string");
-		goto out;
-	}
 	for (i = 0; i < n; i++)
 		if (strcmp(runs[i].name, a->valuestring) == 0)
 			break;

@@ -139,9 +139,16 @@ mcp_start(struct mcp_server *srv, struct mcp_call *call)
 	struct mcp_out out = { NULL, NULL, 0 };
 	struct spawn_opts o;
 	struct mcp_child *k;
+	char *cause;
 	int p[2];
 	pid_t pid;
 
+	if ((cause = mcp_args_check(call->tool, call->args)) != NULL) {
+		mcp_error(&out, "%s", cause);
+		free(cause);
+		mcp_write_str(srv, mcp_result_line(&srv->s, call->id, &out));
+		return;
+	}
 	if (srv->nkids == MCP_MAX_CALLS) {
 		mcp_error(&out, "too many calls in flight (%d): let one finish or cancel one",
 		    MCP_MAX_CALLS);
@@ -291,21 +298,26 @@ static void
 mcp_reap(struct mcp_server *srv)
 {
 	struct mcp_child *k;
+	siginfo_t si;
 	size_t i = 0;
-	int status;
-	pid_t r;
+	int status, r;
 
 	while (i < srv->nkids) {
 		k = &srv->kids[i];
 		if (k->term_ms != 0 && monotime_ms() - k->term_ms > MCP_KILL_MS)
 			(void)kill(-k->pid, SIGKILL);
-		if (k->fd >= 0 || (r = waitpid(k->pid, &status, WNOHANG)) == 0 ||
-		    (r < 0 && errno == EINTR)) {
+		/* exited? (not reaped yet: its pid, the group's id, cannot be reused meanwhile) */
+		memset(&si, 0, sizeof(si));
+		r = k->fd >= 0 ? 0 : waitid(P_PID, (id_t)k->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+		if (k->fd >= 0 || (r != 0 && errno == EINTR) || (r == 0 && si.si_pid == 0)) {
 			i++;
 			continue;
 		}
-		/* a grandchild may live on in the group: it goes with the child */
-		(void)kill(-k->pid, SIGKILL);
+		if (r == 0) {
+			/* a grandchild may live on in the group: it goes with the child */
+			(void)kill(-k->pid, SIGKILL);
+			(void)spawn_wait(k->pid, &status);
+		}
 		log_info("child %ld reaped%s", (long)k->pid, k->cancelled ? " (cancelled)" : "");
 		if (!k->cancelled && !k->answered)
 			mcp_write_str(srv, mcp_error_line(k->id, MCP_EINTERNAL,

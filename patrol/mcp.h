@@ -157,6 +157,13 @@ void mcp_call_free(struct mcp_call *call);
 char *mcp_error_line(const cJSON *id, int code, const char *msg);
 /* The tools/call response line for out (consumed) under s's version; caller frees. */
 char *mcp_result_line(const struct mcp_session *s, const cJSON *id, struct mcp_out *out);
+/*
+ * The arguments against t's inputSchema: a key it does not list (when
+ * additionalProperties is false), a required key missing.  NULL, or the
+ * one-line cause naming the argument (caller frees).  Types are the tool's
+ * to check (mcp_arg_*).
+ */
+char *mcp_args_check(const struct mcp_tool *t, const cJSON *args);
 /* 1 when p[0..len) is valid UTF-8 without NUL. */
 int mcp_utf8_ok(const char *p, size_t len);
 /* A tool row as tools/list shows it (NULL when its schema text does not parse). */

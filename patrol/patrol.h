@@ -33,6 +33,43 @@ void pstate_transport(struct pstate *s, const struct wk_config *cfg, const struc
 int patrol_tick(struct wk_config *cfg, int json);
 
 /*
+ * What patrol_tick_run does after the probe and the decision.  TICK_TABLE and
+ * TICK_RESUME are ticks: patrol.lock, the report line, the logbook,
+ * patrol.json, the handbook, the notifications.  The others take no lock and
+ * write nothing on this machine: TICK_LOOK_* only probe and decide (what the
+ * act would do), TICK_STOP is `patrol stop` (which records no patrol state)
+ * between two looks over one connection.
+ */
+enum tick_mode {
+	TICK_TABLE,		/* the table's action when the table and policy allow (cron, --once, mcp status) */
+	TICK_RESUME,		/* an explicit resume: the policy, not patrol.auto_resume; a STOPPED run too */
+	TICK_LOOK_RESUME,	/* what TICK_RESUME would do */
+	TICK_STOP,		/* onbox stop (stop.c), then look again */
+	TICK_LOOK_STOP,		/* what TICK_STOP would stop */
+};
+
+/* What the mode's act came to (TICK_TABLE: what the table's resume came to). */
+enum tick_did {
+	TICK_DID_NOTHING,	/* nothing to do (alive, DONE, already STOPPED, box unseen) */
+	TICK_DID_REFUSED,	/* the policy, the re-check or the box said no, or it failed */
+	TICK_DID_ACTED,		/* resumed / stopped (LOOK: would be) */
+};
+
+struct tick_result {
+	cJSON		*obj;	/* the tick's object, what --json prints; NULL when rc is 75 or 74 */
+	char		*line;	/* the report line (recorded only by TICK_TABLE, TICK_RESUME) */
+	int		 rc;	/* verdict_exit, or WK_EX_TEMPFAIL (another patrol ticks), WK_EX_IOERR */
+	int		 verdict; /* enum verdict (decide.h) */
+	enum tick_did	 did;
+	char		*why;	/* one line: what was (or would be) done and why, or why not */
+	char		*said;	/* TICK_STOP: onbox stop's own words, or NULL */
+};
+
+/* One tick of mode for cfg, printing nothing; r filled (tick_result_free). Returns r->rc. */
+int patrol_tick_run(struct wk_config *cfg, enum tick_mode mode, struct tick_result *r);
+void tick_result_free(struct tick_result *r);
+
+/*
  * deploy.c: check the box (alive run, arch, onbox there, workdir), then send
  * what changed (onbox, config, profile) and, unless !secrets, the notify
  * secrets, then onbox start; an exit code (0, 1 refused or failed, 2 box
@@ -58,6 +95,16 @@ int secrets_send(const struct wk_config *cfg, struct ssh_conn *conn, struct ssh_
  * (0 stopped), 2 when the box could not be reached (nothing recorded).
  */
 int patrol_stop(struct wk_config *cfg);
+/* A connection's budget beyond connect_timeout_s for a stop: stop_grace_s and onbox stop's margin. */
+#define PATROL_STOP_BUDGET_S	90
+/*
+ * onbox stop on the open connection, its words in res (ssh_result_free),
+ * nothing printed: onbox stop's exit code (0 stopped, also when nothing ran;
+ * 127 no onbox there), or -1 when it did not finish (err set).
+ */
+struct ssh_result;
+int patrol_stop_exec(const struct wk_config *cfg, struct ssh_conn *conn, struct ssh_result *res,
+    struct ssh_error *err);
 
 /*
  * journal.c: LOGBOOK.md entries.  journal_box logs the box's events the

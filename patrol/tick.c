@@ -6,6 +6,12 @@
  *   connection) -> one report line (stdout, report.log; --json: one object)
  *   -> webhooks when the verdict changed -> state saved.
  *
+ * patrol_tick_run is that tick for a caller that prints nothing (patrol
+ * mcp) and its modes: an explicit resume (the same resume, policy and
+ * records), `patrol stop` between two looks, and the looks alone that say
+ * what those would do, locking and writing nothing.  patrol_tick is the CLI:
+ * the tick, printed.
+ *
  * Unreachable is not dead: nothing is ever done about a box that was not
  * seen.  A resume is idempotent: the box is probed again right before it,
  * the local lock keeps a second patrol out, and `onbox start` itself refuses
@@ -72,6 +78,12 @@ struct tick {
 	char			 action[1400];	/* what patrol did, for the report */
 	struct notify_sinks	 sinks;		/* for webhooks and for scrubbing what is written */
 	char			*cfg_abs;	/* the config's absolute path, for the handbook */
+	enum tick_mode		 mode;
+	int			 look;		/* no lock, nothing written on this machine */
+	int			 dry;		/* TICK_LOOK_*: nothing done on the box either */
+	enum tick_did		 did;
+	char			 why[1400];	/* for the caller: what was done and why (else action) */
+	char			*said;		/* TICK_STOP: onbox stop's words */
 };
 
 /* Run the probe on the open connection and parse it. 0, or -1 (t->err / t->probe_why). */
@@ -99,7 +111,7 @@ tick_probe(struct tick *t)
 		goto out;
 	}
 	/* What the box said, kept as it came (the handbook and people read it). */
-	{
+	if (!t->look) {
 		char *lp = fs_join(t->st.dir, "last_probe.txt");
 
 		if (atomic_write(lp, res.out, res.out_len, 0600) != 0)
@@ -278,14 +290,28 @@ tick_policy(struct tick *t, struct policy_out *pol)
 	return pol->action == POLICY_RESTART;
 }
 
-/* May the table's resume be carried out now?  Writes why not into t->action. */
+/*
+ * May the resume be carried out now?  Writes why not into t->action (a
+ * refusal, for the report too) or t->why (nothing to resume).  A tick needs
+ * patrol.auto_resume, an explicit resume does not; both need the policy.  A
+ * run stopped on purpose is started again only on request, without the
+ * policy: a stop is no failure, and its owner's start is `onbox start`'s.
+ */
 static int
 tick_may_resume(struct tick *t)
 {
 	struct policy_out pol;
 
-	if (!config_get_bool(t->cfg, "patrol.auto_resume"))
+	if (t->mode == TICK_TABLE && !config_get_bool(t->cfg, "patrol.auto_resume"))
 		return 0;
+	if (t->out.v == V_STOPPED && t->mode != TICK_TABLE)
+		return 1;
+	if (t->out.action != ACT_RESUME) {
+		snprintf(t->why, sizeof(t->why), "run %s is %s: nothing to resume", t->cfg->run,
+		    verdict_name(t->out.v));
+		return 0;
+	}
+	t->did = TICK_DID_REFUSED;
 	if (!tick_policy(t, &pol)) {
 		/* The report already carries a crash's class and remediation. */
 		if (pol.rule == POLICY_NEVER_RETRY && pol.cls != NULL)
@@ -305,10 +331,19 @@ tick_resume(struct tick *t)
 	struct ssh_result res;
 	enum verdict was = t->out.v;
 	char *cmd, when[TIMEFMT_LEN], secrets_why[400] = "";
+	const char *how = t->mode == TICK_TABLE ? "" : ", on request";
 	cJSON *arr, *rec;
 
 	if (!tick_may_resume(t))
 		return;
+	t->did = TICK_DID_ACTED;
+	if (t->dry) {
+		snprintf(t->why, sizeof(t->why), "would resume %s (was %s%s): onbox start, after "
+		    "looking again on the same connection", t->out.stage != NULL ? t->out.stage :
+		    "the run", verdict_name(was), how);
+		return;
+	}
+	t->did = TICK_DID_REFUSED;
 	/* Right before acting, look again on the same connection. */
 	if (tick_probe(t) != 0) {
 		snprintf(t->action, sizeof(t->action), "not resumed: the re-check failed (%.1000s)",
@@ -344,16 +379,76 @@ tick_resume(struct tick *t)
 	if (was == V_CRASHED)
 		cJSON_AddStringToObject(rec, "class", triage_info(t->out.cls)->name);
 	cJSON_AddNumberToObject(rec, "exit_status", res.exit_status);
+	if (t->mode != TICK_TABLE)
+		cJSON_AddBoolToObject(rec, "requested", 1);
 	cJSON_AddItemToArray(arr, rec);
 	if (res.exit_status == 0) {
 		t->out.v = V_RESUMED;
-		snprintf(t->action, sizeof(t->action), "resumed %s (was %s): onbox start%s",
-		    t->out.stage != NULL ? t->out.stage : "the run", verdict_name(was), secrets_why);
+		t->did = TICK_DID_ACTED;
+		snprintf(t->action, sizeof(t->action), "resumed %s (was %s%s): onbox start%s",
+		    t->out.stage != NULL ? t->out.stage : "the run", verdict_name(was), how, secrets_why);
 	} else
 		snprintf(t->action, sizeof(t->action), "resume refused on the box (exit %d): "
 		    "%.200s%s", res.exit_status, res.err != NULL ? res.err : "", secrets_why);
 	ssh_result_free(&res);
 	free(cmd);
+}
+
+/*
+ * The stop's act: what runs is said from the probe (the stage, its pid, its
+ * onbox); onbox stop does the work and is idempotent itself; a last look on
+ * the same connection gives the verdict after it.  No patrol state, as for
+ * `patrol stop`.
+ */
+static void
+tick_stop(struct tick *t)
+{
+	struct ssh_result res;
+	const struct probe *p = &t->probe;
+	const char *stage = json_str(p->state, "stage", NULL);
+	char running[400] = "";
+	int rc;
+
+	if (t->out.v == V_DONE || (t->out.v == V_STOPPED && !t->out.alive)) {
+		snprintf(t->why, sizeof(t->why), "run %s is %s: nothing runs, nothing to stop",
+		    t->cfg->run, verdict_name(t->out.v));
+		return;
+	}
+	if (t->out.alive && stage != NULL && p->stage_alive)
+		snprintf(running, sizeof(running), "stage %.100s attempt %ld (pid %ld%s)", stage,
+		    json_long(p->state, "attempt", 0), p->stage_pid, p->onbox_alive ? ", under its onbox" : "");
+	else if (t->out.alive)
+		snprintf(running, sizeof(running), "what is alive of the run%s",
+		    p->onbox_alive ? " (its onbox)" : "");
+	t->did = TICK_DID_ACTED;
+	if (t->dry) {
+		if (running[0] != '\0')
+			snprintf(t->why, sizeof(t->why), "would stop %s: SIGTERM to its process group, "
+			    "SIGKILL after stop_grace_s=%lds; the run stays STOPPED", running,
+			    t->cfg->stop_grace_s);
+		else
+			snprintf(t->why, sizeof(t->why), "nothing runs (%s); onbox stop would record "
+			    "the run as stopped so that nothing resumes it", verdict_name(t->out.v));
+		return;
+	}
+	if ((rc = patrol_stop_exec(t->cfg, t->conn, &res, &t->err)) < 0) {
+		t->did = TICK_DID_REFUSED;
+		snprintf(t->why, sizeof(t->why), "onbox stop on the box did not finish: %.1000s",
+		    t->err.msg);
+		ssh_result_free(&res);
+		return;
+	}
+	t->said = xstrdup(res.out != NULL ? res.out : "");
+	if (rc != 0) {
+		t->did = TICK_DID_REFUSED;
+		snprintf(t->why, sizeof(t->why), "onbox stop refused (exit %d): %.1000s", rc,
+		    rc == 127 ? "no onbox on the box" : res.err != NULL ? res.err : t->said);
+	} else
+		snprintf(t->why, sizeof(t->why), "stopped %s", running[0] != '\0' ? running :
+		    "the run (nothing was running: recorded as stopped so that nothing resumes it)");
+	ssh_result_free(&res);
+	(void)tick_probe(t);
+	tick_decide(t);	/* a failed look is said as it is (SSH_DOWN and why) */
 }
 
 static void
@@ -634,20 +729,12 @@ tick_remember(struct tick *t, const char *when)
 	json_set_str(d, "details", t->out.details);
 }
 
-static void
-tick_print(struct tick *t, const char *when, const char *line, int json)
+/* The tick's object: what --json prints and the MCP tools return. */
+static cJSON *
+tick_object(struct tick *t, const char *when, const char *line)
 {
-	cJSON *o;
-	char *s;
+	cJSON *o = cJSON_CreateObject();
 
-	if (!json) {
-		printf("%s\n", line);
-		if (t->out.v == V_DONE && t->have_probe && t->probe.results != NULL)
-			printf("%.*s%s", RESULTS_PRINT, t->probe.results,
-			    t->probe.results[strlen(t->probe.results) - 1] == '\n' ? "" : "\n");
-		return;
-	}
-	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "time", when);
 	cJSON_AddStringToObject(o, "run", t->cfg->run);
 	cJSON_AddStringToObject(o, "verdict", verdict_name(t->out.v));
@@ -671,10 +758,25 @@ tick_print(struct tick *t, const char *when, const char *line, int json)
 	if (t->out.v == V_DONE && t->have_probe)
 		caveats_event(o, t->probe.caveats);	/* what went wrong on the way */
 	cJSON_AddStringToObject(o, "line", line);
+	return o;
+}
+
+/* The CLI's output: the line (and a DONE's results), or with --json the object. */
+static void
+tick_print(struct tick *t, const char *line, const cJSON *o, int json)
+{
+	char *s;
+
+	if (!json) {
+		printf("%s\n", line);
+		if (t->out.v == V_DONE && t->have_probe && t->probe.results != NULL)
+			printf("%.*s%s", RESULTS_PRINT, t->probe.results,
+			    t->probe.results[strlen(t->probe.results) - 1] == '\n' ? "" : "\n");
+		return;
+	}
 	s = cJSON_PrintUnformatted(o);
 	printf("%s\n", s);
 	free(s);
-	cJSON_Delete(o);
 }
 
 /* HANDBOOK.md, regenerated from this tick's state. */
@@ -702,47 +804,98 @@ tick_handbook(struct tick *t)
 	free(path);
 }
 
-int
-patrol_tick(struct wk_config *cfg, int json)
+/* The local state: locked for a tick, read as it is for a look (nothing created). */
+static int
+tick_state(struct tick *t)
+{
+	int r;
+
+	if (!t->look) {
+		if ((r = pstate_open(t->cfg, &t->st)) == 0)
+			return 0;
+		if (r == WK_ERR_BUSY)
+			log_error("another patrol is ticking for run %s right now; not running twice",
+			    t->cfg->run);
+		else
+			log_error("cannot open the local state of run %s: %s", t->cfg->run,
+			    wk_strerror(WK_ERR_SYSTEM));
+		return r == WK_ERR_BUSY ? WK_EX_TEMPFAIL : WK_EX_IOERR;
+	}
+	t->st.lockfd = -1;
+	t->st.dir = statedir_path(t->cfg, 0);
+	if (t->st.dir != NULL)
+		t->st.doc = pstate_load(t->st.dir);
+	if (t->st.doc == NULL) {
+		t->st.doc = cJSON_CreateObject();
+		json_set_str(t->st.doc, "run", t->cfg->run);
+	}
+	return 0;
+}
+
+/* The mode's act, only on what was seen. */
+static void
+tick_act(struct tick *t)
+{
+	if (!t->have_probe) {
+		snprintf(t->why, sizeof(t->why), "the box could not be seen (%.1000s): nothing is "
+		    "done about a box that was not seen", t->out.details);
+		return;
+	}
+	switch (t->mode) {
+	case TICK_TABLE:
+		/* Act only as the table and the policy allow. */
+		if (t->out.action == ACT_RESUME)
+			tick_resume(t);
+		else if (t->out.action == ACT_RESUME_TRANSFER)
+			tick_resume_transfer(t);
+		else if (t->out.action == ACT_FINISH)
+			tick_finish(t);
+		break;
+	case TICK_RESUME:
+	case TICK_LOOK_RESUME:
+		tick_resume(t);
+		break;
+	case TICK_STOP:
+	case TICK_LOOK_STOP:
+		tick_stop(t);
+		break;
+	}
+}
+
+/* The tick; print: -1 nothing, 0 the line, 1 the object (the CLI's, at the moment it always printed). */
+static int
+tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_result *res)
 {
 	struct tick t;
 	struct diag d = DIAG_INIT;
+	struct buf wb = BUF_INIT;
 	char when[TIMEFMT_LEN], *line = NULL;
-	int r, rc;
+	int budget_s;
 
 	memset(&t, 0, sizeof(t));
+	memset(res, 0, sizeof(*res));
 	t.cfg = cfg;
+	t.mode = mode;
+	t.look = mode != TICK_TABLE && mode != TICK_RESUME;
+	t.dry = mode == TICK_LOOK_RESUME || mode == TICK_LOOK_STOP;
 	t.cfg_abs = fs_abspath(cfg->path);
 	notify_sinks_load(cfg, &t.sinks);
-	if ((r = pstate_open(cfg, &t.st)) != 0) {
-		if (r == WK_ERR_BUSY)
-			log_error("another patrol is ticking for run %s right now; not running twice", cfg->run);
-		else
-			log_error("cannot open the local state of run %s: %s", cfg->run, wk_strerror(WK_ERR_SYSTEM));
-		pstate_close(&t.st);
-		notify_sinks_free(&t.sinks);
-		free(t.cfg_abs);
-		return r == WK_ERR_BUSY ? WK_EX_TEMPFAIL : WK_EX_IOERR;
-	}
+	if ((res->rc = tick_state(&t)) != 0)
+		goto out;
 	if (target_from_config(cfg, &t.target, &t.err, &d) == 0) {
-		pstate_transport(&t.st, cfg, &t.target);
-		if (ssh_connect(&t.target, (t.target.connect_timeout_s + TICK_BUDGET_S) * 1000, &t.conn,
-		    &t.err) == 0)
+		if (!t.look)
+			pstate_transport(&t.st, cfg, &t.target);
+		budget_s = t.target.connect_timeout_s + TICK_BUDGET_S;
+		if (mode == TICK_STOP)
+			budget_s += (int)cfg->stop_grace_s + PATROL_STOP_BUDGET_S;
+		if (ssh_connect(&t.target, budget_s * 1000, &t.conn, &t.err) == 0)
 			(void)tick_probe(&t);
 	}
 	diag_print(&d, stderr);
 	tick_decide(&t);
-	tick_reconcile_slurm(&t);
-
-	/* Act only on what was seen, and only as the table and the policy allow. */
-	if (t.have_probe) {
-		if (t.out.action == ACT_RESUME)
-			tick_resume(&t);
-		else if (t.out.action == ACT_RESUME_TRANSFER)
-			tick_resume_transfer(&t);
-		else if (t.out.action == ACT_FINISH)
-			tick_finish(&t);
-	}
+	if (!t.look)
+		tick_reconcile_slurm(&t);
+	tick_act(&t);
 	if (t.conn != NULL)
 		ssh_close(t.conn);
 	t.conn = NULL;
@@ -760,21 +913,33 @@ patrol_tick(struct wk_config *cfg, int json)
 		}
 		line = buf_detach(&lb);
 	}
-	tick_print(&t, when, line, json);
-	fflush(stdout);
-	pstate_report(&t.st, line);
-	if (t.have_probe)
-		journal_box(&t.st, cfg, &t.sinks, &t.probe);
-	journal_tick(&t.st, cfg, &t.sinks, json_str(t.st.doc, "verdict", NULL), verdict_name(t.out.v),
-	    line, t.action, t.have_probe ? t.probe.results : NULL);
-	tick_notify(&t, line);
-	tick_remember(&t, when);
-	if (pstate_save(&t.st) != 0)
-		log_warn("cannot save the patrol state in %s: %s", t.st.dir, wk_strerror(WK_ERR_SYSTEM));
-	tick_handbook(&t);
-	rc = verdict_exit(t.out.v);
-
-	free(line);
+	res->obj = tick_object(&t, when, line);
+	if (print >= 0) {
+		tick_print(&t, line, res->obj, print);
+		fflush(stdout);
+	}
+	if (!t.look) {
+		pstate_report(&t.st, line);
+		if (t.have_probe)
+			journal_box(&t.st, cfg, &t.sinks, &t.probe);
+		journal_tick(&t.st, cfg, &t.sinks, json_str(t.st.doc, "verdict", NULL),
+		    verdict_name(t.out.v), line, t.action, t.have_probe ? t.probe.results : NULL);
+		tick_notify(&t, line);
+		tick_remember(&t, when);
+		if (pstate_save(&t.st) != 0)
+			log_warn("cannot save the patrol state in %s: %s", t.st.dir,
+			    wk_strerror(WK_ERR_SYSTEM));
+		tick_handbook(&t);
+	}
+	res->rc = verdict_exit(t.out.v);
+	res->verdict = (int)t.out.v;
+	res->did = t.did;
+	md_flat(&wb, t.why[0] != '\0' ? t.why : t.action);
+	res->why = buf_detach(&wb);
+	res->line = line;	/* transferred */
+	res->said = t.said;	/* transferred */
+	t.said = NULL;
+ out:
 	free(t.probe_why);
 	if (t.have_probe)
 		probe_free(&t.probe);
@@ -783,5 +948,31 @@ patrol_tick(struct wk_config *cfg, int json)
 	pstate_close(&t.st);
 	notify_sinks_free(&t.sinks);
 	free(t.cfg_abs);
+	return res->rc;
+}
+
+int
+patrol_tick_run(struct wk_config *cfg, enum tick_mode mode, struct tick_result *r)
+{
+	return tick_run(cfg, mode, -1, r);
+}
+
+void
+tick_result_free(struct tick_result *r)
+{
+	cJSON_Delete(r->obj);
+	free(r->line);
+	free(r->why);
+	free(r->said);
+	memset(r, 0, sizeof(*r));
+}
+
+int
+patrol_tick(struct wk_config *cfg, int json)
+{
+	struct tick_result r;
+	int rc = tick_run(cfg, TICK_TABLE, json, &r);
+
+	tick_result_free(&r);
 	return rc;
 }

@@ -54,8 +54,6 @@
 
 #define TICK_BUDGET_S	30	/* the check itself, on top of the connect timeout */
 #define LAST_LINES_MAX	30
-/* The remote command's exit when the plain check served a --follow tick. */
-#define FOLLOW_FALLBACK	3
 
 static void
 usage(FILE *fp)
@@ -324,53 +322,6 @@ sentinel_decided(struct sentinel *s, const struct mwait *w, enum mwait_outcome o
 
 /* ---- the tick loop ---- */
 
-/*
- * The --follow tick's script: the box's onbox waits (bounded) and prints the
- * check; without an onbox that knows `wait`, the plain check, then exit 3.
- */
-static char *
-sentinel_follow_script(const struct sentinel *s, const char *plain)
-{
-	struct buf b = BUF_INIT;
-	char *arg;
-	size_t i;
-
-	buf_puts(&b, "W=");
-	sshq_append(&b, s->cfg->workdir);
-	buf_puts(&b, "\nO=\"$W/" LAYOUT_DIR "/bin/onbox\"; [ -x \"$O\" ] || O=onbox\n"
-	    "\"$O\" wait --workdir \"$W\" --marker ");
-	{
-		struct buf m = BUF_INIT;
-
-		for (i = 0; i < s->spec.nmarkers; i++)
-			buf_printf(&m, "%s%s", i > 0 ? "," : "", s->spec.markers[i]);
-		sshq_append(&b, buf_str(&m));
-		buf_free(&m);
-	}
-	for (i = 0; i < s->spec.nmarkers; i++) {
-		if (s->spec.stage_of[i] == NULL)
-			continue;
-		arg = xstrfmt("%s=%s", s->spec.markers[i], s->spec.stage_of[i]);
-		buf_puts(&b, " --stage-of ");
-		sshq_append(&b, arg);
-		free(arg);
-	}
-	for (i = 0; i < s->spec.nstages; i++) {
-		if (s->attempt[i] <= 0)
-			continue;
-		arg = xstrfmt("%s=%ld", s->spec.stages[i], s->attempt[i]);
-		buf_puts(&b, " --attempt ");
-		sshq_append(&b, arg);
-		free(arg);
-	}
-	buf_printf(&b, " --timeout %ld --poll-ms %ld </dev/null\n"
-	    "rc=$?\n"
-	    "case $rc in 64|126|127) ;; *) exit $rc ;; esac\n", s->follow_s, s->cfg->poll_ms);
-	buf_puts(&b, plain);
-	buf_printf(&b, "exit %d\n", FOLLOW_FALLBACK);
-	return buf_detach(&b);
-}
-
 /* One tick.  0 to go on (*served: a --follow window answered), else the exit code. */
 static int
 sentinel_tick(struct sentinel *s, const char *plain, int *served)
@@ -389,7 +340,8 @@ sentinel_tick(struct sentinel *s, const char *plain, int *served)
 	 * for one.  Every later tick is a window of `onbox wait`.
 	 */
 	follow = s->follow && s->tick > 1;
-	in = follow ? sentinel_follow_script(s, plain) : xstrdup(plain);
+	in = follow ? mwait_follow_script(s->cfg->workdir, &s->spec, s->attempt, s->follow_s,
+	    s->cfg->poll_ms, plain) : xstrdup(plain);
 	deadline_s = s->target.connect_timeout_s + TICK_BUDGET_S + (follow ? (int)s->follow_s : 0);
 	switch (tick_run(&s->conn, "sh -s", in, strlen(in), deadline_s * 1000, &r)) {
 	case TICK_STOPPED:
@@ -415,7 +367,7 @@ sentinel_tick(struct sentinel *s, const char *plain, int *served)
 		}
 		/* The first tick goes straight on to the first window. */
 		*served = s->follow && (!follow || r.exit_status == 0);
-		if (follow && r.exit_status == FOLLOW_FALLBACK && !s->fallback_said) {
+		if (follow && r.exit_status == MWAIT_FOLLOW_FALLBACK && !s->fallback_said) {
 			fprintf(stderr, "sentinel: the box has no `onbox wait`: --follow falls back to "
 			    "polling every %ld s\n", s->interval_s);
 			s->fallback_said = 1;

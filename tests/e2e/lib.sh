@@ -36,6 +36,11 @@ assert_no_file() { [ ! -e "$1" ] || fail "file should not exist: $1"; }
 assert_eq() { [ "$1" = "$2" ] || fail "expected '$2', got '$1'${3:+ ($3)}"; }
 assert_grep() { grep -qE -- "$1" "$2" || { fail "no /$1/ in $2:"; sed 's/^/      /' "$2" >&2; return 1; }; }
 assert_no_grep() { ! grep -qE -- "$1" "$2" || fail "unexpected /$1/ in $2"; }
+# line_ok VERDICT FILE: FILE has patrol's report line for run t1 with VERDICT.
+line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(cat "$2")"; }
+# live PID: the process exists and is not a zombie; gone PID: not live.
+live() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
+gone() { ! live "$1"; }
 
 # json FILE EXPR: a value from a JSON file (python3's json, outside the code under test).
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2],{"d":d}); print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"; }

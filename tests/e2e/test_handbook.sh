@@ -32,7 +32,6 @@ SH
 	chmod +x "$T/bin/train.sh"
 }
 
-line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(cat "$2")"; }
 
 # The first ```sh block after the "## First command on reconnect" heading.
 first_cmd() {

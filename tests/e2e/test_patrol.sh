@@ -20,7 +20,6 @@ SH
 	chmod +x "$T/bin/train.sh"
 }
 launches() { [ -f "$T/launch.train" ] && wc -l <"$T/launch.train" | tr -d ' ' || echo 0; }
-line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(cat "$2")"; }
 
 test_ok_one_connection() {
 	box

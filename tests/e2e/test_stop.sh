@@ -15,11 +15,7 @@
 PATROL="$TOP/$BUILD/patrol"
 
 patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
-line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(cat "$2")"; }
 launches() { [ -f "$T/launch.$1" ] && wc -l <"$T/launch.$1" | tr -d ' ' || echo 0; }
-# live PID: the process exists and is not a zombie.
-live() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
-gone() { ! live "$1"; }
 # group_live PGID: the live (not zombie) members of a process group.
 group_live() { ps -e -o pid=,pgid=,stat= | awk -v g="$1" '$2 == g && $3 !~ /^Z/ { print $1 }'; }
 

@@ -16,7 +16,6 @@ REPORT() { echo "$T/state/watchkeeper/t1/report.log"; }
 PSTATE() { echo "$T/state/watchkeeper/t1/patrol.json"; }
 HANDBOOK() { echo "$T/state/watchkeeper/t1/HANDBOOK.md"; }
 
-line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(cat "$2")"; }
 transport_lines() { grep -cE '^[0-9TZ:-]+ t1 transport ' "$(REPORT)" || true; }
 
 # The sshd logs each client's software (LogLevel DEBUG1: "remote software version ...").

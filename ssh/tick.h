@@ -1,10 +1,11 @@
 /*
- * tick.h: one sentinel tick's connection (see tick.c), on what it needs: the
- * target, the signalfd, and the child it runs the connection in.  Nothing
- * of struct sentinel; a signal that ends a tick is handed back (sigwait.h).
+ * tick.h: one short connection in a child process (see tick.c), on what it
+ * needs: the target, the signalfd, and the child it runs the connection in.
+ * A signal that ends a tick is handed back (sigwait.h).  Used by sentinel's
+ * ticks and by patrol mcp's wait, logs and events (patrol/mcp-box.c).
  */
-#ifndef WK_SENTINEL_TICK_H
-#define WK_SENTINEL_TICK_H
+#ifndef WK_SSH_TICK_H
+#define WK_SSH_TICK_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -14,7 +15,7 @@
 
 struct tick_conn {
 	const struct ssh_target *target;	/* the box; NULL: none yet (nothing to clean up) */
-	int		 sigfd;		/* sentinel's signalfd, watched while the tick runs */
+	int		 sigfd;		/* the caller's signalfd, watched while the tick runs */
 	pid_t		 child;		/* the tick's connection; 0 none */
 };
 

@@ -1,5 +1,5 @@
 /*
- * sigwait.c: read one signal from sentinel's signalfd, bounded (see sigwait.h).
+ * sigwait.c: read one signal from a waiter's signalfd, bounded (see sigwait.h).
  */
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,6 @@
 /*
- * tick.c: one sentinel tick's connection: connect, run one command, close.
+ * tick.c: one short connection in a child process: connect, run one command,
+ * close (a sentinel tick; a patrol mcp wait slice, logs or events call).
  *
  * The connection lives in a child process (spawn_fork: signals reset, every
  * descriptor but the result pipe closed, so it holds none of our locks).
@@ -15,7 +16,7 @@
  *
  * The child sends back one fixed-size record, then the command's output.
  * A signal that ends a tick goes back to the caller in its result (tick.h):
- * what it means is sentinel.c's to say, and this file includes nothing of it.
+ * what it means is the caller's to say (sentinel.c, patrol/mcp-box.c).
  */
 #include <errno.h>
 #include <fcntl.h>
