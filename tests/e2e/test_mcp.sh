@@ -26,8 +26,6 @@ SELF="$TOP/tests/e2e/test_mcp.sh"
 
 patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
 launches() { [ -f "$T/launch.$1" ] && wc -l <"$T/launch.$1" | tr -d ' ' || echo 0; }
-live() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
-gone() { ! live "$1"; }
 
 # Why the SDK client cannot run here (nothing when it can).
 mcp_missing() {
@@ -162,16 +160,17 @@ test_logs_with_cursor() {
 	running
 	call l1 logs '{"run": "t1"}'
 	ok l1
-	assert_grep 'step 5/10 first' "$T/l1.txt"
-	cursor=$(r l1 'json.dumps(s["cursor"])')
+	assert_eq "$(r l1 '[x for x in s["lines"] if "/10 " in x]')" \
+		"['step 1/10 first', 'step 2/10 first', 'step 3/10 first', 'step 4/10 first', 'step 5/10 first']"
+	cursor=$(r l1 'json.dumps(s["next_cursor"])')
 	touch "$T/more"
 	wait_for 20 grep -q 'step 8/10 more' "$(W)/logs/train.1.log"
 	call l2 logs "{\"run\": \"t1\", \"cursor\": $cursor}"
 	ok l2
 	# Only the new lines: the three "more" ones, none of the first five.
-	assert_eq "$(r l2 'sum(1 for x in d["text"].splitlines() if x.endswith("/10 more"))')" 3
+	assert_eq "$(r l2 's["lines"]')" "['step 6/10 more', 'step 7/10 more', 'step 8/10 more']"
 	assert_eq "$(r l2 '"/10 first" in json.dumps(d)')" false
-	[ "$(r l2 'json.dumps(s["cursor"])')" != "$cursor" ] || fail "the cursor did not move: $cursor"
+	[ "$(r l2 'json.dumps(s["next_cursor"])')" != "$cursor" ] || fail "the cursor did not move: $cursor"
 }
 
 test_wait_returns_when_marker_lands() {
@@ -182,7 +181,8 @@ test_wait_returns_when_marker_lands() {
 	assert_file "$T/go"
 	assert_file "$(W)/markers/TRAIN_DONE"
 	# It says the marker landed (not a timeout, not a verdict change).
-	assert_eq "$(r w 's.get("outcome")')" marker
+	assert_eq "$(r w 's["happened"]')" marker
+	assert_eq "$(r w 's["marker"]')" TRAIN_DONE
 	assert_grep TRAIN_DONE "$T/w.txt"
 }
 
@@ -195,7 +195,7 @@ test_events_with_cursor() {
 	assert_eq "$(r e1 '[e["event"] for e in s["events"]]')" \
 		"$(python3 -c 'import json,sys; print([json.loads(l)["event"] for l in open(sys.argv[1])])' "$(W)/events.jsonl")"
 	assert_eq "$(r e1 'len(s["events"])')" "$n1"
-	cursor=$(r e1 'json.dumps(s["cursor"])')
+	cursor=$(r e1 'json.dumps(s["next_cursor"])')
 	touch "$T/go"
 	wait_for 30 test -f "$(W)/markers/EVAL_DONE"
 	wait "$LAST_PID" || true
@@ -212,8 +212,10 @@ test_handbook() {
 	patrol --once >/dev/null 2>&1 || true
 	call h handbook '{"run": "t1"}'
 	ok h
-	assert_grep 't1' "$T/h.txt"
-	assert_grep "$(head -n 1 "$(SD)/HANDBOOK.md")" "$T/h.txt"
+	r h 's["markdown"]' >"$T/h.md"
+	assert_grep '\bt1\b' "$T/h.md"
+	# The state dir's HANDBOOK.md, byte for byte.
+	assert_eq "$(r h "s['markdown'] == open('$(SD)/HANDBOOK.md').read()")" true
 }
 
 test_stop_without_then_with_confirm() {
