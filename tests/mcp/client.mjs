@@ -13,7 +13,8 @@
 //                       resume and stop annotated destructive; prints the list
 //   call TOOL [JSON]    one tools/call (the SDK checks structuredContent against
 //                       the tool's outputSchema); prints {tool, isError,
-//                       structuredContent, text, progress, ms}.  --then CMD runs
+//                       structuredContent, text, progress, ms, done_at_ms (the
+//                       epoch ms the result arrived)}.  --then CMD runs
 //                       beside the call (sh -c) and must exit 0 (a wait's trigger)
 //   cancel TOOL [JSON]  start the call, run --then CMD (exits 0 once the call is
 //                       under way), abort it (the SDK sends notifications/
@@ -86,8 +87,9 @@ async function call(client, o, name, a, extra = {}) {
 	const r = await client.callTool({ name, arguments: a }, undefined, {
 		timeout: o.timeoutMs, resetTimeoutOnProgress: true,
 		onprogress: () => { progress++; }, ...extra });
+	const t1 = performance.now();
 	return { tool: name, isError: r.isError === true, structuredContent: r.structuredContent ?? null,
-	    text: textOf(r), progress, ms: +(performance.now() - t0).toFixed(3) };
+	    text: textOf(r), progress, ms: +(t1 - t0).toFixed(3), done_at_ms: performance.timeOrigin + t1 };
 }
 
 const scenarios = {
