@@ -21,13 +21,9 @@ BUILD=$build	# lib.sh makes an absolute one relative to $top
 . "$top/tests/e2e/lib.sh"
 # shellcheck source=/dev/null
 . "$top/tests/e2e/sshd.sh"
-client="$top/tests/mcp/client.mjs"
-if ! command -v node >/dev/null 2>&1; then
-	echo '{"skipped": "node not found (scripts/install-deps.sh installs nodejs)"}'
-	exit 0
-fi
-if [ ! -f "$top/tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
-	echo '{"skipped": "@modelcontextprotocol/sdk not installed in tests/mcp (scripts/install-deps.sh)"}'
+client="$MCPDIR/client.mjs"
+if why=$(mcp_missing); then
+	python3 -c 'import json, sys; print(json.dumps({"skipped": sys.argv[1]}))' "$why"
 	exit 0
 fi
 PATROL="$top/$BUILD/patrol"
@@ -39,13 +35,6 @@ sshd_at_exit 'if [ -n "$CP" ]; then kill -9 "$CP" 2>/dev/null; fi'
 sshd_at_exit 'cleanup_procs'
 sshd_at_exit 'rm -rf "$T"'
 now_ns() { date +%s%N; }
-# until_ok N CMD...: poll every 10 ms, at most N times.
-until_ok() {
-	local n=$1 i=0
-	shift
-	while ! "$@" && [ $i -lt "$n" ]; do sleep 0.01; i=$((i + 1)); done
-	"$@"
-}
 set -E
 trap 'echo "mcp_bench: failed at line $LINENO; the client and server said:" >&2; tail -n 20 "$T/err" >&2; cat "$T/w.json" >&2 2>/dev/null' ERR
 
@@ -66,7 +55,7 @@ mcp() { node "$client" --patrol "$PATROL" -c "$T/wk.json" "$@" 2>>"$T/err"; }
 
 # (a) status: the persistent server, then a new patrol process per tick.
 bg_onbox run
-until_ok 1000 grep -qs '"pid":[[:space:]]*[1-9]' "$T/work/.watchkeeper/attempts/train.1.json"
+wait_for 20 grep -qs '"pid":[[:space:]]*[1-9]' "$T/work/.watchkeeper/attempts/train.1.json"
 mcp bench "$N" status '{"run": "bench"}' >"$T/a.json"
 cli=()
 for i in $(seq 1 "$N"); do
@@ -90,11 +79,11 @@ no_waiter() { ! pgrep -f "[w]ait --workdir $T/work" >/dev/null; }
 wait_us=()
 for i in $(seq 1 "$N"); do
 	rm -f "$marker"
-	until_ok 500 no_waiter
+	wait_for 10 no_waiter
 	node "$client" --patrol "$PATROL" -c "$T/wk.json" --timeout-ms 200000 \
 		call wait '{"run": "bench", "marker": "TRAIN_DONE", "timeout_s": 120}' >"$T/w.json" 2>>"$T/err" &
 	CP=$!
-	until_ok 3000 pgrep -f "[w]ait --workdir $T/work" >/dev/null
+	wait_for 60 pgrep -f "[w]ait --workdir $T/work" >/dev/null
 	sleep 0.2	# its first look is done and its watches are in place
 	t0=$(now_ns); land; wait "$CP"; CP=
 	python3 - "$T/w.json" "$t0" >>"$T/wait.us" <<'PY'

@@ -21,19 +21,12 @@
 . "$(dirname "$0")/sshd.sh"
 export BUILD
 PATROL="$TOP/$BUILD/patrol"
-MCPDIR="$TOP/tests/mcp"
 SELF="$TOP/tests/e2e/test_mcp.sh"
 
 patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
 launches() { [ -f "$T/launch.$1" ] && wc -l <"$T/launch.$1" | tr -d ' ' || echo 0; }
 
-# Why the SDK client cannot run here (nothing when it can).
-mcp_missing() {
-	command -v node >/dev/null 2>&1 || { echo "node not found (scripts/install-deps.sh installs nodejs)"; return 0; }
-	[ -f "$MCPDIR/node_modules/@modelcontextprotocol/sdk/package.json" ] && return 1
-	echo "@modelcontextprotocol/sdk not installed in tests/mcp (scripts/install-deps.sh runs npm ci there)"
-}
-# tm NAME FUNCTION: `t NAME FUNCTION`, or SKIP with the reason.
+# tm NAME FUNCTION: `t NAME FUNCTION`, or SKIP with the reason (lib.sh's mcp_missing).
 tm() {
 	local why
 	if why=$(mcp_missing); then echo "SKIP $1: $why"; else t "$@"; fi
@@ -183,6 +176,8 @@ test_wait_returns_when_marker_lands() {
 	# It says the marker landed (not a timeout, not a verdict change).
 	assert_eq "$(r w 's["happened"]')" marker
 	assert_eq "$(r w 's["marker"]')" TRAIN_DONE
+	# The client sent a progressToken: the server reported progress while it waited.
+	[ "$(r w 'd["progress"]')" -ge 1 ] || fail "no progress notification during the wait"
 	assert_grep TRAIN_DONE "$T/w.txt"
 }
 
@@ -227,12 +222,15 @@ test_stop_without_then_with_confirm() {
 	ok s0
 	# Says what it would do; changes nothing on the box or in the state dir.
 	[ -n "$(r s0 'd["text"]')" ] || fail "stop without confirm says nothing"
+	assert_eq "$(r s0 's["did"]')" nothing
+	assert_eq "$(r s0 's["would"]')" stop
 	live "$leader"
 	assert_no_file "$(W)/stopped"
 	assert_no_file "$(W)/stop.request"
 	assert_eq "$(statesum)" "$before" "the state dir after stop without confirm"
 	call s1 stop '{"run": "t1", "confirm": true}'
 	ok s1
+	assert_eq "$(r s1 's["did"]')" stopped
 	wait_for 30 gone "$leader"
 	assert_file "$(W)/stopped"
 	json "$(W)/stopped" 'd["by"]' | grep -q 'patrol' || fail "stopped by $(json "$(W)/stopped" 'd["by"]')"
@@ -249,11 +247,14 @@ test_resume_without_then_with_confirm() {
 	call r0 resume '{"run": "t1"}'
 	ok r0
 	[ -n "$(r r0 'd["text"]')" ] || fail "resume without confirm says nothing"
+	assert_eq "$(r r0 's["did"]')" nothing
+	assert_eq "$(r r0 's["would"]')" resume
 	assert_eq "$(launches train)" 0
 	assert_no_file "$(W)/state.json"
 	assert_eq "$(statesum)" "$before" "the state dir after resume without confirm"
 	call r1 resume '{"run": "t1", "confirm": true}'
 	ok r1
+	assert_eq "$(r r1 's["did"]')" resumed
 	wait_for 20 test -f "$T/ready.train"
 	pid=$(json "$(W)/state.json" 'd["onbox_pid"]')
 	echo "$pid" >>"$T/.pids"
