@@ -13,10 +13,8 @@
 # or {"skipped": "why"} when node or the SDK is missing (scripts/install-deps.sh).
 # Usage: bench/mcp_bench.sh BUILD_DIR [N]
 set -eu
-build=${1:-build}
-N=${2:-20}
 top=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$build	# lib.sh makes an absolute one relative to $top
+BUILD=${1:-build} N=${2:-20}	# lib.sh makes an absolute BUILD relative to $top
 # shellcheck source=/dev/null
 . "$top/tests/e2e/lib.sh"
 # shellcheck source=/dev/null

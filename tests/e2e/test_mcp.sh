@@ -86,6 +86,18 @@ running() {
 SD() { echo "$T/state/watchkeeper/t1"; }
 # statesum: one checksum over the run's patrol state dir (names and contents).
 statesum() { (cd "$(SD)" && find . -type f | sort | xargs sha256sum) | sha256sum; }
+# unconfirmed OUT TOOL WOULD: TOOL (stop, resume) without confirm says it would
+# WOULD and did nothing, and the state dir is as it was; the box is the caller's.
+unconfirmed() {
+	local before
+	before=$(statesum)
+	call "$1" "$2" '{"run": "t1"}'
+	ok "$1"
+	[ -n "$(r "$1" 'd["text"]')" ] || fail "$2 without confirm says nothing"
+	assert_eq "$(r "$1" 's["did"]')" nothing
+	assert_eq "$(r "$1" 's["would"]')" "$3"
+	assert_eq "$(statesum)" "$before" "the state dir after $2 without confirm"
+}
 
 # ---- hooks (run by the client while a call is under way) ----
 
@@ -217,17 +229,11 @@ test_stop_without_then_with_confirm() {
 	running
 	patrol --once >/dev/null 2>&1 || true
 	leader=$(cat "$T/leader.train")
-	before=$(statesum)
-	call s0 stop '{"run": "t1"}'
-	ok s0
-	# Says what it would do; changes nothing on the box or in the state dir.
-	[ -n "$(r s0 'd["text"]')" ] || fail "stop without confirm says nothing"
-	assert_eq "$(r s0 's["did"]')" nothing
-	assert_eq "$(r s0 's["would"]')" stop
+	# Says what it would do; changes nothing in the state dir or on the box.
+	unconfirmed s0 stop stop
 	live "$leader"
 	assert_no_file "$(W)/stopped"
 	assert_no_file "$(W)/stop.request"
-	assert_eq "$(statesum)" "$before" "the state dir after stop without confirm"
 	call s1 stop '{"run": "t1", "confirm": true}'
 	ok s1
 	assert_eq "$(r s1 's["did"]')" stopped
@@ -243,15 +249,9 @@ test_resume_without_then_with_confirm() {
 	stage
 	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
 	assert_grep ' t1 NEEDS_RESUME' "$T/p1"
-	before=$(statesum)
-	call r0 resume '{"run": "t1"}'
-	ok r0
-	[ -n "$(r r0 'd["text"]')" ] || fail "resume without confirm says nothing"
-	assert_eq "$(r r0 's["did"]')" nothing
-	assert_eq "$(r r0 's["would"]')" resume
+	unconfirmed r0 resume resume
 	assert_eq "$(launches train)" 0
 	assert_no_file "$(W)/state.json"
-	assert_eq "$(statesum)" "$before" "the state dir after resume without confirm"
 	call r1 resume '{"run": "t1", "confirm": true}'
 	ok r1
 	assert_eq "$(r r1 's["did"]')" resumed
