@@ -61,35 +61,6 @@
 	"\"description\":\"true to act; absent or false: change nothing, say what would be " \
 	"done\"}},\"required\":[\"run\"],\"additionalProperties\":false}"
 
-/* What a mode's words are. */
-struct act_mode {
-	const char	*tool;
-	enum tick_mode	 act, look;	/* with confirm, without */
-	const char	*did[3];	/* enum tick_did's words (TICK_DID_ACTED: the act done) */
-	const char	*would;		/* TICK_DID_ACTED's word when only looking */
-};
-
-static const struct act_mode act_resume = {
-	"resume", TICK_RESUME, TICK_LOOK_RESUME, { "nothing", "refused", "resumed" }, "resume"
-};
-static const struct act_mode act_stop = {
-	"stop", TICK_STOP, TICK_LOOK_STOP, { "nothing", "refused", "stopped" }, "stop"
-};
-
-/* Arguments outside the input schema (a strict schema: additionalProperties false). */
-static int
-act_args(const cJSON *args, int confirm, struct mcp_out *out)
-{
-	const cJSON *a;
-
-	cJSON_ArrayForEach(a, args)
-		if (a->string != NULL && strcmp(a->string, "run") != 0 &&
-		    (!confirm || strcmp(a->string, "confirm") != 0))
-			return mcp_error(out, "argument '%.100s': not an argument of this tool",
-			    a->string);
-	return 0;
-}
-
 /* The tick's result as the tool's, or its isError (the lock, the local state, the host key). */
 static int
 act_result(const struct wk_config *cfg, struct tick_result *r, struct mcp_out *out)
@@ -115,7 +86,7 @@ mcp_call_status(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 	struct tick_result r;
 	int rc;
 
-	if (act_args(args, 0, out) != 0 || mcp_run_config(ctx, args, &cfg, out) != 0)
+	if (mcp_run_config(ctx, args, &cfg, out) != 0)	/* the schema's keys: mcp-proto.c */
 		return -1;
 	mcp_progress(ctx, 0, 1, "one tick: probing the box");
 	(void)patrol_tick_run(cfg, TICK_TABLE, &r);
@@ -139,34 +110,23 @@ const struct mcp_tool mcp_tool_status_row = {
 	MCP_OPEN_WORLD, mcp_call_status
 };
 
-/* resume and stop: look without confirm, act with it; the tick's object and what came of it. */
+/* resume and stop: look without confirm, act with it; the tick's object says what came of it. */
 static int
-act_call(const struct act_mode *m, struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
+act_call(enum tick_mode act, enum tick_mode look, struct mcp_ctx *ctx, const cJSON *args,
+    struct mcp_out *out)
 {
 	struct wk_config *cfg = NULL;
 	struct tick_result r;
 	int confirm = 0, rc;
-	const char *did;
 
-	if (act_args(args, 1, out) != 0 || mcp_arg_bool(args, "confirm", 0, &confirm, out) != 0 ||
+	if (mcp_arg_bool(args, "confirm", 0, &confirm, out) != 0 ||
 	    mcp_run_config(ctx, args, &cfg, out) != 0)
 		return -1;
 	mcp_progress(ctx, 0, 1, confirm ? "looking at the box, then acting" : "looking at the box");
-	(void)patrol_tick_run(cfg, confirm ? m->act : m->look, &r);
-	if ((rc = act_result(cfg, &r, out)) == 0 || out->structured != NULL) {
-		did = confirm ? m->did[r.did] : r.did == TICK_DID_ACTED ? m->would : m->did[r.did];
-		cJSON_AddBoolToObject(out->structured, "confirm", confirm);
-		cJSON_AddStringToObject(out->structured, "did", confirm ? did : "nothing");
-		if (!confirm)
-			cJSON_AddStringToObject(out->structured, "would", did);
-		cJSON_AddStringToObject(out->structured, "why", r.why);
-		if (r.said != NULL)
-			cJSON_AddStringToObject(out->structured, "said", r.said);
-	}
-	if (rc == 0)
-		out->text = confirm ? xstrfmt("run %s %s: %s", cfg->run, verdict_name((enum verdict)r.verdict), r.why) :
-		    xstrfmt("run %s %s: %s (nothing done: confirm is not true)", cfg->run,
-		    verdict_name((enum verdict)r.verdict), r.why);
+	(void)patrol_tick_run(cfg, confirm ? act : look, &r);
+	if ((rc = act_result(cfg, &r, out)) == 0)
+		out->text = xstrfmt("run %s %s: %s%s", cfg->run, verdict_name((enum verdict)r.verdict),
+		    r.why, confirm ? "" : " (nothing done: confirm is not true)");
 	tick_result_free(&r);
 	config_free(cfg);
 	return rc;
@@ -182,7 +142,7 @@ act_call(const struct act_mode *m, struct mcp_ctx *ctx, const cJSON *args, struc
 static int
 mcp_call_resume(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 {
-	return act_call(&act_resume, ctx, args, out);
+	return act_call(TICK_RESUME, TICK_LOOK_RESUME, ctx, args, out);
 }
 
 const struct mcp_tool mcp_tool_resume_row = {
@@ -204,7 +164,7 @@ const struct mcp_tool mcp_tool_resume_row = {
 static int
 mcp_call_stop(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 {
-	return act_call(&act_stop, ctx, args, out);
+	return act_call(TICK_STOP, TICK_LOOK_STOP, ctx, args, out);
 }
 
 const struct mcp_tool mcp_tool_stop_row = {

@@ -59,6 +59,7 @@ struct waitc {
 	char			*plain;		/* the plain check (mwait_script) */
 	const char		*chosen;	/* how the marker was chosen */
 	int			 seen;		/* a verdict was seen: v0 is the baseline */
+	double			 progress;	/* the last progress sent (it must grow) */
 	enum verdict		 v0, v;
 	char			 details[1024];	/* the last decision's details */
 	/* the outcome */
@@ -277,13 +278,17 @@ wait_round(struct waitc *w, const char *marker, long slice_s, int *pause_s, stru
 		rc = rc > 0;
 	}
 	wait_decide(w, r.out + cut, r.outlen - cut, &p, &have_p);
+	if (!have_p && *pause_s < WAIT_POLL_S)
+		*pause_s = WAIT_POLL_S;	/* a probe that did not parse: not at once again */
 	if (rc == 0 && !slice && w->spec.nmarkers == 0 && have_p)
 		rc = wait_spec(w, marker, &p, out) != 0 ? -1 : w->happened != NULL;
-	else if (rc == 0 && w->seen && w->v != V_SSH_DOWN && w->v != w->v0)
-		w->happened = "verdict", rc = 1;
+	else if (rc == 0 && w->seen && w->v != V_SSH_DOWN && w->v != w->v0) {
+		w->happened = "verdict";
+		rc = 1;
+	}
 	if (rc == 0 && slice && r.exit_status == MWAIT_FOLLOW_FALLBACK)
 		*pause_s = WAIT_POLL_S;	/* no `onbox wait` there: poll */
-	else if (rc == 0 && slice && monotime_ms() - t0 < 1000)
+	else if (rc == 0 && slice && monotime_ms() - t0 < 1000 && *pause_s < 1)
 		*pause_s = 1;	/* an early answer that decided nothing (a relaunch): not a spin */
 	if (have_p)
 		probe_free(&p);
@@ -389,7 +394,10 @@ mcp_call_wait(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 			slice_s = WAIT_SLICE_S;
 		snprintf(msg, sizeof(msg), "%s: %s not yet", verdict_name(w.v),
 		    w.spec.nmarkers > 0 ? w.spec.markers[0] : "the marker");
-		mcp_progress(ctx, (double)(wait_elapsed_ms(&w) / 1000), (double)w.timeout_s, msg);
+		if ((double)wait_elapsed_ms(&w) / 1000.0 > w.progress) {
+			w.progress = (double)wait_elapsed_ms(&w) / 1000.0;
+			mcp_progress(ctx, w.progress, (double)w.timeout_s, msg);
+		}
 		r = wait_round(&w, marker, slice_s, &pause_s, out);
 	}
 	if (r < 0)

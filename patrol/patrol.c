@@ -8,6 +8,7 @@
  *                                            put the run on the box (and the
  *                                            notify secrets), start onbox
  *   patrol [-c FILE] stop                    stop the run on purpose (onbox stop there)
+ *   patrol [-c FILE] resume [--dry-run] [--json]  resume it now (policy, not auto_resume)
  *   patrol [-c FILE]... mcp                  serve MCP on stdio for these runs (every run
  *                                            with local state when no -c; mcp.h)
  *
@@ -43,6 +44,7 @@ usage(FILE *fp)
 	    "       patrol [-c FILE] --install-cron | --uninstall-cron\n"
 	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]\n"
 	    "       patrol [-c FILE] stop\n"
+	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
 	    "       patrol [-c FILE]... mcp\n\n"
 	    "One tick: one ssh connection, one probe, the decision table, a one-line report:\n"
 	    "  <UTC time> <run> <VERDICT> <details>\n\nverdicts, highest priority first:\n");
@@ -57,7 +59,10 @@ usage(FILE *fp)
 	    "written), else onbox stop's own code (75, 78), 64 usage, 78 config error.\n"
 	    "\nmcp: serves the Model Context Protocol on stdin/stdout (one JSON-RPC message a\n"
 	    "line) for an agent: the runs of every -c FILE given, else every run with local state.\n"
-	    "Exit 0 at the end of stdin, 64 usage, 78 config error.\n");
+	    "Exit 0 at the end of stdin, 64 usage, 78 config error.\n"
+	    "\nresume: a tick that resumes the run now when it is NEEDS_RESUME or CRASHED (the\n"
+	    "restart policy decides; patrol.auto_resume is not needed) or STOPPED, recorded like a\n"
+	    "tick; --dry-run only looks and says what it would do, writing nothing.  Exit as a tick.\n");
 }
 
 /* What the options said, for the mode that runs. */
@@ -67,6 +72,7 @@ struct patrol_args {
 	const char	*onbox;		/* deploy --onbox PATH, or NULL */
 	int		 start;		/* deploy: 0 with --no-start */
 	int		 secrets;	/* deploy: 0 with --no-secrets */
+	int		 dry_run;	/* resume --dry-run */
 	char		**configs;	/* every -c FILE, absolute (mcp) */
 	size_t		 nconfigs;
 };
@@ -117,6 +123,13 @@ patrol_cmd_stop(struct wk_config *cfg, const struct patrol_args *a)
 	return patrol_stop(cfg);
 }
 
+/* The MCP resume tool's code (tick.c): a tick that resumes on request; --dry-run only says. */
+static int
+patrol_cmd_resume(struct wk_config *cfg, const struct patrol_args *a)
+{
+	return patrol_resume(cfg, a->dry_run, a->json);
+}
+
 static int
 patrol_cmd_mcp(struct wk_config *cfg, const struct patrol_args *a)
 {
@@ -133,6 +146,7 @@ static const struct patrol_cmd patrol_cmds[] = {
 	/* `patrol stop -c FILE` too: getopt moved the options before the word */
 	{ 'S', "stop", 0, 0, 0, patrol_cmd_stop },
 	{ 'M', "mcp", 0, 0, 1, patrol_cmd_mcp },
+	{ 'R', "resume", 1, 0, 0, patrol_cmd_resume },
 };
 
 #define PATROL_NCMDS	(sizeof(patrol_cmds) / sizeof(patrol_cmds[0]))
@@ -174,6 +188,7 @@ main(int argc, char **argv)
 		{ "onbox", required_argument, NULL, 'B' },
 		{ "no-start", no_argument, NULL, 'N' },
 		{ "no-secrets", no_argument, NULL, 'S' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -217,6 +232,9 @@ main(int argc, char **argv)
 		case 'S':
 			a.secrets = 0;
 			break;
+		case 'n':
+			a.dry_run = 1;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -239,7 +257,8 @@ main(int argc, char **argv)
 		cmd = w;
 		optind++;
 	}
-	if (optind != argc || ((a.onbox != NULL || !a.start || !a.secrets) && !cmd->deploy_opts)) {
+	if (optind != argc || ((a.onbox != NULL || !a.start || !a.secrets) && !cmd->deploy_opts) ||
+	    (a.dry_run && cmd->exec != patrol_cmd_resume)) {
 		usage(stderr);
 		rc = WK_EX_USAGE;
 		goto out;

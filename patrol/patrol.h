@@ -65,9 +65,17 @@ struct tick_result {
 	char		*said;	/* TICK_STOP: onbox stop's own words, or NULL */
 };
 
-/* One tick of mode for cfg, printing nothing; r filled (tick_result_free). Returns r->rc. */
+/*
+ * One tick of mode for cfg, printing nothing; r filled (tick_result_free).
+ * Returns r->rc.  The object of every mode but TICK_TABLE also has confirm,
+ * did ("nothing", "refused", "resumed"/"stopped"; a look's is "nothing"),
+ * would (a look's: "nothing", "refused", "resume"/"stop"), why and, for
+ * TICK_STOP, said.
+ */
 int patrol_tick_run(struct wk_config *cfg, enum tick_mode mode, struct tick_result *r);
 void tick_result_free(struct tick_result *r);
+/* `patrol resume [--dry-run]`: TICK_RESUME (TICK_LOOK_RESUME), printed like a tick and its why. */
+int patrol_resume(struct wk_config *cfg, int dry, int json);
 
 /*
  * deploy.c: check the box (alive run, arch, onbox there, workdir), then send

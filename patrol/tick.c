@@ -84,6 +84,7 @@ struct tick {
 	enum tick_did		 did;
 	char			 why[1400];	/* for the caller: what was done and why (else action) */
 	char			*said;		/* TICK_STOP: onbox stop's words */
+	char			 allowed[900];	/* why the resume may go ahead (the policy's words) */
 };
 
 /* Run the probe on the open connection and parse it. 0, or -1 (t->err / t->probe_why). */
@@ -304,14 +305,18 @@ tick_may_resume(struct tick *t)
 
 	if (t->mode == TICK_TABLE && !config_get_bool(t->cfg, "patrol.auto_resume"))
 		return 0;
-	if (t->out.v == V_STOPPED && t->mode != TICK_TABLE)
+	if (t->out.v == V_STOPPED && t->mode != TICK_TABLE) {
+		snprintf(t->allowed, sizeof(t->allowed), "stopped on purpose, no failure for the "
+		    "policy to judge");
 		return 1;
+	}
 	if (t->out.action != ACT_RESUME) {
 		snprintf(t->why, sizeof(t->why), "run %s is %s: nothing to resume", t->cfg->run,
 		    verdict_name(t->out.v));
 		return 0;
 	}
 	t->did = TICK_DID_REFUSED;
+	memset(&pol, 0, sizeof(pol));
 	if (!tick_policy(t, &pol)) {
 		/* The report already carries a crash's class and remediation. */
 		if (pol.rule == POLICY_NEVER_RETRY && pol.cls != NULL)
@@ -322,6 +327,12 @@ tick_may_resume(struct tick *t)
 			    pol.reason);
 		return 0;
 	}
+	if (pol.rule_name != NULL)
+		snprintf(t->allowed, sizeof(t->allowed), "the policy allows it (%s): %.800s",
+		    pol.rule_name, pol.reason);
+	else
+		snprintf(t->allowed, sizeof(t->allowed), "never launched: the first launch is no "
+		    "restart for the policy");
 	return 1;
 }
 
@@ -339,8 +350,8 @@ tick_resume(struct tick *t)
 	t->did = TICK_DID_ACTED;
 	if (t->dry) {
 		snprintf(t->why, sizeof(t->why), "would resume %s (was %s%s): onbox start, after "
-		    "looking again on the same connection", t->out.stage != NULL ? t->out.stage :
-		    "the run", verdict_name(was), how);
+		    "looking again on the same connection; %s", t->out.stage != NULL ? t->out.stage :
+		    "the run", verdict_name(was), how, t->allowed);
 		return;
 	}
 	t->did = TICK_DID_REFUSED;
@@ -761,14 +772,51 @@ tick_object(struct tick *t, const char *when, const char *line)
 	return o;
 }
 
-/* The CLI's output: the line (and a DONE's results), or with --json the object. */
+/* What each mode's act is called, done and to be done (enum tick_did's ACTED). */
+static const struct {
+	const char	*done, *would;
+} tick_words[] = {
+	[TICK_TABLE] = { NULL, NULL },
+	[TICK_RESUME] = { "resumed", "resume" },
+	[TICK_LOOK_RESUME] = { "resumed", "resume" },
+	[TICK_STOP] = { "stopped", "stop" },
+	[TICK_LOOK_STOP] = { "stopped", "stop" },
+};
+
+/*
+ * An act's object (every mode but TICK_TABLE): the tick's, and what came of
+ * the act: confirm (it acted, not only looked), did (nothing, refused,
+ * resumed/stopped; always nothing for a look), would (a look: what acting
+ * would do), why (one line), said (TICK_STOP: onbox stop's words).
+ */
 static void
-tick_print(struct tick *t, const char *line, const cJSON *o, int json)
+tick_object_act(struct tick *t, cJSON *o, const char *why)
+{
+	static const char *const did[] = { "nothing", "refused", NULL };
+	const char *w = t->did == TICK_DID_ACTED ? NULL : did[t->did];
+
+	cJSON_AddBoolToObject(o, "confirm", !t->dry);
+	cJSON_AddStringToObject(o, "did", t->dry ? "nothing" : w != NULL ? w : tick_words[t->mode].done);
+	if (t->dry)
+		cJSON_AddStringToObject(o, "would", w != NULL ? w : tick_words[t->mode].would);
+	cJSON_AddStringToObject(o, "why", why);
+	if (t->said != NULL)
+		cJSON_AddStringToObject(o, "said", t->said);
+}
+
+/*
+ * The CLI's output: the line (and a DONE's results), or with --json the
+ * object; an act's why on a line of its own.
+ */
+static void
+tick_print(struct tick *t, const char *line, const cJSON *o, int json, const char *why)
 {
 	char *s;
 
 	if (!json) {
 		printf("%s\n", line);
+		if (t->mode != TICK_TABLE)
+			printf("%s%s\n", t->dry ? "nothing done (a dry run): " : "", why);
 		if (t->out.v == V_DONE && t->have_probe && t->probe.results != NULL)
 			printf("%.*s%s", RESULTS_PRINT, t->probe.results,
 			    t->probe.results[strlen(t->probe.results) - 1] == '\n' ? "" : "\n");
@@ -913,9 +961,13 @@ tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_resu
 		}
 		line = buf_detach(&lb);
 	}
+	md_flat(&wb, t.why[0] != '\0' ? t.why : t.action);
+	res->why = buf_detach(&wb);
 	res->obj = tick_object(&t, when, line);
+	if (mode != TICK_TABLE)
+		tick_object_act(&t, res->obj, res->why);
 	if (print >= 0) {
-		tick_print(&t, line, res->obj, print);
+		tick_print(&t, line, res->obj, print, res->why);
 		fflush(stdout);
 	}
 	if (!t.look) {
@@ -934,8 +986,6 @@ tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_resu
 	res->rc = verdict_exit(t.out.v);
 	res->verdict = (int)t.out.v;
 	res->did = t.did;
-	md_flat(&wb, t.why[0] != '\0' ? t.why : t.action);
-	res->why = buf_detach(&wb);
 	res->line = line;	/* transferred */
 	res->said = t.said;	/* transferred */
 	t.said = NULL;
@@ -965,6 +1015,16 @@ tick_result_free(struct tick_result *r)
 	free(r->why);
 	free(r->said);
 	memset(r, 0, sizeof(*r));
+}
+
+int
+patrol_resume(struct wk_config *cfg, int dry, int json)
+{
+	struct tick_result r;
+	int rc = tick_run(cfg, dry ? TICK_LOOK_RESUME : TICK_RESUME, json, &r);
+
+	tick_result_free(&r);
+	return rc;
 }
 
 int

@@ -8,7 +8,8 @@
 #     the box), with confirm act like patrol (NEEDS_RESUME -> RESUMED, the marker
 #     lands; the stage's process gone, STOPPED), and a second call changes nothing;
 #   - an unreachable box is a normal SSH_DOWN result; a busy lock and a changed
-#     host key are isError results naming the run.
+#     host key are isError results naming the run;
+#   - `patrol resume [--dry-run]` runs the resume tool's code from the command line.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 PATROL="$TOP/$BUILD/patrol"
@@ -181,6 +182,7 @@ test_resume_dry_then_confirm_once() {
 		assert_eq "$(r "$T/$f" 's["confirm"]')" false
 	done
 	r "$T/r1" 'd["content"][0]["text"]' | grep -q 'would resume train (was NEEDS_RESUME, on request)'
+	r "$T/r1" 's["why"]' | grep -q 'never launched: the first launch is no restart for the policy'
 	unchanged a
 	assert_no_file "$(W)/state.json"
 	# Confirmed: resumed once (no patrol.auto_resume needed), recorded like a tick.
@@ -265,6 +267,7 @@ test_stop_dry_confirm_twice_then_resume() {
 	# A stopped run is resumed only on request: without confirm nothing, with it onbox start.
 	call "$T/r1" resume '{"run": "t1"}'
 	assert_eq "$(r "$T/r1" 's["would"]')" resume
+	r "$T/r1" 's["why"]' | grep -q 'would resume train (was STOPPED, on request).*stopped on purpose, no failure for the policy'
 	unchanged b
 	call "$T/r2" resume '{"run": "t1", "confirm": true}'
 	assert_eq "$(r "$T/r2" 's["did"]')" resumed
@@ -299,8 +302,38 @@ test_ssh_down_is_a_result_hostkey_an_error() {
 	assert_no_file "$(W)/stopped"
 }
 
+# `patrol resume [--dry-run]`: the resume tool's code for people.
+test_cli_resume_dry_run_then_resume() {
+	setup ''
+	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
+	line_ok NEEDS_RESUME "$T/p1"
+	snap a
+	rc=0; patrol resume --dry-run >"$T/c1" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok NEEDS_RESUME "$T/c1"
+	assert_grep '^nothing done \(a dry run\): would resume train \(was NEEDS_RESUME, on request\)' "$T/c1"
+	patrol resume --dry-run --json >"$T/c2.json" 2>/dev/null || true
+	assert_eq "$(json "$T/c2.json" 'd["would"]')" resume
+	assert_eq "$(json "$T/c2.json" 'd["did"]')" nothing
+	unchanged a
+	assert_no_file "$(W)/state.json"
+	rc=0; patrol --dry-run >"$T/c3" 2>&1 || rc=$?
+	assert_eq "$rc" 64 "--dry-run without resume"
+	rc=0; patrol resume >"$T/c4" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	line_ok RESUMED "$T/c4"
+	assert_grep '^resumed train \(was NEEDS_RESUME, on request\): onbox start' "$T/c4"
+	assert_eq "$(tail -n 1 "$(SD)/report.log")" "$(head -n 1 "$T/c4")"
+	wait_for 10 test -f "$T/leader"
+	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	touch "$T/go"
+	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	assert_eq "$(launches)" 1
+}
+
 t list_and_status_is_a_tick test_list_and_status_is_a_tick
 t resume_dry_then_confirm_once test_resume_dry_then_confirm_once
 t policy_refuses_a_never_retry_class test_policy_refuses_a_never_retry_class
 t stop_dry_confirm_twice_then_resume test_stop_dry_confirm_twice_then_resume
 t ssh_down_is_a_result_hostkey_an_error test_ssh_down_is_a_result_hostkey_an_error
+t cli_resume_dry_run_then_resume test_cli_resume_dry_run_then_resume
