@@ -28,6 +28,10 @@
 #   7. deploy: `patrol deploy` with no flags, a first deploy beside a
 #      re-deploy that finds every file unchanged (bench/deploy_bench.sh,
 #      BENCH_DEPLOY_N rounds, default 5).
+#   8. patrol mcp through the official MCP SDK client (bench/mcp_bench.sh): a
+#      `status` call to one persistent server beside `patrol --once --json` as
+#      a new process (same run); a marker landing -> the `wait` tool returning.
+#      Without node or the SDK, a note says why (not failed).
 #
 # Usage: bench/bench.sh [BUILD_DIR]   (relative to the repository or absolute)
 # Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S (60), BENCH_SCALE (100),
@@ -264,6 +268,7 @@ part sentinel bash "$top/bench/sentinel_bench.sh" "$build" "$N"
 part scan bash "$top/bench/scan_bench.sh" "$build"
 part health bash "$top/bench/health_bench.sh" "$build" "${BENCH_HEALTH_MB:-100}"
 part deploy bash "$top/bench/deploy_bench.sh" "$build" "${BENCH_DEPLOY_N:-5}"
+part mcp bash "$top/bench/mcp_bench.sh" "$build" "$N"
 
 git_sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 python3 - "$results" "$d" "$N" "$IDLE" "$SCALE" "$build" "$git_sha" "$(( $(date +%s) - started ))" <<'PY'
@@ -430,6 +435,23 @@ if dep:
 else:
     missing("deploy", ["patrol deploy, first (median ms)"])
 
+# patrol mcp through the SDK client (bench/mcp_bench.sh): status per call, wait's reaction.
+try:
+    mb = json.loads(last("mcp"))
+except ValueError:
+    mb = None
+if mb and "skipped" in mb:
+    notes.append("patrol mcp not measured: " + mb["skipped"])
+    mb = None
+elif mb:
+    m_st, c_st, m_w = ms(mb["mcp_status_us"]), ms(mb["cli_status_us"]), ms(mb["wait_us"])
+    row("status through patrol mcp, persistent server (median ms)", statistics.median(m_st))
+    row("patrol --once --json, a new process (median ms)", statistics.median(c_st), "(baseline)")
+    row("marker -> MCP wait returned (mean ms)", statistics.mean(m_w), "< 1000 ms", statistics.mean(m_w) < 1000)
+    row("marker -> MCP wait returned (max ms)", max(m_w), "< 1000 ms", max(m_w) < 1000)
+else:
+    missing("mcp", ["status through patrol mcp (median ms)", "marker -> MCP wait returned (ms)"])
+
 width = max(len(r["measure"]) for r in rows)
 print(f"{'measure':{width}} {'value':>12}  {'target':12} ok")
 for r in rows:
@@ -453,6 +475,8 @@ if len(sp) == 2 and sp[0].strip() and sp[1].strip():
     samples.update({"sentinel_poll_ms": s_poll, "sentinel_follow_ms": s_follow})
 if pb:
     samples.update({k: v for k, v in pb.items() if k.endswith("_us") or k.endswith("_conns")})
+if mb:
+    samples.update(mb)
 with open(out + ".tmp", "w") as f:
     json.dump({"run": meta, "rows": rows, "samples": samples}, f, indent=2)
 os.rename(out + ".tmp", out)

@@ -1,7 +1,10 @@
 #!/bin/sh
-# Install the Debian packages Watchkeeper's build, tests and benchmarks need.
-# Idempotent and non-interactive: a no-op (no apt-get at all) when everything is present.
+# Install the Debian packages Watchkeeper's build, tests and benchmarks need,
+# and the npm packages of tests/mcp/ (the official MCP SDK client of
+# tests/e2e/test_mcp.sh and bench/mcp_bench.sh).
+# Idempotent and non-interactive: a no-op (no apt-get, no npm) when everything is present.
 set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
 
 PKGS="build-essential pkg-config
 libssh2-1-dev libssl-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libcmocka-dev
@@ -64,6 +67,34 @@ OPT_PKGS="$OPT_PKGS curl openssl ca-certificates"
 # run with /usr/bin/python3: Debian's torch is not in a pyenv or venv).
 OPT_PKGS="$OPT_PKGS python3-torch python3-tqdm"
 
+# Node.js and npm for the MCP client (tests/mcp/): Debian's, when no node or
+# npm is on PATH (one installed otherwise, e.g. a nodejs that bundles npm, is
+# used as it is: Debian's npm would conflict with it).  Optional: without them
+# the MCP tests say SKIP.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	OPT_PKGS="$OPT_PKGS nodejs npm"
+fi
+
+# sdk_missing: tests/mcp/node_modules lacks the SDK version package.json pins.
+sdk_missing() {
+	want=$(sed -n 's/.*"@modelcontextprotocol\/sdk": *"\([^"]*\)".*/\1/p' "$TOP/tests/mcp/package.json")
+	have=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' \
+		"$TOP/tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json" 2>/dev/null | head -n 1)
+	[ "$want" != "$have" ]
+}
+# install_sdk: `npm ci` in tests/mcp/ (the committed package-lock.json) when
+# the SDK is missing; a failure says so and the MCP tests will say SKIP.
+install_sdk() {
+	sdk_missing || return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "install-deps: no npm: the MCP client tests will be skipped" >&2
+		return 0
+	fi
+	echo "install-deps: npm ci in tests/mcp (@modelcontextprotocol/sdk)"
+	(cd "$TOP/tests/mcp" && npm ci --no-audit --no-fund --loglevel=error) ||
+		echo "install-deps: npm ci failed in tests/mcp: the MCP client tests will be skipped" >&2
+}
+
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -82,6 +113,7 @@ need_src=""
 have_deb_src || need_src=1
 
 if [ -z "$missing$optional$need_src" ]; then
+	install_sdk
 	echo "install-deps: all packages present"
 	exit 0
 fi
@@ -124,4 +156,5 @@ if [ -n "$optional" ]; then
 		done
 	fi
 fi
+install_sdk
 echo "install-deps: done"

@@ -148,6 +148,15 @@ torch_missing() {
 	echo "python3-torch or python3-tqdm not installed (scripts/install-deps.sh installs them; optional)"
 	return 0
 }
+# The official MCP SDK client (tests/mcp/client.mjs, for test_mcp.sh and
+# bench/mcp_bench.sh): mcp_missing prints why it cannot run here and returns 0,
+# else returns 1.  scripts/install-deps.sh installs Node.js and runs npm ci.
+MCPDIR="$TOP/tests/mcp"
+mcp_missing() {
+	command -v node >/dev/null 2>&1 || { echo "node not found (scripts/install-deps.sh installs nodejs)"; return 0; }
+	[ -f "$MCPDIR/node_modules/@modelcontextprotocol/sdk/package.json" ] && return 1
+	echo "@modelcontextprotocol/sdk not installed in tests/mcp (scripts/install-deps.sh runs npm ci there)"
+}
 # tt NAME FUNCTION: `t NAME FUNCTION` on the real training, or SKIP with the reason.
 tt() {
 	local why
