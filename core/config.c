@@ -332,13 +332,8 @@ cfg_profile_find(const struct wk_config *cfg, const char *name, struct buf *sear
 	size_t i;
 
 	/* Installed next to the binary: <prefix>/bin/onbox -> <prefix>/share/watchkeeper/profiles. */
-	if ((exe = fs_self_exe()) != NULL) {
-		char *slash = strrchr(exe, '/');
-
-		if (slash != NULL) {
-			*slash = '\0';
-			beside = xstrfmt("%s/../share/watchkeeper/profiles", exe);
-		}
+	if ((exe = fs_self_dir()) != NULL) {
+		beside = xstrfmt("%s/../share/watchkeeper/profiles", exe);
 		free(exe);
 	}
 	dirs[0] = getenv("WATCHKEEPER_PROFILES");

@@ -152,6 +152,19 @@ fs_self_exe(void)
 	return xstrdup(path);
 }
 
+char *
+fs_self_dir(void)
+{
+	char *self = fs_self_exe(), *slash;
+
+	if (self == NULL || (slash = strrchr(self, '/')) == NULL) {
+		free(self);
+		return NULL;
+	}
+	slash[slash == self ? 1 : 0] = '\0';
+	return self;
+}
+
 ssize_t
 fs_read_nb(int fd, void *p, size_t n)
 {

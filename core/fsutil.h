@@ -23,6 +23,8 @@ int fs_exists(const char *path);
 char *fs_abspath(const char *path);
 /* The path of the running executable (from /proc/self/exe); caller frees; NULL on failure. */
 char *fs_self_exe(void);
+/* The directory holding the running executable ("/" at the root); caller frees; NULL on failure. */
+char *fs_self_dir(void);
 /*
  * One read(2) from a non-blocking fd, EINTR retried: the bytes read (> 0),
  * 0 when nothing is there now (EAGAIN), -1 at EOF or on an error.

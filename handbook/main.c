@@ -239,7 +239,7 @@ static int
 handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *out)
 {
 	struct handbook_ctx c;
-	char *statedir, *self, *bindir = NULL, *abs, *target = NULL, *slash, *md, *transport = NULL;
+	char *statedir, *bindir, *abs, *target = NULL, *md, *transport = NULL;
 	cJSON *ps = NULL;
 	int rc = 0;
 
@@ -247,18 +247,12 @@ handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *
 		log_error("cannot create the run's state directory: %s", wk_strerror(WK_ERR_SYSTEM));
 		return WK_EX_IOERR;
 	}
-	if ((self = fs_self_exe()) != NULL && (slash = strrchr(self, '/')) != NULL)
-		bindir = xstrndup(self, slash == self ? 1 : (size_t)(slash - self));
+	bindir = fs_self_dir();
 	abs = fs_abspath(cfgpath);
 	ps = pstate_load(statedir);
-	memset(&c, 0, sizeof(c));
-	c.cfg = cfg;
-	c.config_path = abs;
-	c.bindir = bindir;
-	c.statedir = statedir;
-	c.pstate = ps;
-	c.cron = crontab_installed(cfg);
-	c.generator = "handbook";
+	c = (struct handbook_ctx){ .cfg = cfg, .config_path = abs, .bindir = bindir,
+	    .statedir = statedir, .pstate = ps, .cron = crontab_installed(cfg),
+	    .generator = "handbook" };
 	/* The transport as patrol would choose it now (no connection is made). */
 	if (cfg->box.host != NULL) {
 		struct ssh_target t;
@@ -292,7 +286,6 @@ handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *
 	free(transport);
 	cJSON_Delete(ps);
 	free(statedir);
-	free(self);
 	free(bindir);
 	free(abs);
 	free(target);

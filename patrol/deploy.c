@@ -263,14 +263,13 @@ static char *
 deploy_portable(const char *arch, struct buf *looked)
 {
 	const char *env = getenv("WATCHKEEPER_ONBOX_DIR");
-	char *self = fs_self_exe(), *slash, *cand[2] = { NULL, NULL }, *found = NULL;
+	char *self = fs_self_dir(), *cand[2] = { NULL, NULL }, *found = NULL;
 	struct stat st;
 	size_t i;
 
 	if (env != NULL && *env != '\0')
 		cand[0] = xstrfmt("%s/onbox-%s-linux", env, arch);
-	else if (self != NULL && (slash = strrchr(self, '/')) != NULL) {
-		*slash = '\0';
+	else if (self != NULL) {
 		cand[0] = xstrfmt("%s/portable/onbox-%s-linux", self, arch);
 		cand[1] = xstrfmt("%s/../lib/watchkeeper/onbox-%s-linux", self, arch);
 	}

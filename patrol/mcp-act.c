@@ -110,20 +110,32 @@ const struct mcp_tool mcp_tool_status_row = {
 	MCP_OPEN_WORLD, mcp_call_status
 };
 
+/* resume and stop, by the row's name: what a confirmed call does, and the look without confirm. */
+static const struct {
+	const char	*tool;
+	enum tick_mode	 act;
+	enum tick_mode	 look;
+} act_modes[] = {
+	{ "resume", TICK_RESUME, TICK_LOOK_RESUME },
+	{ "stop", TICK_STOP, TICK_LOOK_STOP },
+};
+
 /* resume and stop: look without confirm, act with it; the tick's object says what came of it. */
 static int
-act_call(enum tick_mode act, enum tick_mode look, struct mcp_ctx *ctx, const cJSON *args,
-    struct mcp_out *out)
+mcp_call_act(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 {
 	struct wk_config *cfg = NULL;
 	struct tick_result r;
+	size_t i;
 	int confirm = 0, rc;
 
+	for (i = 0; strcmp(act_modes[i].tool, ctx->tool->name) != 0; i++)
+		;	/* every row that calls this is in the table */
 	if (mcp_arg_bool(args, "confirm", 0, &confirm, out) != 0 ||
 	    mcp_run_config(ctx, args, &cfg, out) != 0)
 		return -1;
 	mcp_progress(ctx, 0, 1, confirm ? "looking at the box, then acting" : "looking at the box");
-	(void)patrol_tick_run(cfg, confirm ? act : look, &r);
+	(void)patrol_tick_run(cfg, confirm ? act_modes[i].act : act_modes[i].look, &r);
 	if ((rc = act_result(cfg, &r, out)) == 0)
 		out->text = xstrfmt("run %s %s: %s%s", cfg->run, verdict_name((enum verdict)r.verdict),
 		    r.why, confirm ? "" : " (nothing done: confirm is not true)");
@@ -132,18 +144,15 @@ act_call(enum tick_mode act, enum tick_mode look, struct mcp_ctx *ctx, const cJS
 	return rc;
 }
 
+/* verbs: what "did" may say; would: what "would" may say. */
 #define ACT_OUTPUT(verbs, would) \
 	"{\"type\":\"object\",\"properties\":{" ACT_TICK_PROPS "," ACT_WHY_PROPS \
 	"\"did\":{\"type\":\"string\",\"enum\":[" verbs "],\"description\":\"what came of the " \
 	"call; always nothing without confirm\"}," \
 	"\"would\":{\"type\":\"string\",\"enum\":[" would "],\"description\":\"without confirm: " \
-	"what a confirmed call would do now\"},"
-
-static int
-mcp_call_resume(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
-{
-	return act_call(TICK_RESUME, TICK_LOOK_RESUME, ctx, args, out);
-}
+	"what a confirmed call would do now\"}," \
+	"\"said\":{\"type\":\"string\",\"description\":\"the box's own words (onbox start or " \
+	"stop)\"}},\"required\":[" ACT_TICK_REQUIRED ",\"confirm\",\"did\",\"why\"]}"
 
 const struct mcp_tool mcp_tool_resume_row = {
 	"resume", "Resume a dead or stopped run",
@@ -155,17 +164,10 @@ const struct mcp_tool mcp_tool_resume_row = {
 	"an explicit request. Without confirm: true it changes nothing and says what it would do "
 	"and why (the verdict, the policy's answer); call it that way first, then with confirm: "
 	"true. Confirmed, it is recorded like a tick (report line, logbook, patrol.json).",
-	ACT_INPUT, ACT_OUTPUT("\"nothing\",\"refused\",\"resumed\"",
-	"\"nothing\",\"refused\",\"resume\"") "\"said\":{\"type\":\"string\"}},\"required\":["
-	ACT_TICK_REQUIRED ",\"confirm\",\"did\",\"why\"]}",
-	MCP_DESTRUCTIVE | MCP_IDEMPOTENT | MCP_OPEN_WORLD, mcp_call_resume
+	ACT_INPUT,
+	ACT_OUTPUT("\"nothing\",\"refused\",\"resumed\"", "\"nothing\",\"refused\",\"resume\""),
+	MCP_DESTRUCTIVE | MCP_IDEMPOTENT | MCP_OPEN_WORLD, mcp_call_act
 };
-
-static int
-mcp_call_stop(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
-{
-	return act_call(TICK_STOP, TICK_LOOK_STOP, ctx, args, out);
-}
 
 const struct mcp_tool mcp_tool_stop_row = {
 	"stop", "Stop a run on purpose",
@@ -176,9 +178,7 @@ const struct mcp_tool mcp_tool_stop_row = {
 	"would stop (the stage and its pid, or that nothing runs). A second stop changes "
 	"nothing. An unreachable box is a normal result (SSH_DOWN): nothing stopped. Writes no "
 	"patrol state; 'said' is onbox stop's own words.",
-	ACT_INPUT, ACT_OUTPUT("\"nothing\",\"refused\",\"stopped\"",
-	"\"nothing\",\"refused\",\"stop\"") "\"said\":{\"type\":\"string\",\"description\":"
-	"\"onbox stop's own words\"}},\"required\":[" ACT_TICK_REQUIRED ",\"confirm\",\"did\","
-	"\"why\"]}",
-	MCP_DESTRUCTIVE | MCP_IDEMPOTENT | MCP_OPEN_WORLD, mcp_call_stop
+	ACT_INPUT,
+	ACT_OUTPUT("\"nothing\",\"refused\",\"stopped\"", "\"nothing\",\"refused\",\"stop\""),
+	MCP_DESTRUCTIVE | MCP_IDEMPOTENT | MCP_OPEN_WORLD, mcp_call_act
 };

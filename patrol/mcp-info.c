@@ -138,11 +138,9 @@ const struct mcp_tool mcp_tool_runs_row = {
 static char *
 mcp_handbook_render(const struct wk_config *cfg, const char *config, const char *statedir)
 {
-	char *self = fs_self_exe(), *slash, *md;
+	char *self = fs_self_dir(), *md;
 	cJSON *ps = pstate_load(statedir);
 
-	if (self != NULL && (slash = strrchr(self, '/')) != NULL)
-		*slash = '\0';
 	md = handbook_render(&(struct handbook_ctx){ .cfg = cfg, .config_path = config,
 	    .bindir = self, .statedir = statedir, .pstate = ps, .cron = crontab_installed(cfg) });
 	cJSON_Delete(ps);

@@ -114,6 +114,7 @@ mcp_child_run(struct mcp_server *srv, struct mcp_call *call, int fd)
 	memset(&out, 0, sizeof(out));
 	srv->ctx.progress_token = call->progress_token;
 	srv->ctx.out_fd = fd;
+	srv->ctx.tool = call->tool;
 	rc = call->tool->call(&srv->ctx, call->args, &out);
 	if (rc != 0)
 		out.is_error = 1;

@@ -29,6 +29,7 @@ struct mcp_ctx {
 	const cJSON	*progress_token; /* params._meta.progressToken, or NULL */
 	int		 out_fd;	/* where the child writes (mcp_progress) */
 	char *const	*run_names;	/* with configs: each one's run name (loaded at start) */
+	const struct mcp_tool *tool;	/* the row being called (one call may serve rows) */
 };
 
 /*

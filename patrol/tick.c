@@ -569,17 +569,10 @@ static void
 tick_handbook(struct tick *t)
 {
 	struct handbook_ctx c;
-	char *self = fs_self_exe(), *slash, *path = fs_join(t->st.dir, HANDBOOK_FILE), *tr = NULL;
+	char *self = fs_self_dir(), *path = fs_join(t->st.dir, HANDBOOK_FILE), *tr = NULL;
 
-	memset(&c, 0, sizeof(c));
-	if (self != NULL && (slash = strrchr(self, '/')) != NULL)
-		*slash = '\0';
-	c.cfg = t->cfg;
-	c.config_path = t->cfg_abs;
-	c.bindir = self;
-	c.statedir = t->st.dir;
-	c.pstate = t->st.doc;
-	c.cron = crontab_installed(t->cfg);
+	c = (struct handbook_ctx){ .cfg = t->cfg, .config_path = t->cfg_abs, .bindir = self,
+	    .statedir = t->st.dir, .pstate = t->st.doc, .cron = crontab_installed(t->cfg) };
 	if (t->target.alias != NULL)
 		c.transport = tr = target_transport_text(&t->target);
 	if (handbook_write(&c, path) != 0)
