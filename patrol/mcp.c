@@ -120,17 +120,22 @@ mcp_child_run(struct mcp_server *srv, struct mcp_call *call, int fd)
 		out.is_error = 1;
 	if (out.text == NULL)
 		out.text = xstrdup(out.is_error ? "the tool failed" : "");
-	r = mcp_result_line(&srv->s, call->id, &out);
+	r = mcp_result_line(&srv->s, call->id, &out);	/* consumes out */
 	line = xstrfmt("R%s\n", r);
+	free(r);
 	len = strlen(line);
+	rc = 0;
 	while (off < len) {
 		if ((n = write(fd, line + off, len - off)) < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			_exit(1);
+		if (n <= 0) {
+			rc = 1;
+			break;
+		}
 		off += (size_t)n;
 	}
-	_exit(0);
+	free(line);
+	_exit(rc);
 }
 
 /* Start call in a child; the call's id moves to the child slot. */
