@@ -154,8 +154,9 @@ PY
 )
 export PYLIB
 
-# py: run the python on stdin after the client library.
-py() { { printf '%s\n' "$PYLIB"; cat; } >"$T/t.py"; python3 "$T/t.py"; }
+# py: run the python on stdin after the client library; the state root is
+# the test's own, never the user's (a run there would show in `runs`).
+py() { { printf '%s\n' "$PYLIB"; cat; } >"$T/t.py"; XDG_STATE_HOME="$T/state" python3 "$T/t.py"; }
 
 conf1() {
 	conf '"box": { "host": "gpu1", "user": "me", "port": 2222 },' '[ { "stage": "train", "run": "true" } ]'
