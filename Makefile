@@ -3,7 +3,8 @@
 #   make              build what exists (build/)
 #   make onbox        build only the on-box agent (needs libc, libcurl, cJSON, PCRE2)
 #   make onbox-portable  static onbox for x86_64 and aarch64 (build/portable/, scripts/portable.sh)
-#   make test         unit + end-to-end tests, plain and under ASan+UBSan
+#   make test         unit + end-to-end tests, plain and under ASan+UBSan (JOBS=N at once)
+#   make test-quick   the unit tests and the e2e files under a minute (plain build)
 #   make demo         all four layers against a throwaway sshd on 127.0.0.1 (~20 s)
 #   make bench        benchmarks (speed and memory targets)
 #   make memcheck     unit tests under valgrind
@@ -74,7 +75,7 @@ UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/onbox $(BUILD)/patrol $(if $(SENTINEL_SRCS),$(BUILD)/sentinel) \
 	$(if $(HANDBOOK_SRCS),$(BUILD)/handbook)
 
-.PHONY: all onbox onbox-portable patrol sentinel handbook unit test test-plain test-asan demo bench memcheck chaos fuzz install clean
+.PHONY: all onbox onbox-portable patrol sentinel handbook unit test test-quick test-plain test-asan demo bench memcheck chaos fuzz install clean
 all: $(BINS)
 onbox: $(BUILD)/onbox
 patrol: $(BUILD)/patrol
@@ -153,14 +154,24 @@ $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
 
 unit: $(UNIT_BINS) $(BUILD)/sshtool
 
-# The README's test command.  Both builds, then one summary line.  The portable
-# onbox needs optional packages: when it cannot be built, test_portable SKIPs
-# (or FAILs, for a build error) with the reason.
+# The README's test command.  Both builds, then every test file of both, JOBS
+# files at a time (tests/run.sh: default twice the cores, at least 4), then one
+# summary line and the ten slowest files.  The portable onbox needs optional
+# packages: when it cannot be built, test_portable SKIPs (or FAILs, for a
+# build error) with the reason.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+JOBS ?=
 test:
-	$(MAKE) --no-print-directory all unit
-	$(MAKE) --no-print-directory SANITIZE=1 all unit
+	$(MAKE) -j$(NPROC) --no-print-directory all unit
+	$(MAKE) -j$(NPROC) --no-print-directory SANITIZE=1 all unit
 	$(MAKE) --no-print-directory onbox-portable || echo "make test: onbox-portable not (fully) built: test_portable says why"
-	bash tests/run.sh build build/asan
+	bash tests/run.sh $(if $(JOBS),-j $(JOBS)) build build/asan
+
+# The edit-build-test loop: the plain build's unit tests and the e2e files that
+# took under a minute in their last run (tests/run.sh --quick).  CI runs make test.
+test-quick:
+	$(MAKE) -j$(NPROC) --no-print-directory all unit
+	bash tests/run.sh --quick $(if $(JOBS),-j $(JOBS)) build
 
 test-plain: all unit
 	bash tests/run.sh $(BUILD)

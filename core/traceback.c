@@ -15,6 +15,8 @@
  * frame, since the user's line is where a fix starts.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +122,25 @@ tb_is_library(const char *path)
 	return 0;
 }
 
+/*
+ * A line number where it is parsed: decimal digits at s, *end past them.  A
+ * log line can carry anything, so only 1..INT_MAX is a line; 0 (none) for
+ * more digits than that, so no later cast or sum can overflow.  -1: no digit.
+ */
+static long
+tb_lineno(const char *s, char **end)
+{
+	long v;
+
+	if (!isdigit((unsigned char)*s)) {
+		*end = (char *)s;
+		return -1;
+	}
+	errno = 0;
+	v = strtol(s, end, 10);
+	return errno == ERANGE || v > INT_MAX ? 0 : v;
+}
+
 /* `File "path", line N[, in func]` (leading blanks allowed): 1 parsed. */
 static int
 tb_frame(const char *s, struct tb_where *w)
@@ -133,8 +154,7 @@ tb_frame(const char *s, struct tb_where *w)
 	p += 6;
 	if ((q = strstr(p, "\", line ")) == NULL)
 		return 0;
-	line = strtol(q + 8, &end, 10);
-	if (end == q + 8 || line < 0)
+	if ((line = tb_lineno(q + 8, &end)) < 0)
 		return 0;
 	memset(w, 0, sizeof(*w));
 	snprintf(w->file, sizeof(w->file), "%.*s", (int)(q - p), p);
@@ -308,7 +328,7 @@ tb_native(const char *s, struct tb_where *w)
 			;
 		if (!tb_has_native_ext(start, (size_t)(p - start)))
 			continue;
-		line = strtol(p + 1, &end, 10);
+		line = tb_lineno(p + 1, &end);
 		memset(w, 0, sizeof(*w));
 		snprintf(w->file, sizeof(w->file), "%.*s", (int)(p - start), start);
 		w->line = line;
@@ -431,8 +451,9 @@ tb_where_text(const cJSON *where, char *buf, size_t len)
 	    len == 0)
 		return 0;
 	base = strrchr(f->valuestring, '/') != NULL ? strrchr(f->valuestring, '/') + 1 : f->valuestring;
-	if (cJSON_IsNumber(l) && l->valuedouble > 0)
-		snprintf(buf, len, "at %s:%ld%s%s", base, (long)l->valuedouble,
+	/* The marker is read back from disk: a line is 1..INT_MAX or none. */
+	if (cJSON_IsNumber(l) && l->valuedouble >= 1 && l->valuedouble <= INT_MAX)
+		snprintf(buf, len, "at %s:%d%s%s", base, (int)l->valuedouble,
 		    cJSON_IsString(fn) && fn->valuestring[0] != '\0' ? " in " : "",
 		    cJSON_IsString(fn) ? fn->valuestring : "");
 	else

@@ -279,7 +279,8 @@ start_alive(long pid)
 
 /*
  * Wait until the new onbox holds the lock, or has already finished; sets
- * s->pid.  With tmux the onbox is not our child: after the lock, wait on
+ * s->pid; 0 it runs, 1 it ran the chain and has ended already (exit 0), else
+ * an exit code.  With tmux the onbox is not our child: after the lock, wait on
  * (same bound) for state.json to name it; if it never does, the lock is still
  * proof enough to say "started", with the pid unknown.
  */
@@ -416,14 +417,24 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		goto out;
 	}
 	start_state(s.cfg, &s.oldpid, status, sizeof(status));
+	/*
+	 * Read before any start: a short chain may finish before start_confirm
+	 * looks, and "nothing to do" is said only when nothing was started.
+	 */
+	if (runner_first_missing(s.cfg) == s.cfg->nchain) {
+		printf("run %s: nothing to do, every marker is already present\n", s.cfg->run);
+		rc = 0;
+		goto out;
+	}
 	if (stop_clear(s.cfg->workdir))
 		printf("run %s was stopped on purpose: starting it again from the first missing "
 		    "marker\n", s.cfg->run);
 	if ((rc = start_table[i].start(&s)) != 0)
 		goto out;
 	rc = start_confirm(&s, i == 0 ? tmux_has : NULL);
-	if (rc == 1) {
-		printf("run %s: nothing to do, every marker is already present\n", s.cfg->run);
+	if (rc == 1) {	/* it ran the chain and ended before start_confirm saw it */
+		printf("started run %s with %s in %s (it has finished already: every marker "
+		    "present)\n", s.cfg->run, start_table[i].name, s.cfg->workdir);
 		rc = 0;
 		goto out;
 	}

@@ -632,7 +632,7 @@ emit() {
 }
 emit
 emit >>train.log
-n=0; while [ ! -e "$go" ] && [ $n -lt 3000 ]; do sleep 0.02; n=$((n+1)); done
+n=0; while [ ! -e "$go" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done
 if [ "$how" = ok ]; then echo "Training completed"; echo "Training completed" >>train.log; exit 0; fi
 echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" >&2
 exit 1

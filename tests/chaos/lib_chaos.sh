@@ -113,10 +113,12 @@ PY
 }
 
 onbox_pids() {
-	local cfg=$1 p cmd out=""
+	local cfg=$1 p cmd out="" comm a
 	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = onbox ] || continue
-		cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+		read -r comm 2>/dev/null <"$p/comm" || continue
+		[ "$comm" = onbox ] || continue
+		mapfile -d '' a 2>/dev/null <"$p/cmdline" || continue
+		cmd="${a[*]} "
 		case " $cmd" in *" -c $cfg "*run*|*" run -c $cfg "*) out="$out ${p#/proc/}" ;; esac
 	done
 	echo $out
@@ -125,7 +127,10 @@ onbox_pids() {
 pids_dead() {
 	local p st
 	for p in "$@"; do
-		st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
+		st=""
+		read -r st 2>/dev/null <"/proc/$p/stat" || st=""
+		st=${st##*) }
+		st=${st%% *}
 		[ -z "$st" ] || [ "$st" = Z ] || return 1
 	done
 	return 0

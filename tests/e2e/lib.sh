@@ -17,15 +17,23 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 fail() { echo "assertion failed: $*" >&2; return 1; }
 
-# wait_for SECONDS COMMAND...: poll every 20 ms, bounded.
+# A pipe nobody writes to: `read -t` on it is a sleep without a fork (a
+# fork and exec of sleep(1) costs more here than the 20 ms it sleeps, and
+# the files of `make test` run side by side on two cores).
+exec {_WK_NAP_FD}<> <(:)
+nap() { read -r -t "$1" -u "$_WK_NAP_FD" _ || true; }
+
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds, bounded: every
+# 20 ms for the first second, every 100 ms after that, SECONDS of pauses in
+# all (a loaded machine stretches the bound, never shortens it).
 wait_for() {
-	local limit=$1 i=0 n
+	local limit=$1 slept=0 step=20
 	shift
-	n=$((limit * 50))
-	while [ $i -lt $n ]; do
+	while [ $slept -lt $((limit * 1000)) ]; do
 		if "$@"; then return 0; fi
-		sleep 0.02
-		i=$((i + 1))
+		[ $slept -lt 1000 ] || step=100
+		nap "0.$(printf '%03d' $step)"
+		slept=$((slept + step))
 	done
 	echo "timed out after ${limit}s waiting for: $*" >&2
 	return 1
@@ -42,8 +50,52 @@ line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1
 live() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
 gone() { ! live "$1"; }
 
-# json FILE EXPR: a value from a JSON file (python3's json, outside the code under test).
-json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2],{"d":d}); print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"; }
+# json FILE EXPR: a value from a JSON file, outside the code under test:
+# EXPR is Python over d (python3's json), printed as print() does (booleans
+# lower-case).  The common shapes, d["k"][0]..., len(d["k"]...) and
+# d.get("k", N), go to jq instead (a python3 start costs half a second of
+# CPU here, jq's a twentieth) when the value is a string, an integer, a
+# boolean or null, printed as python3 prints it.
+json() {
+	local q
+	# Whatever jq cannot answer (a missing key, a list) python3 answers or
+	# fails on, with its own message.
+	if q=$(_json_jq "$2") && jq -r "$q" "$1" 2>/dev/null; then
+		return 0
+	fi
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2],{"d":d}); print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"
+}
+# _json_jq EXPR: the jq program for EXPR, or status 1 when it has another shape.
+_json_jq() {
+	local e=$1 path="" k n len=0 dflt=""
+	case $e in
+	'len('*')') len=1; e=${e#len(}; e=${e%)} ;;
+	esac
+	if [[ $e =~ ^d\.get\(\"([A-Za-z0-9_]+)\",\ ?(-?[0-9]+)\)$ ]] && [ $len = 0 ]; then
+		k=${BASH_REMATCH[1]}
+		dflt=${BASH_REMATCH[2]}
+		e=d
+	fi
+	[ "${e:0:1}" = d ] || return 1
+	e=${e:1}
+	while [ -n "$e" ]; do
+		if [[ $e =~ ^\[\"([A-Za-z0-9_.-]+)\"\](.*)$ ]]; then
+			path+=" | if type == \"object\" and has(\"${BASH_REMATCH[1]}\") then .[\"${BASH_REMATCH[1]}\"] else error(\"KeyError\") end"
+		elif [[ $e =~ ^\[(-?[0-9]+)\](.*)$ ]]; then
+			n=${BASH_REMATCH[1]}
+			path+=" | if type == \"array\" and $n < length and $n >= -length then .[$n] else error(\"IndexError\") end"
+		else
+			return 1
+		fi
+		e=${BASH_REMATCH[2]}
+	done
+	[ -z "$dflt" ] || path+=" | if type == \"object\" then (if has(\"$k\") then .[\"$k\"] else $dflt end) else error(\"AttributeError\") end"
+	if [ $len = 1 ]; then
+		path+=" | if type == \"array\" or type == \"object\" or type == \"string\" then length else error(\"TypeError\") end"
+	fi
+	# Scalars as python prints them; the rest is python's to print.
+	echo ". ${path} | if type == \"null\" then \"None\" elif type == \"string\" then . elif type == \"boolean\" then tostring elif type == \"number\" and . == floor and (. | fabs) < 1e15 then tostring else error(\"nonscalar\") end"
+}
 
 W() { echo "$T/work/.watchkeeper"; }
 
@@ -120,6 +172,20 @@ t() {
 	return 0
 }
 
+# port_take MODE VAR: a TCP port on 127.0.0.1 that this test owns, in VAR.
+# tests/e2e/ports.py takes it with bind(0) and holds it until the test ends
+# (its pid is in $T/.pids): MODE hold hands it over to a server that binds
+# it with SO_REUSEADDR (sshd, slurmctld, slurmd) and keeps it refused and
+# untaken after that server stops; full never answers; mute never speaks.
+port_take() {
+	local f
+	f=$(mktemp -u "$T/.port.XXXXXX")
+	python3 "$TOP/tests/e2e/ports.py" "$1" "$f" >>"$T/ports.out" 2>&1 &
+	echo $! >>"$T/.pids"
+	wait_for 30 test -s "$f" || { fail "tests/e2e/ports.py $1 took no port"; return 1; }
+	printf -v "$2" '%s' "$(cat "$f")"
+}
+
 # start_receiver [PORT]: the webhook receiver on 127.0.0.1; sets RPORT, RPID.
 # Its requests go to $T/recv.jsonl; its answer is whatever $T/recv.mode says.
 start_receiver() {
@@ -134,7 +200,8 @@ start_receiver() {
 stop_receiver() { kill "$RPID" 2>/dev/null; wait "$RPID" 2>/dev/null || true; }
 # recv_json EXPR: evaluate EXPR over r, the list of logged requests.
 recv_json() { python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$T/recv.jsonl" "$1"; }
-recv_count() { [ -f "$T/recv.jsonl" ] && recv_json "len([x for x in r if x['status']==200 or x['status']==204])" || echo 0; }
+# (jq, not python3: it is polled.)
+recv_count() { [ -f "$T/recv.jsonl" ] && jq -s '[.[] | select(.status == 200 or .status == 204)] | length' "$T/recv.jsonl" || echo 0; }
 
 # A real PyTorch training (tests/e2e/fixtures/torch/train.py) under Debian's
 # python3-torch and python3-tqdm, always /usr/bin/python3 (a pyenv or venv

@@ -200,7 +200,7 @@ oldbox_start() {
 	chmod 600 "$h/.ssh/authorized_keys"
 	chroot "$R" /bin/chown -R "$user:$user" "/home/$user/.ssh"
 	for try in $(seq 1 10); do
-		port=$(sshd_free_port) || { fail "no free port"; return 1; }
+		sshd_free_port port || { fail "no free port"; return 1; }
 		_oldbox_write_config "$port"
 		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$R" /usr/sbin/sshd -t -f /etc/wk-oldbox/sshd_config ||
 			{ fail "the box's sshd -t rejects its sshd_config"; return 1; }
@@ -239,13 +239,15 @@ EOF
 }
 
 # Pids of the box: its environment carries the tag, or its root directory is the box.
+# (No fork per process: one grep for the tags, the shell's -ef for the roots.)
 oldbox_pids() {
-	local p out=""
+	local p out="" tagged
+	tagged=" $(grep -lxzF "WK_OLDBOX_TAG=$OLDBOX_TAG" /proc/[0-9]*/environ 2>/dev/null |
+		sed 's#^/proc/##; s#/environ$##' | tr '\n' ' ') "
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
 		[ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] && continue
-		if grep -qxzF "WK_OLDBOX_TAG=$OLDBOX_TAG" "/proc/$p/environ" 2>/dev/null ||
-			[ "$(readlink "/proc/$p/root" 2>/dev/null)" = "$OLDBOX_FS" ]; then
+		if [ "${tagged#* $p }" != "$tagged" ] || [ "/proc/$p/root" -ef "$OLDBOX_FS" ]; then
 			out="$out $p"
 		fi
 	done

@@ -83,15 +83,8 @@ _slurm_bin() { command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"; }
 # The exit mechanism is sshd.sh's (sourced before this file).
 slurm_at_exit() { sshd_at_exit "$1"; }
 
-# A free port other than $1 (sshd.sh's picker).
-_slurm_free_port() {
-	local i p
-	for i in 1 2 3 4 5; do
-		p=$(sshd_free_port) || return 1
-		[ "$p" = "${1:-}" ] || { echo "$p"; return 0; }
-	done
-	return 1
-}
+# _slurm_free_port VAR: a port this test owns (sshd.sh's picker).
+_slurm_free_port() { sshd_free_port "$1"; }
 
 _slurm_write_config() {
 	local d=$1 cport=$2 dport=$3
@@ -204,8 +197,8 @@ slurm_start() {
 			cport=$1
 			dport=$2
 		else
-			cport=$(_slurm_free_port) || { fail "no free port"; return 1; }
-			dport=$(_slurm_free_port "$cport") || { fail "no free port"; return 1; }
+			_slurm_free_port cport || { fail "no free port"; return 1; }
+			_slurm_free_port dport || { fail "no free port"; return 1; }
 		fi
 		_SLURM_CPORT=$cport
 		_slurm_write_config "$d" "$cport" "$dport"

@@ -41,18 +41,9 @@ _sshd_run_exit() {
 	done
 }
 
-# A TCP port on 127.0.0.1 with no listener right now (the caller retries if it is taken by then).
-sshd_free_port() {
-	local i p
-	for i in $(seq 1 50); do
-		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-		if [ -z "$(ss -ltnH "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
+# sshd_free_port VAR: a port this test owns, for a server to bind (lib.sh's
+# port_take hold): never another test's, and refused after the server stops.
+sshd_free_port() { port_take hold "$1"; }
 
 sshd_port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 
@@ -91,7 +82,7 @@ sshd_start() {
 	SSHD_TAG="wk-e2e-$$-$RANDOM$RANDOM"
 	SSHD_PID=""
 	for try in $(seq 1 10); do
-		port=$(sshd_free_port) || { fail "no free port"; return 1; }
+		sshd_free_port port || { fail "no free port"; return 1; }
 		_sshd_write_config "$d" "$port"
 		"$SSHD_BIN" -t -f "$d/sshd_config" || { fail "sshd -t rejects $d/sshd_config"; return 1; }
 		rm -f "$d/sshd.pid"
@@ -149,13 +140,14 @@ sshd_descendants() {
 }
 
 # Pids whose environment carries this sshd's session tag.
+# (One grep over every environ, not one per process: a fork costs here.)
 sshd_tagged() {
-	local p out=""
+	local f out=""
 	[ -n "${SSHD_TAG:-}" ] || return 0
-	for p in /proc/[0-9]*; do
-		p=${p#/proc/}
-		grep -qxzF "WK_SSHD_TAG=$SSHD_TAG" "/proc/$p/environ" 2>/dev/null && out="$out $p"
-	done
+	while read -r f; do
+		f=${f#/proc/}
+		out="$out ${f%/environ}"
+	done < <(grep -lxzF "WK_SSHD_TAG=$SSHD_TAG" /proc/[0-9]*/environ 2>/dev/null)
 	echo $out
 }
 

@@ -35,7 +35,7 @@ waiting_stage() {
 #!/bin/sh
 echo x >>"$T/launch.train"
 echo "step 1/10"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 1500 ]; do sleep 0.02; n=\$((n+1)); done
+n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
 echo "Training completed"
 SH
 	chmod +x "$T/bin/train.sh"

@@ -14,7 +14,7 @@ i=1
 while [ \$i -le 5 ]; do echo "step \$i/5 loss=0.5"; i=\$((i+1)); done
 if [ -n "$wait" ]; then
 	n=0
-	while [ ! -e "$T/go.$name" ] && [ \$n -lt 1500 ]; do sleep 0.02; n=\$((n+1)); done
+	while [ ! -e "$T/go.$name" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
 fi
 echo "$name completed"
 exit $rc
@@ -173,7 +173,7 @@ test_kill9_stage_failed_unwatched() {
 	cat >"$T/bin/t.sh" <<SH
 #!/bin/sh
 echo x >>"$T/launch.t"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 1500 ]; do sleep 0.02; n=\$((n+1)); done
+n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
 echo "OSError: [Errno 28] No space left on device" >&2
 exit 1
 SH
@@ -359,6 +359,20 @@ test_start_nohup_and_refuse() {
 	assert_eq "$(json "$T/status.json" 'd["onbox_running"]')" false
 }
 
+# A chain that ends before start looks was still started by it: start says
+# so, and says "nothing to do" only when every marker was there before.
+test_start_says_what_it_did() {
+	conf '' '[{"stage": "s", "run": "echo step 1/1"}]'
+	onbox start >"$T/start.out" 2>&1
+	assert_grep '^started run t1 with nohup' "$T/start.out"
+	assert_no_grep 'nothing to do' "$T/start.out"
+	wait_for 10 test -f "$(W)/markers/S_DONE"
+	wait_for 10 sh -c "! kill -0 $(json "$(W)/state.json" 'd["onbox_pid"]') 2>/dev/null"
+	onbox start >"$T/start2.out" 2>&1
+	assert_grep '^run t1: nothing to do, every marker is already present$' "$T/start2.out"
+	assert_no_grep 'started' "$T/start2.out"
+}
+
 test_start_tmux() {
 	export TMUX_TMPDIR="$T/tmux"
 	mkdir -p "$TMUX_TMPDIR"
@@ -528,6 +542,7 @@ t log_truncation_and_rotation test_log_truncation_and_rotation
 t triage_classes test_triage_classes
 t stage_timeout_stops_process_group test_stage_timeout_stops_process_group
 t start_nohup_and_refuse test_start_nohup_and_refuse
+t start_says_what_it_did test_start_says_what_it_did
 t start_tmux test_start_tmux
 t status_json_and_heartbeat test_status_json_and_heartbeat
 t config_and_usage_errors test_config_and_usage_errors

@@ -28,7 +28,7 @@ pid_stage() {
 	cat >"$T/bin/train.sh" <<SH
 #!/bin/sh
 echo \$\$ >"$T/stage.pid"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 1500 ]; do sleep 0.02; n=\$((n+1)); done
+n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
 echo "Training completed"
 SH
 	chmod +x "$T/bin/train.sh"

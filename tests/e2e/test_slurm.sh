@@ -128,7 +128,7 @@ test_node_failure_is_resumed_by_patrol() {
 #!/bin/sh
 echo "a running"
 [ -f "$T/ok.a" ] && { echo "a finished"; exit 0; }
-i=0; while [ \$i -lt 3000 ]; do sleep 0.02; i=\$((i + 1)); done
+i=0; while [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
 SH
 	chmod +x "$T/bin/a.sh"
 	flaky b
@@ -200,7 +200,7 @@ test_requeued_job_keeps_its_budget() {
 n=\$(cat "$T/count" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$T/count"
 echo "a run \$n"
 case \$n in
-1) i=0; while [ \$i -lt 3000 ]; do sleep 0.02; i=\$((i + 1)); done; exit 9 ;;
+1) i=0; while [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; exit 9 ;;
 2) echo "Error: flaky"; exit 3 ;;
 esac
 echo "a done"

@@ -87,7 +87,8 @@ echo $! >>"$T/.pids"
 	wait_for 10 test -s "$T/busy.port"
 	busy=$(cat "$T/busy.port")
 	# The first try puts slurmctld on the taken port: it must move elsewhere.
-	SLURM_TRY_PORTS="$busy $(_slurm_free_port "$busy")" slurm_start 2>"$T/start.err"
+	_slurm_free_port dport
+	SLURM_TRY_PORTS="$busy $dport" slurm_start 2>"$T/start.err"
 	assert_grep 'taken, retrying' "$T/start.err"
 	assert_no_grep "^SlurmctldPort=$busy$" "$SLURM_CONF"
 	assert_eq "$(sinfo -h -o %T)" idle

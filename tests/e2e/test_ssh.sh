@@ -23,7 +23,10 @@
 SSHTOOL=${SSHTOOL:-$TOP/$BUILD/sshtool}
 [ -x "$SSHTOOL" ] || { echo "FAIL setup: $SSHTOOL not built"; exit 1; }
 SSHTOOL_WRAP=${SSHTOOL_WRAP:-${ONBOX_WRAP:-}}
-SLACK_MS=1000
+# A bound is checked against what it stops (a 10 to 60 s wait), with room
+# for a loaded machine (make test runs files side by side): how close to the
+# bound an answer comes is make bench's business, not a test's.
+SLACK_MS=5000
 [ -n "$SSHTOOL_WRAP" ] && SLACK_MS=6000
 HAVE_IPTABLES=0
 # WK_TEST_NO_IPTABLES=1 exercises the path taken on machines without it.
@@ -300,23 +303,13 @@ test_connect_refused_fast() {
 }
 
 test_connect_blackholed() {
-	local port lpid
-	port=$(sshd_free_port)
+	local port
 	if [ $HAVE_IPTABLES = 1 ]; then
+		port_take hold port
 		ipt_drop -p tcp -d 127.0.0.1 --dport "$port"
 	else
 		# A listener whose accept queue is full drops further SYNs: a hanging connect.
-		python3 -c '
-import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(0)
-a = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-b = socket.socket(); b.setblocking(False); b.connect_ex(("127.0.0.1", int(sys.argv[1])))
-open(sys.argv[2], "w").write("ready")
-time.sleep(120)' "$port" "$T/bh.ready" &
-		lpid=$!
-		echo "$lpid" >>"$T/.pids"
-		sshd_at_exit "kill $lpid"
-		wait_for 10 test -s "$T/bh.ready"
+		port_take full port
 	fi
 	sshtool_raw --host 127.0.0.1 --port "$port" --user root --known-hosts /dev/null \
 		--timeout-ms 30000 --connect-timeout-s 2 true
@@ -333,20 +326,8 @@ time.sleep(120)' "$port" "$T/bh.ready" &
 # A server that accepts and never sends its banner: the handshake is part of
 # connecting, bounded by the connect timeout, not by the whole deadline.
 test_connect_mute_server() {
-	local port lpid
-	port=$(sshd_free_port)
-	python3 -c '
-import socket, sys, time
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
-open(sys.argv[2], "w").write("ready")
-held = []
-while True:
-    c, _ = s.accept(); held.append(c)' "$port" "$T/mute.ready" &
-	lpid=$!
-	echo "$lpid" >>"$T/.pids"
-	sshd_at_exit "kill $lpid"
-	wait_for 10 test -s "$T/mute.ready"
+	local port
+	port_take mute port
 	sshtool_raw --host 127.0.0.1 --port "$port" --user root --known-hosts /dev/null \
 		--timeout-ms 30000 --connect-timeout-s 2 true
 	# The limit the error names is the bound (the time taken is make bench's business).
@@ -462,12 +443,13 @@ sto() {
 }
 # Pids of processes whose command line holds $1 (read in-process: no helper matches itself).
 procs_with() {
-	local f pid out="" cl
+	local f pid out="" cl a
 	for f in /proc/[0-9]*/cmdline; do
 		pid=${f#/proc/}
 		pid=${pid%/cmdline}
 		[ "$pid" = "$BASHPID" ] && continue
-		cl=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+		mapfile -d '' a 2>/dev/null <"$f" || continue
+		cl="${a[*]}"
 		case "$cl" in *"$1"*) out="$out $pid" ;; esac
 	done
 	echo $out

@@ -23,7 +23,7 @@ echo x >>"$T/launch.$name"
 echo "step 1/5 loss=0.5"
 if [ "\$(wc -l <"$T/launch.$name")" -le $blocking ]; then
 	n=0
-	while [ ! -e "$T/go.$name" ] && [ \$n -lt 1500 ]; do sleep 0.02; n=\$((n+1)); done
+	while [ ! -e "$T/go.$name" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
 fi
 echo "$name completed"
 SH
@@ -303,7 +303,7 @@ test_requeue_leaves_the_budget_untouched() {
 echo x >>"$T/launch.train"
 n=\$(wc -l <"$T/launch.train")
 echo "step 1/5"
-if [ \$n -eq 1 ]; then i=0; while [ \$i -lt 1500 ]; do sleep 0.02; i=\$((i+1)); done; fi
+if [ \$n -eq 1 ]; then i=0; while [ \$i -lt 300 ]; do sleep 0.1; i=\$((i+1)); done; fi
 if [ \$n -eq 2 ]; then echo "RuntimeError: NCCL communicator was aborted: Watchdog caught collective operation timeout" >&2; exit 1; fi
 echo "train completed"
 SH

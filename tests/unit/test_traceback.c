@@ -222,6 +222,71 @@ test_json_and_text(void **state)
 	cJSON_Delete(arr);
 }
 
+/*
+ * A line number is 1..INT_MAX or none (0), wherever it comes from: a frame
+ * whose number has 34 digits once reached (long)valuedouble (UBSan:
+ * float-cast-overflow; fuzz/corpus/traceback/huge_line_number).
+ */
+static void
+test_line_numbers_bounded(void **state)
+{
+	static const char *const huge[] = {
+		"Traceback (most recent call last):",
+		"  File \"x.py\", line 8333333333333333333333333333333333, in f",
+		"    f()",
+		"ValueError: boom",
+	};
+	static const char *const big_native[] = {
+		"terminate called after throwing an instance of 'c10::Error'",
+		"  what():  CUDA error at k.cu:99999999999999999999",
+	};
+	static const char *const edge[] = {
+		"Traceback (most recent call last):",
+		"  File \"y.py\", line 2147483647, in g",
+		"ValueError: boom",
+	};
+	static const char *const signed_no[] = {
+		"Traceback (most recent call last):",
+		"  File \"z.py\", line -3, in h",
+		"  File \"z.py\", line +4, in h",
+		"ValueError: boom",
+	};
+	static const double bad[] = { 1e300, -1e300, 2147483648.0, 0.5, -1, 0 };
+	struct tb_where w;
+	cJSON *arr = cJSON_CreateArray(), *o;
+	char text[256];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(tb_where_find(huge, 4, &w), 1);
+	assert_string_equal(w.file, "x.py");
+	assert_int_equal(w.line, 0);
+	assert_string_equal(w.function, "f");
+	for (i = 0; i < 4; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(huge[i]));
+	o = tb_where_json(arr, "/w");
+	assert_non_null(o);
+	assert_int_equal(tb_where_text(o, text, sizeof(text)), 1);
+	assert_string_equal(text, "at x.py in f");
+	cJSON_Delete(o);
+	cJSON_Delete(arr);
+	assert_int_equal(tb_where_find(big_native, 2, &w), 1);
+	assert_string_equal(w.file, "k.cu");
+	assert_int_equal(w.line, 0);
+	assert_int_equal(tb_where_find(edge, 3, &w), 1);
+	assert_int_equal(w.line, 2147483647);
+	assert_int_equal(tb_where_find(signed_no, 4, &w), 0);
+	/* a marker read back from disk may say anything */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "file", "/a/b.py");
+		cJSON_AddNumberToObject(o, "line", bad[i]);
+		assert_int_equal(tb_where_text(o, text, sizeof(text)), 1);
+		assert_string_equal(text, "at b.py");
+		cJSON_Delete(o);
+	}
+}
+
 int
 main(void)
 {
@@ -230,6 +295,7 @@ main(void)
 		cmocka_unit_test(test_cut_header),
 		cmocka_unit_test(test_nothing),
 		cmocka_unit_test(test_json_and_text),
+		cmocka_unit_test(test_line_numbers_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
