@@ -146,10 +146,15 @@ cleanup_procs() {
 	if [ -n "${TMUX_TMPDIR:-}" ] && [ -d "$TMUX_TMPDIR" ]; then
 		tmux kill-server 2>/dev/null
 	fi
+	if [ -d "$T/tmux" ] && [ "${TMUX_TMPDIR:-}" != "$T/tmux" ]; then
+		TMUX_TMPDIR="$T/tmux" tmux kill-server 2>/dev/null
+	fi
 	return 0
 }
 
-# t NAME FUNCTION: run one test in its own directory and report it.
+# t NAME FUNCTION: run one test in its own directory and report it.  The
+# test has a HOME, a tmux server (TMUX_TMPDIR, also on the box: sshd.sh) and
+# state directories of its own, so it can run beside any other test.
 t() {
 	local name=$1 fn=$2 rc
 	T=$(mktemp -d /tmp/wk-e2e.XXXXXX)
@@ -157,6 +162,9 @@ t() {
 	(
 		set -e
 		cd "$T"
+		export HOME="$T/home" TMUX_TMPDIR="$T/tmux"
+		unset XDG_STATE_HOME XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME TMUX
+		mkdir -p "$HOME" "$TMUX_TMPDIR"
 		"$fn"
 	) >"$T/.log" 2>&1
 	rc=$?

@@ -24,7 +24,9 @@
 #
 # Remote PATH starts with $T/sshd/bin so a test can drop a fake nvidia-smi
 # there; SSHD_PATH, when set, replaces the whole remote PATH (a box without
-# tmux: tests/e2e/test_deploy.sh).  SHLVL=1 keeps bash from running root's slow .bashrc for every
+# tmux: tests/e2e/test_deploy.sh).  TMUX_TMPDIR is the test's (lib.sh's t):
+# the box's tmux server is the test's own, so two tests' sessions named
+# wk-t1 never meet.  SHLVL=1 keeps bash from running root's slow .bashrc for every
 # remote command (it does so for `bash -c` started by sshd at SHLVL < 2).
 
 SSHD_BIN=${SSHD_BIN:-/usr/sbin/sshd}
@@ -67,14 +69,14 @@ StrictModes no
 UseDNS no
 MaxStartups 200:30:400
 Subsystem sftp internal-sftp
-SetEnv PATH=${SSHD_PATH:-$d/bin:/usr/local/bin:/usr/bin:/bin} SHLVL=1 WK_SSHD_TAG=$SSHD_TAG
+SetEnv PATH=${SSHD_PATH:-$d/bin:/usr/local/bin:/usr/bin:/bin} SHLVL=1 WK_SSHD_TAG=$SSHD_TAG TMUX_TMPDIR=${TMUX_TMPDIR:-$T/tmux}
 ${SSHD_EXTRA_CONFIG:-}
 EOF
 }
 
 sshd_start() {
 	local d="$T/sshd" port="" try
-	mkdir -p "$d/bin" /run/sshd
+	mkdir -p "$d/bin" /run/sshd "${TMUX_TMPDIR:-$T/tmux}"
 	ssh-keygen -q -N '' -t ed25519 -C wk-test-host -f "$d/host_ed25519"
 	SSHD_CLIENT_KEY="$d/id_${SSHD_CLIENT_KEY_TYPE:-ed25519}"
 	ssh-keygen -q -N '' -t "${SSHD_CLIENT_KEY_TYPE:-ed25519}" -C wk-test-client -f "$SSHD_CLIENT_KEY"

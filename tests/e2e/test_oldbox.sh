@@ -80,8 +80,8 @@ test_oldbox_is_old() {
 	assert_grep '^tmux 3\.1' "$T/has"
 	assert_grep 'ca-certificates.crt' "$T/has"
 	# tmux works there (it needs the box's own ptys).
-	oldbox_sh 'tmux new-session -d -s probe "sleep 60" && tmux ls' >"$T/tmux" 2>&1
-	assert_grep '^probe: 1 windows' "$T/tmux"
+	oldbox_sh 'tmux new-session -d -s probe "sleep 60" && tmux ls' >"$T/tmux.ls" 2>&1
+	assert_grep '^probe: 1 windows' "$T/tmux.ls"
 	oldbox_sh 'tmux kill-server'
 }
 
