@@ -26,6 +26,9 @@
 # HOME, state, ports and processes of its own).
 set -u
 cd "$(dirname "$0")/.." || exit 2
+# All of it in one compound command, read whole before it runs: an edit to
+# this file while it runs (bash reads scripts as it goes) cannot change it.
+{
 
 usage() { echo "usage: tests/run.sh [-j N] [--times] [--quick] [--match RE] [--valgrind] [--only unit|e2e] BUILD..." >&2; exit 64; }
 valgrind=0
@@ -59,9 +62,13 @@ TIMES_LAST=build/test-times.tsv
 
 tmp=$(mktemp -d /tmp/wk-run.XXXXXX) || exit 2
 declare -A running_pids=()
-# On a signal, stop the files still running (each is its own process group).
+# On a signal, stop the files still running: each is its own process group,
+# and so is its timeout(1), which passes the signal on to the file's group.
 stop_all() {
-	local p
+	local p f
+	for f in "$tmp"/*.tpid; do
+		[ -f "$f" ] && read -r p <"$f" && kill -TERM "$p" 2>/dev/null
+	done
 	for p in "${!running_pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
 	exit 130
 }
@@ -131,16 +138,18 @@ run_file() {
 	if [ "${kinds[$i]}" = unit ]; then
 		if [ $valgrind = 1 ]; then
 			timeout 600 valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
-				--errors-for-leak-kinds=definite,indirect --error-exitcode=99 "$t" >"$out" 2>&1
+				--errors-for-leak-kinds=definite,indirect --error-exitcode=99 "$t" >"$out" 2>&1 &
 		else
-			timeout 600 "$t" >"$out" 2>&1
+			timeout 600 "$t" >"$out" 2>&1 &
 		fi
 	else
 		if [ $valgrind = 1 ]; then
 			export ONBOX_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
 		fi
-		BUILD=${builds[$i]} timeout 900 bash "$t" </dev/null >"$out" 2>&1
+		BUILD=${builds[$i]} timeout 900 bash "$t" </dev/null >"$out" 2>&1 &
 	fi
+	echo $! >"$tmp/$i.tpid"
+	wait $!
 	rc=$?
 	# The CPU its processes used (user and system), for --times.
 	times >"$tmp/$i.cpu"
@@ -262,3 +271,5 @@ else
 	echo "$pass passed, $fail failed"
 fi
 [ "$fail" -eq 0 ]
+exit
+}

@@ -6,8 +6,8 @@
 The kernel picks the port (bind to port 0), so no two holders, and no other
 bind(0) or outgoing connection on this machine, can get the same one; the
 port is written to PORT_FILE (atomically) and held until this process is
-killed.  The socket has SO_REUSEADDR and, in mode "hold", never listens:
-Linux then lets a server that also sets SO_REUSEADDR (sshd, slurmctld,
+killed or the shell that started it (the test) has ended.  The socket has
+SO_REUSEADDR and, in mode "hold", never listens: Linux then lets a server that also sets SO_REUSEADDR (sshd, slurmctld,
 slurmd) bind and listen on it, so the port is handed over to that server
 (bind, then hand over; never probe-then-use), and when the server stops,
 the port is still held: a connection to it is refused, and no other test's
@@ -48,19 +48,20 @@ def main():
     with open(tmp, "w") as f:
         f.write("%d\n" % port)
     os.rename(tmp, path)
-    # Bounded: a holder nobody stopped goes away by itself after an hour.
+    # Held while the test that took it runs (its shell is this process's
+    # parent: reparented, it has ended), and an hour at most.
+    parent = os.getppid()
     deadline = time.monotonic() + 3600
-    if mode == "mute":
-        s.settimeout(5)
-        while time.monotonic() < deadline:
-            try:
-                c, _ = s.accept()
-                held.append(c)
-            except socket.timeout:
-                pass
-    else:
-        while time.monotonic() < deadline:
-            time.sleep(5)
+    s.settimeout(1)
+    while time.monotonic() < deadline and os.getppid() == parent:
+        if mode != "mute":
+            time.sleep(1)
+            continue
+        try:
+            c, _ = s.accept()
+            held.append(c)
+        except socket.timeout:
+            pass
     return 0
 
 
