@@ -8,7 +8,7 @@
 # Sizes: 100 kill -9s, 10 full disks, 20 stages of receiver faults, 50 SSH
 # trials, every hostile value in every field.  CHAOS_SEED makes a run
 # repeatable (each scenario prints the seed it used).  `make test` runs the
-# same scripts with small sizes through tests/e2e/test_chaos.sh.
+# same scripts with small sizes through tests/e2e/test_chaos_<scenario>.sh.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 [ $# -eq 1 ] || { echo "usage: tests/chaos/run.sh BUILD_DIR" >&2; exit 64; }

@@ -52,8 +52,8 @@ gone() { ! live "$1"; }
 
 # json FILE EXPR: a value from a JSON file, outside the code under test:
 # EXPR is Python over d (python3's json), printed as print() does (booleans
-# lower-case).  The common shapes, d["k"][0]..., len(d["k"]...) and
-# d.get("k", N), go to jq instead (a python3 start costs half a second of
+# lower-case).  The common shapes, d["k"][0]..., len(d["k"]...), d.get("k")
+# and d.get("k", N), go to jq instead (a python3 start costs half a second of
 # CPU here, jq's a twentieth) when the value is a string, an integer, a
 # boolean or null, printed as python3 prints it.
 json() {
@@ -71,9 +71,9 @@ _json_jq() {
 	case $e in
 	'len('*')') len=1; e=${e#len(}; e=${e%)} ;;
 	esac
-	if [[ $e =~ ^d\.get\(\"([A-Za-z0-9_]+)\",\ ?(-?[0-9]+)\)$ ]] && [ $len = 0 ]; then
+	if [[ $e =~ ^d\.get\(\"([A-Za-z0-9_]+)\"(,\ ?(-?[0-9]+))?\)$ ]] && [ $len = 0 ]; then
 		k=${BASH_REMATCH[1]}
-		dflt=${BASH_REMATCH[2]}
+		dflt=${BASH_REMATCH[3]:-null}
 		e=d
 	fi
 	[ "${e:0:1}" = d ] || return 1

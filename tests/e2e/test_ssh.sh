@@ -697,6 +697,9 @@ test_sshd_stop_reaps_remote_commands() {
 	assert_eq "$(sshd_tagged)" ""
 }
 
+# The openssh_* half is its own file (test_ssh_openssh.sh sources this one
+# with WK_SSH_HALF=openssh), so the two halves run side by side.
+if [ "${WK_SSH_HALF:-libssh2}" = libssh2 ]; then
 t exec_basic test_exec_basic
 t stdin_fed test_stdin_fed
 t exit_status_and_signal test_exit_status_and_signal
@@ -724,7 +727,7 @@ t put_sftp_only_server test_put_sftp_only_server
 t one_connection_many_commands test_one_connection_many_commands
 t openssh_client_uses_helper_config test_openssh_client_uses_helper_config
 t sshd_stop_reaps_remote_commands test_sshd_stop_reaps_remote_commands
-if command -v ssh >/dev/null 2>&1; then
+elif command -v ssh >/dev/null 2>&1; then
 	t openssh_exec_basic test_openssh_exec_basic
 	t openssh_stdin_fed test_openssh_stdin_fed
 	t openssh_big_output_and_cap test_openssh_big_output_and_cap
