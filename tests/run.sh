@@ -10,7 +10,8 @@
 #               printed after every run)
 #   --quick     only the unit tests and the e2e files whose last measured
 #               time is under a minute (make test-quick)
-#   --match RE  only the files whose name (BUILD/test_x) matches RE (grep -E)
+#   --match RE  only the files whose name matches RE (grep -E): BUILD/test_x
+#               for an e2e file, BUILD/tests/test_x for a unit binary
 #   --valgrind  the unit tests and every onbox the e2e tests start run under
 #               valgrind's memcheck; a leak or memory error fails the test
 #
@@ -106,7 +107,7 @@ for build in "$@"; do
 		for t in "$build"/tests/test_*; do
 			case "$t" in *.d) continue ;; esac
 			[ -x "$t" ] || continue
-			add unit "$build" "$t" "$build/$(basename "$t")"
+			add unit "$build" "$t" "$t"	# BUILD/tests/test_x: not an e2e file's name
 		done
 	fi
 	if [ "$only" != unit ]; then
