@@ -4,7 +4,7 @@
 #   make onbox        build only the on-box agent (needs libc, libcurl, cJSON, PCRE2)
 #   make onbox-portable  static onbox for x86_64 and aarch64 (build/portable/, scripts/portable.sh)
 #   make test         unit + end-to-end tests, plain and under ASan+UBSan (JOBS=N at once)
-#   make test-quick   the unit tests and the e2e files under a minute (plain build)
+#   make test-quick   the unit tests and the e2e files under 40 s (plain build, < 3 min)
 #   make demo         all four layers against a throwaway sshd on 127.0.0.1 (~20 s)
 #   make bench        benchmarks (speed and memory targets)
 #   make memcheck     unit tests under valgrind
@@ -168,7 +168,7 @@ test:
 	bash tests/run.sh $(if $(JOBS),-j $(JOBS)) build build/asan
 
 # The edit-build-test loop: the plain build's unit tests and the e2e files that
-# took under a minute in their last run (tests/run.sh --quick).  CI runs make test.
+# took under 40 s in their last run (tests/run.sh --quick).  CI runs make test.
 test-quick:
 	$(MAKE) -j$(NPROC) --no-print-directory all unit
 	bash tests/run.sh --quick $(if $(JOBS),-j $(JOBS)) build
