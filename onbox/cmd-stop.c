@@ -267,7 +267,13 @@ stop_local(const struct wk_config *cfg, const char *by)
 
 #define STOP_SLURM_MAX	256	/* live jobs of one run: one per stage, and a few by hand */
 
-/* The run's live jobs (in the queue, not finished), at most STOP_SLURM_MAX; running ones into run too. */
+/*
+ * The run's jobs still in the queue, at most STOP_SLURM_MAX; running ones into
+ * run too.  Stranded ones count: a later stage's job whose dependency can no
+ * longer be met (the stage before it was just stopped) stays pending for ever
+ * unless it is cancelled, and Slurm may call it stranded before the second
+ * look at the queue or after it.
+ */
 static size_t
 stop_slurm_live(const struct slurm_view *sv, const char **ids, const char **run, size_t *nrun)
 {
@@ -277,7 +283,8 @@ stop_slurm_live(const struct slurm_view *sv, const char **ids, const char **run,
 	for (i = 0; i < sv->njobs && n < STOP_SLURM_MAX; i++) {
 		const struct slurm_job *j = &sv->jobs[i];
 
-		if (!j->in_queue || !(slurm_cls_live(j->cls) || j->cls == SLURM_UNKNOWN))
+		if (!j->in_queue || !(slurm_cls_live(j->cls) || j->cls == SLURM_UNKNOWN ||
+		    j->cls == SLURM_STRANDED))
 			continue;
 		ids[n++] = j->id;
 		if (j->cls == SLURM_RUNNING)

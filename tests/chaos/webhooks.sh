@@ -67,7 +67,7 @@ test_webhooks() {
 		cat >"$T/bin/s$i.sh" <<SH
 #!/bin/sh
 echo "step $i/$STAGES"
-k=0; while [ ! -e "$T/go.$i" ] && [ \$k -lt 600 ]; do sleep 0.1; k=\$((k+1)); done
+"$AWAIT" 60 "$T/go.$i" || :
 echo "s$i ok"
 SH
 		chmod +x "$T/bin/s$i.sh"

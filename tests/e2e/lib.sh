@@ -12,6 +12,12 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 case $BUILD in /*) BUILD=$(realpath -m --relative-to="$TOP" "$BUILD") ;; esac
 ONBOX="$TOP/$BUILD/onbox"
 [ -x "$ONBOX" ] || { echo "FAIL setup: $ONBOX not built"; exit 1; }
+# await SECONDS PATH...: blocks, without polling, until a PATH exists (exit
+# 0) or SECONDS pass (exit 1): for the stage scripts the tests write, which
+# would otherwise fork sleep(1) ten times a second while they wait
+# (tests/unit/await.c).
+AWAIT="$TOP/$BUILD/await"
+[ -x "$AWAIT" ] || { echo "FAIL setup: $AWAIT not built (make unit)"; exit 1; }
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
@@ -23,17 +29,25 @@ fail() { echo "assertion failed: $*" >&2; return 1; }
 exec {_WK_NAP_FD}<> <(:)
 nap() { read -r -t "$1" -u "$_WK_NAP_FD" _ || true; }
 
-# wait_for SECONDS COMMAND...: poll until COMMAND succeeds, bounded: every
-# 20 ms for the first second, every 100 ms after that, SECONDS of pauses in
-# all (a loaded machine stretches the bound, never shortens it).
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds, bounded: the
+# first pause 20 ms, each next one half as long again up to 250 ms, and never
+# shorter than the last check took (a check that forks costs 10 ms of CPU and
+# more here; most waits are over in a few pauses, a long one checks four times
+# a second); SECONDS of pauses in all (a loaded machine stretches the bound,
+# never shortens it).
 wait_for() {
-	local limit=$1 slept=0 step=20
+	local limit=$1 slept=0 step=20 t0 took
 	shift
 	while [ $slept -lt $((limit * 1000)) ]; do
+		t0=${EPOCHREALTIME//[!0-9]/}
 		if "$@"; then return 0; fi
-		[ $slept -lt 1000 ] || step=100
-		nap "0.$(printf '%03d' $step)"
+		took=$(( (${EPOCHREALTIME//[!0-9]/} - t0) / 1000 ))
+		[ $took -le $step ] || step=$took
+		[ $step -le 250 ] || step=250
+		printf -v t0 '%03d' $step
+		nap "0.$t0"
 		slept=$((slept + step))
+		step=$((step + step / 2))
 	done
 	echo "timed out after ${limit}s waiting for: $*" >&2
 	return 1
@@ -114,6 +128,18 @@ conf() {
   "chain": $chain
 }
 JSON
+}
+
+# path_without DIR NAME...: DIR holds a symlink to every command of /usr/bin
+# and /bin (/bin's where both have one) but the NAMEs: a PATH without them.
+# One ln a directory, not one a command (some 1,400 forks here).
+path_without() {
+	local d=$1 n
+	shift
+	mkdir -p "$d"
+	ln -sf /usr/bin/* "$d/"
+	[ /bin -ef /usr/bin ] || ln -sf /bin/* "$d/"
+	for n in "$@"; do rm -f "$d/$n"; done
 }
 
 # ONBOX_WRAP (e.g. valgrind) runs before onbox, for `make memcheck`.

@@ -35,7 +35,7 @@ waiting_stage() {
 #!/bin/sh
 echo x >>"$T/launch.train"
 echo "step 1/10"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 30 "$T/go" || :
 echo "Training completed"
 SH
 	chmod +x "$T/bin/train.sh"
@@ -177,11 +177,8 @@ test_onbox_that_does_not_run_is_removed() {
 # A box without sha256sum: the config cannot be compared, so it is sent again;
 # the onbox deploy sent first is of this version, so it is kept.
 test_no_sha256sum_resends() {
-	mkdir -p "$T/sysbin" "$T/sshd/bin"
-	for f in /usr/bin/* /bin/*; do
-		n=${f##*/}
-		[ "$n" = sha256sum ] || ln -sf "$f" "$T/sysbin/$n"
-	done
+	mkdir -p "$T/sshd/bin"
+	path_without "$T/sysbin" sha256sum
 	SSHD_PATH="$T/sshd/bin:$T/sysbin" bare_box
 	dconf '' '[{"stage": "train", "run": "true"}]'
 	patrol deploy --no-start >"$T/d1" 2>&1
@@ -243,11 +240,8 @@ test_refusals_upload_nothing() {
 # tmux missing on the box while detach is tmux: nohup, said once, never called dead.
 test_tmux_missing_falls_back_to_nohup() {
 	# A remote PATH with everything of /usr/bin and /bin but tmux.
-	mkdir -p "$T/sysbin" "$T/sshd/bin"
-	for f in /usr/bin/* /bin/*; do
-		n=${f##*/}
-		[ "$n" = tmux ] || ln -sf "$f" "$T/sysbin/$n"
-	done
+	mkdir -p "$T/sshd/bin"
+	path_without "$T/sysbin" tmux
 	SSHD_PATH="$T/sshd/bin:$T/sysbin" bare_box
 	waiting_stage
 	dconf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
@@ -274,11 +268,7 @@ test_tmux_missing_falls_back_to_nohup() {
 
 # onbox start by hand with no tmux on the PATH: nohup, said on stdout.
 test_onbox_start_without_tmux() {
-	mkdir -p "$T/nobin"
-	for f in /usr/bin/* /bin/*; do
-		n=${f##*/}
-		[ "$n" = tmux ] || ln -sf "$f" "$T/nobin/$n"
-	done
+	path_without "$T/nobin" tmux
 	waiting_stage
 	conf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	sed -i 's/"detach": "nohup",/"detach": "tmux", "session": "wk-t1",/' "$T/wk.json"

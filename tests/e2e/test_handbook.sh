@@ -26,7 +26,7 @@ waiting_stage() {
 	cat >"$T/bin/train.sh" <<SH
 #!/bin/sh
 i=1; while [ \$i -le 3 ]; do echo "step \$i/10"; i=\$((i+1)); done
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 30 "$T/go" || :
 echo "Training completed"
 SH
 	chmod +x "$T/bin/train.sh"

@@ -16,7 +16,7 @@ stage() {
 	cat >"$T/bin/train.sh" <<SH
 #!/bin/sh
 cat "$1"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 60 "$T/go" || :
 SH
 	chmod +x "$T/bin/train.sh"
 }
@@ -71,7 +71,7 @@ test_throughput_collapse_degraded_after_two_ticks() {
 	cat >"$T/bin/train.sh" <<SH
 #!/bin/sh
 i=1; while [ \$i -le 25 ]; do echo "step \$i/1000 tokens/s=1000"; i=\$((i+1)); done
-n=0; while [ ! -e "$T/slow" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 30 "$T/slow" || :
 k=0; while [ ! -e "$T/go" ] && [ \$k -lt 100 ]; do echo "step \$i/1000 tokens/s=400"; i=\$((i+1)); k=\$((k+1)); sleep 0.3; done
 SH
 	chmod +x "$T/bin/train.sh"
@@ -100,7 +100,7 @@ test_restart_keeps_what_the_log_showed() {
 #!/bin/sh
 echo "step 1/10"
 echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" >&2
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 60 "$T/go" || :
 exit 1
 SH
 	chmod +x "$T/bin/train.sh"

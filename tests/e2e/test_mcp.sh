@@ -63,11 +63,12 @@ echo \$\$ >"$T/leader.train"
 i=1; while [ \$i -le 5 ]; do echo "step \$i/10 first"; i=\$((i+1)); done
 echo ready >"$T/ready.train"
 n=0
-while [ ! -e "$T/go" ] && [ \$n -lt 6000 ]; do
+while [ ! -e "$T/go" ] && [ \$n -lt 3 ]; do
 	if [ -e "$T/more" ] && [ ! -e "$T/more.done" ]; then
 		echo "step 6/10 more"; echo "step 7/10 more"; echo "step 8/10 more"; : >"$T/more.done"
 	fi
-	sleep 0.05; n=\$((n+1))
+	if [ -e "$T/more.done" ]; then "$AWAIT" 100 "$T/go" || :; else "$AWAIT" 100 "$T/go" "$T/more" || :; fi
+	n=\$((n+1))
 done
 echo "Training completed"
 SH

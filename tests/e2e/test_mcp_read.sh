@@ -48,7 +48,7 @@ stage() {
 	cat >"$T/bin/train.sh" <<SH
 #!/bin/sh
 i=1; while [ \$i -le $n ]; do echo "line \$i"; i=\$((i+1)); done
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 1200 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 120 "$T/go" || :
 for i in 1 2 3 4 5; do echo "more \$i"; done
 if [ $rc -ne 0 ]; then echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" >&2; exit $rc; fi
 echo "Training completed"

@@ -79,7 +79,7 @@ if [ "\$(wc -l <"$T/launch.train")" -gt 1 ]; then echo "Training completed"; exi
 trap 'echo TERM >>"$T/term"; exit 0' TERM
 echo \$\$ >"$T/leader"
 i=1; while [ \$i -le 3 ]; do echo "step \$i/10"; i=\$((i+1)); done
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 30 "$T/go" || :
 echo "Training completed"
 SH
 	chmod +x "$T/bin/train.sh"

@@ -11,7 +11,7 @@ chain_conf() {
 		cat >"$T/bin/s$i.sh" <<SH
 #!/bin/sh
 echo "step $i/$n"
-case " \${WAIT:-} " in *" $i "*) k=0; while [ ! -e "$T/go.$i" ] && [ \$k -lt 300 ]; do sleep 0.1; k=\$((k+1)); done ;; esac
+case " \${WAIT:-} " in *" $i "*) "$AWAIT" 30 "$T/go.$i" || : ;; esac
 echo "s$i ok"
 SH
 		chmod +x "$T/bin/s$i.sh"

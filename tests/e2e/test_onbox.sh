@@ -14,7 +14,7 @@ i=1
 while [ \$i -le 5 ]; do echo "step \$i/5 loss=0.5"; i=\$((i+1)); done
 if [ -n "$wait" ]; then
 	n=0
-	while [ ! -e "$T/go.$name" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+	"$AWAIT" 30 "$T/go.$name" || :
 fi
 echo "$name completed"
 exit $rc
@@ -173,7 +173,7 @@ test_kill9_stage_failed_unwatched() {
 	cat >"$T/bin/t.sh" <<SH
 #!/bin/sh
 echo x >>"$T/launch.t"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 30 "$T/go" || :
 echo "OSError: [Errno 28] No space left on device" >&2
 exit 1
 SH

@@ -14,7 +14,7 @@ waiting_stage() {
 #!/bin/sh
 echo x >>"$T/launch.train"
 i=1; while [ \$i -le 3 ]; do echo "step \$i/10"; i=\$((i+1)); done
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 30 "$T/go" || :
 echo "Training completed"
 SH
 	chmod +x "$T/bin/train.sh"
@@ -484,9 +484,9 @@ test_degraded_when_checkpoints_stall() {
 #!/bin/sh
 for s in 100 200 300; do mkdir -p ckpt/step_\$s; echo '{}' >ckpt/step_\$s/metadata.json; done
 echo "step 350/1000"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 30 "$T/go" || :
 echo "step 900/1000"
-n=0; while [ ! -e "$T/go2" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 30 "$T/go2" || :
 SH
 	chmod +x "$T/bin/train.sh"
 	pconf '"progress": {"pattern": "step (\\d+)/(\\d+)"}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \

@@ -38,7 +38,7 @@ waiting_stage() {
 	cat >"$T/bin/train.sh" <<SH
 #!/bin/sh
 echo "step 1/10"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 60 "$T/go" || :
 echo "Training completed"
 SH
 	chmod +x "$T/bin/train.sh"
@@ -255,7 +255,7 @@ stale_failed_and_relaunch() {
 #!/bin/sh
 if [ ! -e "$T/failed-once" ]; then touch "$T/failed-once"; echo "KeyError: boom" >&2; exit 1; fi
 echo "step 1/10"
-n=0; while [ ! -e "$T/go" ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n+1)); done
+"$AWAIT" 60 "$T/go" || :
 echo "Training completed"
 SH
 	chmod +x "$T/bin/train.sh"
@@ -319,7 +319,7 @@ follow_within_a_second_openssh() {
 follow_sees_relaunch() {
 	box
 	mkdir -p "$T/bin"
-	printf '#!/bin/sh\nn=0; while [ ! -e "%s/go" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done\nexit 1\n' "$T" >"$T/bin/t.sh"
+	printf '#!/bin/sh\n"%s" 60 "%s/go" || :\nexit 1\n' "$AWAIT" "$T" >"$T/bin/t.sh"
 	chmod +x "$T/bin/t.sh"
 	sconf '"poll_ms": 600000, "sentinel": {"follow_s": 60},' "[{\"stage\": \"train\", \"run\": \"$T/bin/t.sh\", \"marker\": \"TRAIN_DONE\"}]"
 	bg_onbox run

@@ -23,7 +23,7 @@ echo x >>"$T/launch.$name"
 echo "step 1/5 loss=0.5"
 if [ "\$(wc -l <"$T/launch.$name")" -le $blocking ]; then
 	n=0
-	while [ ! -e "$T/go.$name" ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n+1)); done
+	"$AWAIT" 30 "$T/go.$name" || :
 fi
 echo "$name completed"
 SH

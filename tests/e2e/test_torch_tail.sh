@@ -125,7 +125,7 @@ test_reattach_keeps_traceback() {
 #!/bin/sh
 python3 $T/rec.py
 rc=\$?
-k=0; while [ ! -e "$T/go" ] && [ \$k -lt 300 ]; do sleep 0.1; k=\$((k+1)); done
+"$AWAIT" 30 "$T/go" || :
 echo "wrapper exits \$rc"
 exit \$rc
 SH
