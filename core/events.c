@@ -68,27 +68,16 @@ events_append(const char *workdir, const cJSON *ev)
 int
 events_instance(const char *workdir, char *out)
 {
-	unsigned char rnd[8];
 	char *path = layout_path(workdir, "instance"), *s = NULL;
-	size_t n = 0, i;
-	int fd, r = 0;
+	size_t n = 0;
+	int r = 0;
 
 	if (fs_read_file(path, 64, &s, &n) == 0 && n >= 16) {
 		memcpy(out, s, 16);
 		out[16] = '\0';
 		goto out;
 	}
-	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd)) {
-		/* No urandom: time and pid still make a usable per-workdir id. */
-		unsigned long long v = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
-
-		memcpy(rnd, &v, sizeof(rnd));
-	}
-	if (fd >= 0)
-		close(fd);
-	for (i = 0; i < sizeof(rnd); i++)
-		snprintf(out + 2 * i, 3, "%02x", rnd[i]);
+	fs_random_hex(out, 8);
 	r = atomic_write_str(path, out);
  out:
 	free(s);

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -97,6 +99,34 @@ fs_join(const char *a, const char *b)
 	if (b[0] == '/' || n == 0)
 		return xstrdup(b);
 	return xstrfmt("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
+}
+
+void
+fs_random_hex(char *out, size_t n)
+{
+	static unsigned long long counter;
+	unsigned char rnd[64] = { 0 };
+	unsigned long long v;
+	size_t i, got = 0;
+	ssize_t r;
+	int fd;
+
+	if (n > sizeof(rnd))
+		n = sizeof(rnd);
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		while (got < n && ((r = read(fd, rnd + got, n - got)) > 0 || (r < 0 && errno == EINTR)))
+			got += r > 0 ? (size_t)r : 0;
+		close(fd);
+	}
+	if (got < n) {
+		/* No urandom: the time, the pid and a counter still make a usable id. */
+		v = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32) ^ ++counter;
+		for (i = 0; i < n; i++)
+			rnd[i] = (unsigned char)(v >> (8 * (i % 8)));
+	}
+	for (i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", rnd[i]);
+	out[2 * n] = '\0';
 }
 
 int

@@ -16,6 +16,12 @@ int fs_mkdirs(const char *path, mode_t mode);
  * (errno ENOENT when missing) otherwise on failure.
  */
 int fs_read_file(const char *path, size_t max, char **out, size_t *len);
+/*
+ * n random bytes as 2n lower-case hex digits and a NUL into out (2n + 1
+ * bytes): /dev/urandom, else the time, the pid and a counter (an id, never
+ * a key).
+ */
+void fs_random_hex(char *out, size_t n);
 /* "a/b": joins with one '/'; b absolute -> copy of b.  Caller frees. */
 char *fs_join(const char *a, const char *b);
 int fs_exists(const char *path);

@@ -4,10 +4,13 @@
  * The script uses only POSIX sh and the tools every image has (awk, sed, tr,
  * tail, head, df, find, ls); the optional ones (tmux, nvidia-smi, timeout)
  * are tested with `command -v` first.  Every path and name in it comes from
- * sshq_append; nothing from the config is ever pasted raw.  Data lines go
- * through awk to get their '|' prefix, which also terminates a last line
- * that had no newline, so a log tail can never glue itself to the next
- * header.  NUL bytes are dropped on the box (they would end a C string).
+ * sshq_append; nothing from the config is ever pasted raw.  The whole
+ * output goes through one tr and one awk (two processes a probe, not two a
+ * section): a header line is written after a tag made new for each probe,
+ * which awk strips; every other line is data and gets its '|' prefix.  awk
+ * also terminates a last line that had no newline, and splits a line at
+ * the tag, so a log tail can never glue itself to the next header.  NUL
+ * bytes are dropped on the box (they would end a C string).
  *
  * The parser checks the framing, stores each section, then (given the
  * run's config) reads the typed views once: the Slurm view, the checkpoint
@@ -23,6 +26,7 @@
 #include "ckpt.h"
 #include "config.h"
 #include "err.h"
+#include "fsutil.h"
 #include "events.h"
 #include "jsonfile.h"
 #include "layout.h"
@@ -62,18 +66,27 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 {
 	struct buf b = BUF_INIT;
 	const char *remote = config_get_str(cfg, "transfer.remote");
+	char tag[2 * PROBE_TAG_BYTES + 1];
 	size_t i;
 
+	fs_random_hex(tag, PROBE_TAG_BYTES);
 	buf_puts(&b, "# watchkeeper probe " "1" ": read-only, bounded\n"
 	    "export LC_ALL=C\n");
 	put_assign(&b, "W", "", cfg->workdir);
-	buf_puts(&b, "D=\"$W/" LAYOUT_DIR "\"\n"
-	    "p() { tr -d '\\000' | awk '{ print \"|\" $0 }'; }\n"
+	/*
+	 * Every line goes through one tr and one awk at the end: a header is
+	 * the tag and the header (h), any other line is data and gets its '|'.
+	 * The tag is new each probe, so no file on the box can hold it.
+	 */
+	buf_printf(&b, "D=\"$W/" LAYOUT_DIR "\"\n"
+	    "N=wk%s\n"
+	    "h() { echo \"$N$1\"; }\n"
 	    "T=; command -v timeout >/dev/null 2>&1 && T='timeout 10'\n"
-	    "num() { sed -n \"s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p\" \"$D/state.json\" 2>/dev/null | head -n 1; }\n"
+	    "num() { sed -n \"/^[[:space:]]*\\\"$1\\\":[[:space:]]*[0-9]/{s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p;q;}\" \"$D/state.json\" 2>/dev/null; }\n"
 	    "live() { if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then echo 1; else echo 0; fi; }\n"
-	    "echo \"@probe " "1" " $(date +%s)\"\n"
-	    "echo @alive\n");
+	    "{\n"
+	    "h \"@probe " "1" " $(date +%%s)\"\n"
+	    "h @alive\n", tag);
 	if (cfg->detach_kind == DETACH_TMUX) {
 		buf_puts(&b, "if command -v tmux >/dev/null 2>&1; then if tmux has-session -t ");
 		{
@@ -82,65 +95,65 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 			sshq_append(&b, target);
 			free(target);
 		}
-		buf_puts(&b, " 2>/dev/null; then echo '|tmux 1'; else echo '|tmux 0'; fi; "
-		    "else echo '|tmux -1'; fi\n");
+		buf_puts(&b, " 2>/dev/null; then echo 'tmux 1'; else echo 'tmux 0'; fi; "
+		    "else echo 'tmux -1'; fi\n");
 	} else
-		buf_puts(&b, "echo '|tmux -1'\n");
+		buf_puts(&b, "echo 'tmux -1'\n");
 	/* The onbox pid must still be an onbox: a reused pid is not our monitor. */
 	buf_puts(&b, "ob=$(num onbox_pid); sp=$(num stage_pid)\n"
 	    "oa=0; if [ \"$(live \"$ob\")\" = 1 ]; then case \"$(tr '\\000' ' ' <\"/proc/$ob/cmdline\" 2>/dev/null)\" in "
 	    "*onbox*) oa=1 ;; esac; fi\n"
-	    "echo \"|onbox ${ob:-0} $oa\"\n"
-	    "echo \"|stage ${sp:-0} $(live \"$sp\")\"\n"
-	    "echo @markers\n"
-	    "for f in \"$D\"/markers/*; do [ -f \"$f\" ] && echo \"|${f##*/}\"; done\n");
+	    "echo \"onbox ${ob:-0} $oa\"\n"
+	    "echo \"stage ${sp:-0} $(live \"$sp\")\"\n"
+	    "h @markers\n"
+	    "for f in \"$D\"/markers/*; do [ -f \"$f\" ] && echo \"${f##*/}\"; done\n");
 	for (i = 0; i < cfg->nchain; i++) {
 		char *m = xstrfmt("%s.FAILED", cfg->chain[i].marker);
 
 		put_assign(&b, "f", "\"$D/markers/\"", m);
-		buf_printf(&b, "if [ -f \"$f\" ]; then echo '@failed %s'; head -c 65536 \"$f\" | p; fi\n",
+		buf_printf(&b, "if [ -f \"$f\" ]; then h '@failed %s'; head -c 65536 \"$f\"; fi\n",
 		    cfg->chain[i].marker);
 		free(m);
 	}
-	buf_puts(&b, "echo @state\n"
-	    "[ -f \"$D/state.json\" ] && head -c 262144 \"$D/state.json\" | p\n"
+	buf_puts(&b, "h @state\n"
+	    "[ -f \"$D/state.json\" ] && head -c 262144 \"$D/state.json\"\n"
 	    /* the run was stopped on purpose (`onbox stop`): its record */
-	    "[ -f \"$D/stopped\" ] && { echo @stopped; head -c 4096 \"$D/stopped\" | p; }\n"
+	    "[ -f \"$D/stopped\" ] && { h @stopped; head -c 4096 \"$D/stopped\"; }\n"
 	    /* what went wrong on the way to a DONE (caveats.h): onbox writes it at the end */
-	    "[ -f \"$D/" CAVEATS_FILE "\" ] && { echo @caveats; head -c " CAVEATS_FILE_MAX_S " \"$D/" CAVEATS_FILE "\" | p; }\n"
+	    "[ -f \"$D/" CAVEATS_FILE "\" ] && { h @caveats; head -c " CAVEATS_FILE_MAX_S " \"$D/" CAVEATS_FILE "\"; }\n"
 	    "lg=$(ls -t \"$D\"/logs/*.log 2>/dev/null | head -n 1)\n"
-	    "if [ -n \"$lg\" ]; then echo \"@log output ${lg##*/}\"; tail -c " "16384" " \"$lg\" | p; fi\n");
+	    "if [ -n \"$lg\" ]; then h \"@log output ${lg##*/}\"; tail -c " "16384" " \"$lg\"; fi\n");
 	for (i = 0; i < cfg->nchain; i++) {
 		if (cfg->chain[i].log == NULL)
 			continue;
 		put_assign(&b, "f", wdir_pre(cfg->chain[i].log), cfg->chain[i].log);
-		buf_printf(&b, "if [ -f \"$f\" ]; then echo '@log %s'; tail -c " "16384" " \"$f\" | p; fi\n",
+		buf_printf(&b, "if [ -f \"$f\" ]; then h '@log %s'; tail -c " "16384" " \"$f\"; fi\n",
 		    cfg->chain[i].name);
 	}
 	/* Each stage's attempt history (the restart policy reads it), then the checkpoints. */
 	for (i = 0; i < cfg->nchain; i++) {
-		char *h = xstrfmt("%s.json", cfg->chain[i].name);
+		char *hist = xstrfmt("%s.json", cfg->chain[i].name);
 
-		put_assign(&b, "f", "\"$D/stages/\"", h);
-		buf_printf(&b, "[ -f \"$f\" ] && { echo '@history %s'; head -c " PROBE_HISTORY_S " \"$f\" | p; }\n",
+		put_assign(&b, "f", "\"$D/stages/\"", hist);
+		buf_printf(&b, "[ -f \"$f\" ] && { h '@history %s'; head -c " PROBE_HISTORY_S " \"$f\"; }\n",
 		    cfg->chain[i].name);
-		free(h);
+		free(hist);
 	}
 	if (cfg->detach_kind == DETACH_SLURM) {
 		/* the run's jobs: the queue, the accounting, the controller (core/slurm.h) */
 		char *frag = slurm_query_script(cfg);
 
-		buf_puts(&b, "echo @slurm\n{\n");
+		buf_puts(&b, "h @slurm\n{\n");
 		buf_puts(&b, frag);
-		buf_puts(&b, "} 2>&1 | p\n");
+		buf_puts(&b, "} 2>&1\n");
 		free(frag);
 	}
 	if (ckpt_configured(cfg)) {
 		char *frag = ckpt_probe_fragment(cfg);
 
-		buf_puts(&b, "echo @ckpt\n");
+		buf_puts(&b, "h @ckpt\n");
 		buf_puts(&b, frag);
-		buf_puts(&b, " | p\n");
+		buf_puts(&b, "\n");
 		free(frag);
 	}
 	/*
@@ -151,42 +164,48 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	buf_puts(&b, "[ -f \"$ev\" ] && es=$(($(wc -c <\"$ev\")))\n"
 	    "if [ \"$F\" -lt 0 ] || [ \"$es\" -lt \"$F\" ]; then "
 	    "F=$((es > " PROBE_EVENTS_S " ? es - " PROBE_EVENTS_S " : 0)); fi\n"
-	    "echo \"@events $es $F\"\n"
-	    "[ \"$es\" -gt \"$F\" ] && tail -c +$((F + 1)) \"$ev\" | head -c " PROBE_EVENTS_S " | p\n"
-	    "echo @results\n");
+	    "h \"@events $es $F\"\n"
+	    "[ \"$es\" -gt \"$F\" ] && tail -c +$((F + 1)) \"$ev\" | head -c " PROBE_EVENTS_S "\n"
+	    "h @results\n");
 	if (cfg->results != NULL) {
 		put_assign(&b, "f", "\"$W/\"", cfg->results);
-		buf_puts(&b, "[ -f \"$f\" ] && head -c 65536 \"$f\" | p\n");
+		buf_puts(&b, "[ -f \"$f\" ] && head -c 65536 \"$f\"\n");
 	}
-	buf_puts(&b, "echo @df\n"
-	    "df -P -k \"$W\" 2>/dev/null | p\n"
-	    "echo @dfi\n"
-	    "df -P -i \"$W\" 2>/dev/null | p\n"
-	    "echo @gpu\n"
+	buf_puts(&b, "h @df\n"
+	    "df -P -k \"$W\" 2>/dev/null\n"
+	    "h @dfi\n"
+	    "df -P -i \"$W\" 2>/dev/null\n"
+	    "h @gpu\n"
 	    "if command -v nvidia-smi >/dev/null 2>&1; then $T nvidia-smi "
-	    "--query-gpu=utilization.gpu,memory.used,memory.total --format=csv,noheader,nounits 2>/dev/null | p; fi\n"
-	    "echo @cgroup\n"
+	    "--query-gpu=utilization.gpu,memory.used,memory.total --format=csv,noheader,nounits 2>/dev/null; fi\n"
+	    "h @cgroup\n"
 	    "if [ -f /sys/fs/cgroup/memory.current ]; then\n"
-	    "  echo \"|current $(cat /sys/fs/cgroup/memory.current)\"\n"
-	    "  echo \"|max $(cat /sys/fs/cgroup/memory.max)\"\n"
-	    "  echo \"|oom_kill $(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events)\"\n"
+	    "  echo \"current $(cat /sys/fs/cgroup/memory.current)\"\n"
+	    "  echo \"max $(cat /sys/fs/cgroup/memory.max)\"\n"
+	    "  echo \"oom_kill $(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events)\"\n"
 	    "elif [ -f /sys/fs/cgroup/memory/memory.usage_in_bytes ]; then\n"
-	    "  echo \"|current $(cat /sys/fs/cgroup/memory/memory.usage_in_bytes)\"\n"
-	    "  echo \"|max $(cat /sys/fs/cgroup/memory/memory.limit_in_bytes)\"\n"
-	    "  echo \"|oom_kill $(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control)\"\n"
+	    "  echo \"current $(cat /sys/fs/cgroup/memory/memory.usage_in_bytes)\"\n"
+	    "  echo \"max $(cat /sys/fs/cgroup/memory/memory.limit_in_bytes)\"\n"
+	    "  echo \"oom_kill $(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control)\"\n"
 	    "fi\n"
-	    "echo @transfer\n");
+	    "h @transfer\n");
 	if (remote != NULL) {
 		put_assign(&b, "d", wdir_pre(remote), remote);
 		/* Completeness is a file count and bytes, never `test -d`. */
 		buf_puts(&b, "if [ -d \"$d\" ]; then\n"
-		    "  echo \"|files $(find \"$d\" -type f 2>/dev/null | wc -l)\"\n"
+		    "  echo \"files $(find \"$d\" -type f 2>/dev/null | wc -l)\"\n"
 		    "  if find \"$d\" -maxdepth 0 -printf '' >/dev/null 2>&1; then\n"
-		    "    echo \"|bytes $(find \"$d\" -type f -printf '%s\\n' 2>/dev/null | awk '{ s += $1 } END { printf \"%.0f\", s }')\"\n"
-		    "  else echo '|bytes -1'; fi\n"
+		    "    echo \"bytes $(find \"$d\" -type f -printf '%s\\n' 2>/dev/null | awk '{ s += $1 } END { printf \"%.0f\", s }')\"\n"
+		    "  else echo 'bytes -1'; fi\n"
 		    "fi\n");
 	}
-	buf_puts(&b, "echo @end\n");
+	/*
+	 * A header can follow data that had no last newline: awk then splits the
+	 * line at the tag, the data first.  The tag cannot occur in data.
+	 */
+	buf_puts(&b, "h @end\n"
+	    "} | tr -d '\\000' | awk -v n=\"$N\" '{ i = index($0, n); if (i == 0) { print \"|\" $0; next } "
+	    "if (i > 1) print \"|\" substr($0, 1, i - 1); print substr($0, i + length(n)) }'\n");
 	return buf_detach(&b);
 }
 

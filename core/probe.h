@@ -40,6 +40,7 @@
 #define PROBE_EVENTS	65536	/* bytes of events.jsonl per probe */
 #define PROBE_EVENTS_S	"65536"
 #define PROBE_HISTORY_S	"65536"	/* bytes of each stage's history */
+#define PROBE_TAG_BYTES	16	/* random bytes of the header tag, new each probe */
 
 /* The script for cfg; caller frees. */
 char *probe_script(const struct wk_config *cfg);

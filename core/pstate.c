@@ -26,20 +26,9 @@
 static void
 pstate_instance(cJSON *doc)
 {
-	unsigned char rnd[8] = { 0 };
 	char hex[17];
-	FILE *fp = fopen("/dev/urandom", "re");
-	size_t i;
 
-	if (fp == NULL || fread(rnd, 1, sizeof(rnd), fp) != sizeof(rnd)) {
-		unsigned long long v = (unsigned long long)time(NULL) ^ (unsigned long long)getpid();
-
-		memcpy(rnd, &v, sizeof(rnd));
-	}
-	if (fp != NULL)
-		fclose(fp);
-	for (i = 0; i < sizeof(rnd); i++)
-		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+	fs_random_hex(hex, 8);
 	json_set_str(doc, "instance", hex);
 }
 

@@ -429,6 +429,29 @@ load_t1(struct fx *f, const char *detach)
 }
 
 /* The @slurm section is there for detach slurm only, with the query for the run's job names. */
+/* The header tag is new each probe (no file on the box can hold it) and only hex. */
+static void
+test_probe_tag_new_each_probe(void **state)
+{
+	struct fx *f = *state;
+	char *a = probe_script(f->cfg), *b = probe_script(f->cfg), *ta, *tb;
+	size_t n;
+
+	ta = strstr(a, "\nN=wk");
+	tb = strstr(b, "\nN=wk");
+	assert_non_null(ta);
+	assert_non_null(tb);
+	ta += 5;
+	tb += 5;
+	n = strspn(ta, "0123456789abcdef");
+	assert_int_equal(n, 2 * PROBE_TAG_BYTES);
+	assert_int_equal(ta[n], '\n');
+	assert_int_equal(strspn(tb, "0123456789abcdef"), 2 * PROBE_TAG_BYTES);
+	assert_true(memcmp(ta, tb, n) != 0);
+	free(a);
+	free(b);
+}
+
 static void
 test_probe_slurm_script(void **state)
 {
@@ -438,7 +461,7 @@ test_probe_slurm_script(void **state)
 	char *script = probe_script(cfg), *frag = slurm_query_script(cfg);
 	size_t i;
 
-	assert_non_null(strstr(script, "echo @slurm\n"));
+	assert_non_null(strstr(script, "h @slurm\n"));
 	assert_non_null(strstr(script, frag));	/* the fragment as core/slurm.c makes it */
 	assert_non_null(strstr(script, "wk-t1-a,wk-t1-b,wk-t1-c"));
 	assert_non_null(strstr(script, "squeue"));
@@ -659,6 +682,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_probe_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_caveats, setup, teardown),
 		cmocka_unit_test(test_probe_garbled),
+		cmocka_unit_test_setup_teardown(test_probe_tag_new_each_probe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_slurm_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_slurm_real, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_slurm_parse, setup, teardown),
