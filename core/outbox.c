@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -240,6 +241,54 @@ outbox_lock(const char *dir, int wait_ms)
 	fd = wait_ms > 0 ? lock_wait(p, wait_ms) : lock_try(p);
 	free(p);
 	return fd;
+}
+
+int
+outbox_reserve_make(const char *dir)
+{
+	static const char zeros[16384];
+	char *p = fs_join(dir, ".reserve"), *tmp = fs_join(dir, ".reserve.new");
+	struct stat st;
+	size_t done = 0;
+	ssize_t w;
+	int fd = -1, r = 0;
+
+	if (stat(p, &st) == 0 && st.st_size >= OUTBOX_RESERVE) {
+		r = 1;
+		goto out;
+	}
+	if (fs_mkdirs(dir, 0700) != 0 || (fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
+		goto out;
+	/* Written, not sparse: the blocks must be this file's until it is released. */
+	while (done < OUTBOX_RESERVE) {
+		if ((w = write(fd, zeros, sizeof(zeros))) < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	if (done >= OUTBOX_RESERVE && fsync(fd) == 0 && close(fd) == 0) {
+		fd = -1;
+		r = rename(tmp, p) == 0;
+	}
+	if (!r)
+		(void)unlink(tmp);	/* no room: nothing half-made stays */
+ out:
+	if (fd >= 0)
+		close(fd);
+	free(tmp);
+	free(p);
+	return r;
+}
+
+int
+outbox_reserve_release(const char *dir)
+{
+	char *p = fs_join(dir, ".reserve");
+	int r = unlink(p) == 0;
+
+	free(p);
+	return r;
 }
 
 /* Exponential, capped, with jitter in [50 %, 100 %] so many boxes do not retry in step. */

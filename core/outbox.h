@@ -60,6 +60,18 @@ int outbox_flush(const char *dir, const struct notify_sinks *sinks, const struct
  */
 int outbox_lock(const char *dir, int wait_ms);
 
+/*
+ * Space kept for the queue on a disk that fills up: <dir>/.reserve, a file of
+ * OUTBOX_RESERVE bytes really allocated (zeros written), made when there is
+ * room.  outbox_reserve_make: 1 made or already there, 0 no room for it (or
+ * dir cannot be made).  outbox_reserve_release: unlinks it, so that events
+ * that no disk space could take can still be queued; 1 when there was one.
+ * The queue's files need no reserve otherwise, and listing skips it.
+ */
+#define OUTBOX_RESERVE	(128 * 1024)
+int outbox_reserve_make(const char *dir);
+int outbox_reserve_release(const char *dir);
+
 /* Milliseconds (wall clock) when the earliest sink head is due; 0 when nothing is pending. */
 int64_t outbox_next_due_ms(const char *dir, const struct notify_sinks *sinks);
 

@@ -22,6 +22,7 @@
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
+#include "outbox.h"
 #include "xmalloc.h"
 #include "runner-int.h"
 
@@ -214,6 +215,29 @@ runner_pend_flush(struct runner *r)
 	}
 	free(od);
 	return rc;
+}
+
+/*
+ * Before exit: queue the events held in memory; when the disk still cannot
+ * take them, give up the outbox's reserve (made at start) and try again.
+ * The stage has ended by then, so nothing else of the run's takes the space
+ * first.
+ */
+void
+runner_pend_last(struct runner *r)
+{
+	char *od;
+
+	if (runner_pend_flush(r) == 0)
+		return;
+	od = layout_path(r->run.cfg->workdir, "outbox");
+	if (outbox_reserve_release(od)) {
+		log_warn("the disk is full: gave up the outbox's reserve (%d KiB) for the %zu "
+		    "notification(s) held in memory", OUTBOX_RESERVE / 1024, r->note.npend);
+		if (runner_pend_flush(r) == 0)
+			log_info("queued them: the next onbox or `onbox notify --flush` sends them");
+	}
+	free(od);
 }
 
 /* The events still held at exit: lost to the webhooks, said loudly. */

@@ -263,6 +263,7 @@ void	runner_progress_text(const struct runner *r, char *out, size_t len);
 void	runner_heartbeat(struct runner *r);
 int	runner_pend_flush(struct runner *r);
 void	runner_pend_free(struct runner *r);
+void	runner_pend_last(struct runner *r);
 void	runner_emit(struct runner *r, cJSON *ev, const char *human);
 void	runner_job_emit(void *arg, cJSON *ev, const char *human);
 void	runner_health_alerts(struct runner *r);

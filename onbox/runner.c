@@ -44,6 +44,7 @@
 #include "events.h"
 #include "fsutil.h"
 #include "layout.h"
+#include "outbox.h"
 #include "log.h"
 #include "onbox.h"
 #include "stop.h"
@@ -349,6 +350,13 @@ runner_run(struct wk_config *cfg, const char *stage)
 	}
 	outbox_opts_from_config(cfg, &r.note.outbox);
 	deliver_init(&r.note.dl, cfg, &r.note.sinks);
+	if (r.note.sinks.n > 0) {
+		/* Room kept for the events a disk that fills up could not take (runner_pend_last). */
+		char *od = layout_path(cfg->workdir, "outbox");
+
+		(void)outbox_reserve_make(od);
+		free(od);
+	}
 	for (i = 0; i < r.note.sinks.n; i++)
 		if (r.note.sinks.v[i].missing != NULL)
 			log_warn("notify %s cannot send: %s; its events are kept in the outbox",
@@ -418,7 +426,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 			    "`onbox run%s%s` re-attaches to it", r.run.got_signal, r.cur.st->name, r.cur.stage_pid,
 			    stage != NULL ? " --stage " : "", stage != NULL ? stage : "");
 	}
-	(void)runner_pend_flush(&r);	/* the last chance for events held in memory */
+	runner_pend_last(&r);	/* the last chance for events held in memory */
 	if (r.note.sinks.n > 0) {
 		int pending = deliver_drain(&r.note.dl, (int)(r.note.sinks.timeout_s + 2) * 1000);
 

@@ -83,6 +83,8 @@ running() {
 	stage
 	bg_onbox run
 	wait_for 20 test -f "$T/ready.train"
+	# The stage can get there before onbox has written its stage_started event.
+	wait_for 20 grep -qs '"stage_started"' "$(W)/events.jsonl"
 }
 SD() { echo "$T/state/watchkeeper/t1"; }
 # statesum: one checksum over the run's patrol state dir (names and contents).

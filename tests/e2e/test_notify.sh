@@ -2,6 +2,7 @@
 # End-to-end tests of notifications: a real HTTP receiver on 127.0.0.1, real
 # onbox processes, the durable outbox.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"	# sshd_at_exit
 
 # A chain of N quick stages (s1..sN); stage K waits for $T/go.K when K is in WAIT.
 chain_conf() {
@@ -223,6 +224,50 @@ test_outbox_cap_keeps_failures_and_done() {
 	assert_eq "$(recv_json "len([1 for x in r if json.loads(x['body'])['event'] == 'stage_done'])")" 12
 }
 
+# The outbox's disk fills up and stays full until onbox exits (a 512 KiB
+# tmpfs mounted as the outbox, so events.jsonl still takes every event): the
+# events the outbox could not take are held in memory, and at exit onbox
+# gives up the outbox's reserve (made at start) to queue them; once there is
+# space and a receiver, every event of events.jsonl is delivered.  Needs root.
+test_disk_full_to_the_end_reserve_queues_held() {
+	local ob
+	[ "$(id -u)" = 0 ] || { echo "SKIP disk_full_to_the_end_reserve_queues_held: needs root (tmpfs)"; return 0; }
+	start_receiver
+	port=$RPORT
+	stop_receiver
+	chain_conf 2 "[{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$port/hook\"}]" \
+		'"outbox": {"retry_base_ms": 100, "retry_max_s": 1, "timeout_s": 2},'
+	ob="$(W)/outbox"
+	mkdir -p "$ob"
+	mount -t tmpfs -o size=512k wk-notify-outbox "$ob"
+	sshd_at_exit "umount '$ob' || umount -l '$ob'"
+	WAIT="1" bg_onbox run
+	wait_for 10 grep -q '"stage_started".*"s1"' "$(W)/events.jsonl"
+	assert_eq "$(stat -c %s "$ob/.reserve")" $((128 * 1024))
+	dd if=/dev/zero of="$ob/filler" bs=4k 2>/dev/null || true
+	touch "$T/go.1"
+	rc=0; wait "$LAST_PID" || rc=$?
+	assert_eq "$rc" 0 "onbox with the outbox's disk full: $(tail -n 3 "$T/onbox.out")"
+	assert_grep 'cannot queue a notification in .*: No space left on device' "$T/onbox.out"
+	assert_grep "the disk is full: gave up the outbox's reserve \(128 KiB\)" "$T/onbox.out"
+	assert_no_grep 'could never be queued' "$T/onbox.out"
+	assert_no_file "$ob/.reserve"
+	rm -f "$ob/filler"
+	start_receiver "$port"
+	for _ in 1 2 3 4 5; do
+		[ -z "$(find "$ob" -name '0*.json')" ] && break
+		onbox notify --flush >>"$T/flush.out" 2>&1 || true
+	done
+	event_ids_in_order | sort -u >"$T/want"
+	received_ids /hook | sort -u >"$T/got"
+	assert_grep 'chain_done' "$T/want"
+	comm -23 "$T/want" "$T/got" >"$T/lost"
+	[ ! -s "$T/lost" ] || fail "never delivered: $(paste -sd' ' "$T/lost")"
+	# The next onbox makes the reserve again.
+	onbox run >"$T/run2.out" 2>&1 || fail "onbox run again: $(cat "$T/run2.out")"
+	assert_eq "$(stat -c %s "$ob/.reserve")" $((128 * 1024))
+}
+
 t each_sink_kind test_each_sink_kind
 t receiver_down_then_up_nothing_lost_in_order test_receiver_down_then_up_nothing_lost_in_order
 t receiver_hangs_bounded_then_retried test_receiver_hangs_bounded_then_retried
@@ -232,3 +277,4 @@ t feishu_200_with_error_code_is_not_delivered test_feishu_200_with_error_code_is
 t notify_test_reports_each_sink test_notify_test_reports_each_sink
 t no_secret_anywhere test_no_secret_anywhere
 t outbox_cap_keeps_failures_and_done test_outbox_cap_keeps_failures_and_done
+t disk_full_to_the_end_reserve_queues_held test_disk_full_to_the_end_reserve_queues_held
