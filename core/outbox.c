@@ -246,37 +246,16 @@ outbox_lock(const char *dir, int wait_ms)
 int
 outbox_reserve_make(const char *dir)
 {
-	static const char zeros[16384];
-	char *p = fs_join(dir, ".reserve"), *tmp = fs_join(dir, ".reserve.new");
+	char *p = fs_join(dir, ".reserve"), *zeros = NULL;
 	struct stat st;
-	size_t done = 0;
-	ssize_t w;
-	int fd = -1, r = 0;
+	int r = 1;
 
-	if (stat(p, &st) == 0 && st.st_size >= OUTBOX_RESERVE) {
-		r = 1;
-		goto out;
-	}
-	if (fs_mkdirs(dir, 0700) != 0 || (fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
-		goto out;
 	/* Written, not sparse: the blocks must be this file's until it is released. */
-	while (done < OUTBOX_RESERVE) {
-		if ((w = write(fd, zeros, sizeof(zeros))) < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
+	if (stat(p, &st) != 0 || st.st_size < OUTBOX_RESERVE) {
+		zeros = xcalloc(1, OUTBOX_RESERVE);
+		r = fs_mkdirs(dir, 0700) == 0 && atomic_write(p, zeros, OUTBOX_RESERVE, 0600) == 0;
 	}
-	if (done >= OUTBOX_RESERVE && fsync(fd) == 0 && close(fd) == 0) {
-		fd = -1;
-		r = rename(tmp, p) == 0;
-	}
-	if (!r)
-		(void)unlink(tmp);	/* no room: nothing half-made stays */
- out:
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
+	free(zeros);
 	free(p);
 	return r;
 }
