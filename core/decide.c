@@ -277,7 +277,7 @@ pred_monitor_stale(const struct decide_in *in, const struct decide_facts *f, str
 		return 0;
 	if (f->slurm != NULL && !f->onbox_alive)
 		return 0;	/* its job waits in the queue: no heartbeat is due */
-	if (f->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= 2 * hb)
+	if (f->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= heartbeat_stale_s(hb))
 		return 0;
 	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
 	if (!f->onbox_alive)
@@ -385,7 +385,7 @@ const struct decide_row decide_table[] = {
 	  "alive, but progress has not moved for patrol.stall_ticks ticks",
 	  "look at the last lines (a hang, a deadlock, a block-buffered log?); never blind-restarted" },
 	{ V_MONITOR_STALE, "MONITOR_STALE", pred_monitor_stale, ACT_NONE,
-	  "the run lives but onbox is gone or its heartbeat is older than 2 intervals",
+	  "the run lives but onbox is gone or its heartbeat is older than 2 intervals (and 10 s)",
 	  "the run may be fine; restart onbox (onbox start re-attaches, never relaunches a live stage)" },
 	{ V_DISK_LOW, "DISK_LOW", pred_disk_low, ACT_NONE,
 	  "the workdir's disk or inodes are at patrol.disk_warn_pct or more",
@@ -414,6 +414,12 @@ verdict_name(enum verdict v)
 		if (decide_table[i].v == v)
 			return decide_table[i].name;
 	return "?";
+}
+
+long
+heartbeat_stale_s(long heartbeat_s)
+{
+	return heartbeat_s > HEARTBEAT_STALE_MIN_S / 2 ? 2 * heartbeat_s : HEARTBEAT_STALE_MIN_S;
 }
 
 int

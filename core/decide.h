@@ -119,6 +119,16 @@ const char *verdict_name(enum verdict v);
 int verdict_exit(enum verdict v);
 
 /*
+ * A heartbeat older than this many seconds is stale (MONITOR_STALE, onbox
+ * status's monitor_stale): two intervals, and never under
+ * HEARTBEAT_STALE_MIN_S, since a loaded box can hold one state.json write
+ * (its fsync, the scheduler) for seconds and whole-second clocks add one
+ * more.  Only intervals under 5 s meet the floor; the default (60) is 120.
+ */
+#define HEARTBEAT_STALE_MIN_S	10
+long heartbeat_stale_s(long heartbeat_s);
+
+/*
  * Walk the table: a pure function of in (the parsed probe, the config, the
  * last tick's numbers); it parses nothing.  out->details carries the
  * evidence (no secrets: it holds no config values but names).

@@ -17,6 +17,7 @@
 #include "caveats.h"
 #include "ckpt.h"
 #include "ckptjson.h"
+#include "decide.h"
 #include "config.h"
 #include "curlcmd.h"
 #include "events.h"
@@ -157,7 +158,7 @@ status_build(const struct wk_config *cfg)
 		age = difftime(now, (time_t)json_num(state, "time_unix", 0));
 		cJSON_AddNumberToObject(doc, "heartbeat_age_s", age);
 		cJSON_AddBoolToObject(doc, "monitor_stale",
-		    held == 1 && age > 2.0 * (double)cfg->heartbeat_s);
+		    held == 1 && age > (double)heartbeat_stale_s(cfg->heartbeat_s));
 		cJSON_AddItemToObject(doc, "state", state);	/* transferred */
 	}
 	stages = cJSON_AddArrayToObject(doc, "stages");

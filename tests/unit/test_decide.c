@@ -789,6 +789,17 @@ test_slurm_no_heartbeat(void **state)
 	sc_check(&c);
 }
 
+/* Two intervals, never under 10 s: a 1 s heartbeat 3 s old is a slow write, not a lost onbox. */
+static void
+test_heartbeat_stale_floor(void **state)
+{
+	(void)state;
+	assert_int_equal(heartbeat_stale_s(1), HEARTBEAT_STALE_MIN_S);
+	assert_int_equal(heartbeat_stale_s(5), 10);
+	assert_int_equal(heartbeat_stale_s(6), 12);
+	assert_int_equal(heartbeat_stale_s(60), 120);
+}
+
 int
 main(void)
 {
@@ -802,6 +813,7 @@ main(void)
 		cmocka_unit_test(test_slurm_unknown_not_dead),
 		cmocka_unit_test(test_slurm_configuring),
 		cmocka_unit_test(test_slurm_no_heartbeat),
+		cmocka_unit_test(test_heartbeat_stale_floor),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
