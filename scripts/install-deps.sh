@@ -95,6 +95,19 @@ install_sdk() {
 		echo "install-deps: npm ci failed in tests/mcp: the MCP client tests will be skipped" >&2
 }
 
+# The Debian 11 root of the older-box tests (tests/e2e/oldbox.sh): a Debian
+# userland from the mirror, like the packages, built once a machine by
+# scripts/oldbox-root.sh under /var/cache/watchkeeper/oldbox (a few minutes
+# the first time, a no-op after).  Needs root and debootstrap; without them,
+# or when the mirror fails, the tests say SKIP or build it themselves.
+install_oldbox() {
+	[ "$(id -u)" = 0 ] && command -v debootstrap >/dev/null 2>&1 || return 0
+	"$TOP/scripts/oldbox-root.sh" --check >/dev/null && return 0
+	echo "install-deps: the Debian 11 root of tests/e2e/oldbox.sh (debootstrap, once a machine)"
+	"$TOP/scripts/oldbox-root.sh" >/dev/null ||
+		echo "install-deps: no Debian 11 root: test_oldbox will try again, or say SKIP" >&2
+}
+
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -114,6 +127,7 @@ have_deb_src || need_src=1
 
 if [ -z "$missing$optional$need_src" ]; then
 	install_sdk
+	install_oldbox
 	echo "install-deps: all packages present"
 	exit 0
 fi
@@ -157,4 +171,5 @@ if [ -n "$optional" ]; then
 	fi
 fi
 install_sdk
+install_oldbox
 echo "install-deps: done"

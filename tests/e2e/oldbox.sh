@@ -8,10 +8,12 @@
 #                         mirror unreachable, debootstrap failed) so the
 #                         caller prints "SKIP name: reason"; builds the
 #                         cached root when it is not there yet
-#   oldbox_root           the cached root's path: a --variant=minbase
-#                         debootstrap from $OLDBOX_MIRROR with
-#                         $OLDBOX_INCLUDE and nothing else, under
-#                         $OLDBOX_CACHE (build/oldbox/bullseye)
+#   oldbox_root           the cached root's path (scripts/oldbox-root.sh:
+#                         a --variant=minbase debootstrap of Debian 11,
+#                         built once a machine under $OLDBOX_CACHE,
+#                         /var/cache/watchkeeper/oldbox, by
+#                         scripts/install-deps.sh or the first test that
+#                         needs it)
 #   oldbox_start [--no-tmux] [--user NAME]
 #                         a box of its own under $T/oldbox/: an overlay with
 #                         the cached root as its lower layer (a copy when
@@ -31,8 +33,8 @@
 #   oldbox_stop           stop every process of the box by pid, unmount
 #   oldbox_sh CMD         run CMD as the login user through the system ssh
 #
-# The cache is built into a temporary directory next to it and renamed when
-# debootstrap has finished, under a lock (flock on build/oldbox/.lock), so a
+# scripts/oldbox-root.sh builds the cache aside and renames it when
+# debootstrap has finished, under a lock (flock on $OLDBOX_CACHE/.lock), so a
 # half-finished or concurrent build is never used.  The chroot shares the
 # host's network namespace: the box reaches a receiver on 127.0.0.1.
 #
@@ -45,71 +47,32 @@
 # oldbox_start registers oldbox_stop with sshd_at_exit before it mounts
 # anything, so a failing assertion still cleans up.
 
-OLDBOX_CACHE=${OLDBOX_CACHE:-$TOP/build/oldbox}
-OLDBOX_SUITE=bullseye
-OLDBOX_MIRROR=${OLDBOX_MIRROR:-http://deb.debian.org/debian}
-OLDBOX_INCLUDE=openssh-server,python3,tmux,curl,ca-certificates
+OLDBOX_CACHE=${OLDBOX_CACHE:-/var/cache/watchkeeper/oldbox}
 OLDBOX_SHELL=${OLDBOX_SHELL:-/bin/bash}
 _OLDBOX_MOUNTS=()
 
 oldbox_available() {
-	local c
+	local c url
 	[ "$(id -u)" = 0 ] || { echo "needs root (chroot and mounts)"; return 1; }
 	for c in chroot mount umount flock ssh-keygen ssh; do
 		command -v "$c" >/dev/null 2>&1 || { echo "no $c command"; return 1; }
 	done
-	[ -d "$OLDBOX_CACHE/$OLDBOX_SUITE" ] && return 0
+	_oldbox_root --check >/dev/null && return 0
 	command -v debootstrap >/dev/null 2>&1 ||
 		{ echo "debootstrap not installed (scripts/install-deps.sh installs it)"; return 1; }
+	url=$(_oldbox_root --release-url)
 	timeout 30 python3 -c 'import sys,urllib.request; urllib.request.urlopen(sys.argv[1], timeout=20).read(1)' \
-		"$OLDBOX_MIRROR/dists/$OLDBOX_SUITE/Release" >/dev/null 2>&1 ||
-		{ echo "$OLDBOX_MIRROR unreachable (no $OLDBOX_SUITE Release file)"; return 1; }
+		"$url" >/dev/null 2>&1 || { echo "${url%/dists/*} unreachable (no ${url#*/dists/})"; return 1; }
 	oldbox_root >/dev/null 2>&1 ||
 		{ echo "debootstrap failed: $(tail -n 1 "$OLDBOX_CACHE/debootstrap.log" 2>/dev/null)"; return 1; }
 	return 0
 }
 
-# Unmount whatever is still mounted below $1 (a killed debootstrap leaves /proc and /sys there).
-_oldbox_umount_below() {
-	local m
-	for m in $(awk -v p="$1/" 'index($2, p) == 1 { print $2 }' /proc/self/mounts | sort -r); do
-		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
-	done
-}
+# scripts/oldbox-root.sh with this file's cache (and suite, mirror, packages when set).
+_oldbox_root() { OLDBOX_CACHE=$OLDBOX_CACHE "$TOP/scripts/oldbox-root.sh" "$@"; }
 
-oldbox_root() {
-	local done="$OLDBOX_CACHE/$OLDBOX_SUITE" tmp rc=0 old
-	if [ -d "$done" ]; then
-		echo "$done"
-		return 0
-	fi
-	mkdir -p "$OLDBOX_CACHE"
-	(
-		flock -w 1800 9 || { echo "oldbox: no lock on $OLDBOX_CACHE/.lock" >&2; exit 1; }
-		[ -d "$done" ] && exit 0
-		# Leftovers of a build that was killed (we hold the lock: no one is building).
-		for old in "$OLDBOX_CACHE"/.build.*; do
-			[ -d "$old" ] || continue
-			_oldbox_umount_below "$old"
-			rm -rf --one-file-system "$old"
-		done
-		tmp=$(mktemp -d "$OLDBOX_CACHE/.build.XXXXXX")
-		echo "oldbox: debootstrap $OLDBOX_SUITE into $tmp (once; cached in $done)" >&2
-		debootstrap --variant=minbase --include="$OLDBOX_INCLUDE" \
-			"$OLDBOX_SUITE" "$tmp" "$OLDBOX_MIRROR" >"$OLDBOX_CACHE/debootstrap.log" 2>&1 || rc=$?
-		_oldbox_umount_below "$tmp"
-		if [ $rc -ne 0 ]; then
-			echo "oldbox: debootstrap failed (exit $rc): $(tail -n 1 "$OLDBOX_CACHE/debootstrap.log")" >&2
-			rm -rf --one-file-system "$tmp"
-			exit 1
-		fi
-		# Downloaded packages are not part of the box.
-		rm -f "$tmp"/var/cache/apt/archives/*.deb
-		chmod 755 "$tmp"
-		mv -T "$tmp" "$done"
-	) 9>"$OLDBOX_CACHE/.lock" || return 1
-	echo "$done"
-}
+# The root's path; built first (once a machine, scripts/install-deps.sh does it) when missing.
+oldbox_root() { _oldbox_root; }
 
 # Mount, and remember it for oldbox_stop (unmounted last first).
 _oldbox_mount() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests against an older box (tests/e2e/oldbox.sh): a Debian 11
 # minbase root (glibc 2.31, dash, python3, tmux, curl; no compiler, no cJSON)
-# made once with debootstrap and cached under build/oldbox/, a box of its own
+# made once a machine with debootstrap (scripts/oldbox-root.sh, run by
+# scripts/install-deps.sh) and cached under /var/cache/watchkeeper/oldbox/, a box of its own
 # per test with its own sshd started chrooted on 127.0.0.1 and a non-root
 # login user.
 #
@@ -156,7 +157,9 @@ builds_left() {
 # failed or killed build leaves nothing that counts as the root.  A fake
 # debootstrap (first on PATH) stands in for the real one.
 test_oldbox_cache_lock_and_rename() {
-	local c="$T/cache" p1 p2 r1 r2
+	local c="$T/cache" p1 p2 r1 r2 root
+	# Named by the suite and the package list's checksum (a new list, a new root).
+	root="$c/bullseye-$(echo openssh-server,python3,tmux,curl,ca-certificates | cksum | cut -d' ' -f1)"
 	mkdir -p "$T/fakebin"
 	cat >"$T/fakebin/debootstrap" <<SH
 #!/bin/sh
@@ -172,7 +175,7 @@ SH
 	rc=0; (PATH="$T/fakebin:$PATH" OLDBOX_CACHE=$c; oldbox_root) >"$T/r0" 2>"$T/e0" || rc=$?
 	assert_eq "$rc" 1 "oldbox_root after a failed debootstrap"
 	assert_grep "fake" "$T/e0"
-	assert_no_file "$c/bullseye"
+	assert_no_file "$root"
 	assert_eq "$(builds_left "$c")" 0 "temporary builds left"
 	rm "$T/debootstrap.fail" "$T/debootstrap.calls"
 	# A killed build's leftover is cleared by the next one.
@@ -183,16 +186,16 @@ SH
 	(PATH="$T/fakebin:$PATH" OLDBOX_CACHE=$c; oldbox_root) >"$T/r2" 2>&1 &
 	p2=$!
 	wait_for 10 test -s "$T/debootstrap.calls"
-	assert_no_file "$c/bullseye"
+	assert_no_file "$root"
 	touch "$T/debootstrap.go"
 	r1=0; wait $p1 || r1=$?
 	r2=0; wait $p2 || r2=$?
 	assert_eq "$r1:$r2" 0:0 "both oldbox_root"
 	assert_eq "$(wc -l <"$T/debootstrap.calls" | tr -d ' ')" 1 "debootstrap runs"
 	assert_grep '^--variant=minbase --include=openssh-server,python3,tmux,curl,ca-certificates bullseye .* http://deb.debian.org/debian$' "$T/debootstrap.calls"
-	assert_eq "$(tail -n 1 "$T/r1")" "$c/bullseye"
-	assert_eq "$(tail -n 1 "$T/r2")" "$c/bullseye"
-	assert_eq "$(cat "$c/bullseye/usr/bin/marker")" built
+	assert_eq "$(tail -n 1 "$T/r1")" "$root"
+	assert_eq "$(tail -n 1 "$T/r2")" "$root"
+	assert_eq "$(cat "$root/usr/bin/marker")" built
 	assert_eq "$(builds_left "$c")" 0 "temporary builds left"
 }
 
