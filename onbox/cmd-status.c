@@ -228,21 +228,24 @@ status_build(const struct wk_config *cfg)
 		free(why);
 	}
 	{
-		struct curlcmd_how how;
-		cJSON *http = cJSON_AddObjectToObject(doc, "http");
-
-		curlcmd_how_get(&how);
-		cJSON_AddStringToObject(http, "via", how.via);
-		cJSON_AddStringToObject(http, "detail", how.detail);
-		curlcmd_how_free(&how);
-	}
-	{
 		struct notify_sinks sinks;
+		struct curlcmd_how how;
+		cJSON *http;
 		char *od = layout_path(cfg->workdir, "outbox");
 
+		/*
+		 * How webhooks leave the box, said where there are webhooks: finding
+		 * out loads libcurl and its thirty libraries (some 30 ms).
+		 */
 		notify_sinks_load_box(cfg, &sinks);
-		if (sinks.n > 0)
+		if (sinks.n > 0) {
+			curlcmd_how_get(&how);
+			http = cJSON_AddObjectToObject(doc, "http");
+			cJSON_AddStringToObject(http, "via", how.via);
+			cJSON_AddStringToObject(http, "detail", how.detail);
+			curlcmd_how_free(&how);
 			cJSON_AddItemToObject(doc, "notify", outbox_status(od, &sinks));
+		}
 		notify_sinks_free(&sinks);
 		free(od);
 	}
