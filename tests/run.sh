@@ -261,7 +261,9 @@ if [ $times = 1 ]; then
 	echo "times (wall and CPU, each file; $jobs at once):"
 	timeline
 fi
-echo "the ten slowest files (wall and CPU; $jobs at once, $wall s in all):"
+# The CPU all files used: what a 2-core machine's wall time is bound by.
+cpu_all=$(for j in "${!took[@]}"; do cpu "$j"; echo; done | awk '{ s += $1 } END { printf "%.0f", s }')
+echo "the ten slowest files (wall and CPU; $jobs at once, $wall s in all, $cpu_all s CPU):"
 timeline | head -n 10
 
 if [ ${#failed[@]} -gt 0 ]; then
