@@ -16,11 +16,13 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "config.h"
 #include "history.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "mwait.h"
+#include "probe.h"
 #include "sshq.h"
 #include "xmalloc.h"
 
@@ -115,28 +117,38 @@ mwait_script(const char *workdir, const struct mwait_spec *spec)
 	struct buf b = BUF_INIT;
 	size_t i;
 
+	char tag[2 * PROBE_TAG_BYTES + 1];
+
+	fs_random_hex(tag, PROBE_TAG_BYTES);
 	buf_printf(&b, "# watchkeeper mwait %d: read-only, bounded\n"
 	    "export LC_ALL=C\n"
 	    "W=", MWAIT_VERSION);
 	sshq_append(&b, workdir);
+	/*
+	 * As in the probe (probe.c): every line goes through one tr and one awk
+	 * at the end; a header is the tag and the header (h), any other line is
+	 * data and gets its '|'.  The tag is new each check.
+	 */
 	buf_printf(&b, "\nD=\"$W/" LAYOUT_DIR "\"\n"
-	    "p() { tr -d '\\000' | awk '{ print \"|\" $0 }'; }\n"
-	    "num() { sed -n \"s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p\" \"$D/state.json\" 2>/dev/null | head -n 1; }\n"
+	    "N=wk%s\n"
+	    "h() { echo \"$N$1\"; }\n"
+	    "num() { sed -n \"/^[[:space:]]*\\\"$1\\\":[[:space:]]*[0-9]/{s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p;q;}\" \"$D/state.json\" 2>/dev/null; }\n"
 	    "live() { if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then echo 1; else echo 0; fi; }\n"
 	    "mk() {\n"
-	    "  if [ -f \"$D/markers/$1\" ]; then echo \"@marker $1 present\"; head -c %u \"$D/markers/$1\" | p;\n"
-	    "  else echo \"@marker $1 absent\"; fi\n"
-	    "  if [ -f \"$D/markers/$1.FAILED\" ]; then echo \"@failed $1\"; head -c %u \"$D/markers/$1.FAILED\" | p; fi\n"
+	    "  if [ -f \"$D/markers/$1\" ]; then h \"@marker $1 present\"; head -c %u \"$D/markers/$1\";\n"
+	    "  else h \"@marker $1 absent\"; fi\n"
+	    "  if [ -f \"$D/markers/$1.FAILED\" ]; then h \"@failed $1\"; head -c %u \"$D/markers/$1.FAILED\"; fi\n"
 	    "}\n"
-	    "st() { echo \"@stage $1\"; if [ -f \"$D/stages/$1.json\" ]; then head -c %u \"$D/stages/$1.json\" | p; fi; }\n"
-	    "echo \"@mwait %d $(date +%%s)\"\n"
-	    "echo @alive\n"
+	    "st() { h \"@stage $1\"; if [ -f \"$D/stages/$1.json\" ]; then head -c %u \"$D/stages/$1.json\"; fi; }\n"
+	    "{\n"
+	    "h \"@mwait %d $(date +%%s)\"\n"
+	    "h @alive\n"
 	    "ob=$(num onbox_pid); sp=$(num stage_pid)\n"
 	    "oa=0; if [ \"$(live \"$ob\")\" = 1 ]; then case \"$(tr '\\000' ' ' <\"/proc/$ob/cmdline\" 2>/dev/null)\" in "
 	    "*onbox*) oa=1 ;; esac; fi\n"
-	    "echo \"|onbox ${ob:-0} $oa\"\n"
-	    "echo \"|stage ${sp:-0} $(live \"$sp\")\"\n",
-	    MWAIT_DOC_MAX, MWAIT_DOC_MAX, MWAIT_STAGE_MAX, MWAIT_VERSION);
+	    "echo \"onbox ${ob:-0} $oa\"\n"
+	    "echo \"stage ${sp:-0} $(live \"$sp\")\"\n",
+	    tag, MWAIT_DOC_MAX, MWAIT_DOC_MAX, MWAIT_STAGE_MAX, MWAIT_VERSION);
 	/* Markers first, then the histories (see the comment at the top). */
 	for (i = 0; i < spec->nmarkers; i++) {
 		buf_puts(&b, "mk ");
@@ -148,8 +160,12 @@ mwait_script(const char *workdir, const struct mwait_spec *spec)
 		sshq_append(&b, spec->stages[i]);
 		buf_putc(&b, '\n');
 	}
-	buf_printf(&b, "if [ -f \"$D/stopped\" ]; then echo @stopped; head -c %u \"$D/stopped\" | p; fi\n"
-	    "echo @end\n", MWAIT_DOC_MAX);
+	/* A file's last line without its newline is glued to the next header: awk splits it at the tag. */
+	buf_printf(&b, "if [ -f \"$D/stopped\" ]; then h @stopped; head -c %u \"$D/stopped\"; fi\n"
+	    "h @end\n"
+	    "} | tr -d '\\000' | awk -v n=\"$N\" '{ i = index($0, n); if (i == 0) { print \"|\" $0; next } "
+	    "if (i > 1) print \"|\" substr($0, 1, i - 1); print substr($0, i + length(n)) }'\n",
+	    MWAIT_DOC_MAX);
 	return buf_detach(&b);
 }
 

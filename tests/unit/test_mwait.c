@@ -409,8 +409,8 @@ test_mwait_spec(void **state)
 	/* Names reach the script quoted, one check each, markers before histories. */
 	script = mwait_script("/w", &spec);
 	assert_non_null(strstr(script, "mk 'A_DONE'\nmk 'M'\nmk 'Z_DONE'\nst 'a'\nst 'z'\n"
-	    "if [ -f \"$D/stopped\" ]; then echo @stopped;"));
-	assert_non_null(strstr(script, "\necho @end\n"));
+	    "if [ -f \"$D/stopped\" ]; then h @stopped;"));
+	assert_non_null(strstr(script, "\nh @end\n} | tr -d "));
 	assert_non_null(strstr(script, "W='/w'\n"));
 	free(script);
 	mwait_spec_free(&spec);
