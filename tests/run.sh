@@ -230,6 +230,10 @@ reap() {
 	report "$j" "$rc"
 }
 t0=$(now_us)
+# The machine's CPU time, busy and all (/proc/stat's first line, in ticks):
+# files' own CPU misses what they daemonize (sshd sessions, nohup'd onbox, tmux).
+cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8; exit }' /proc/stat 2>/dev/null; }
+stat0=$(cpu_ticks)
 set -m
 for i in $order; do
 	while [ ${#running_pids[@]} -ge "$jobs" ]; do reap; done
@@ -263,7 +267,8 @@ if [ $times = 1 ]; then
 fi
 # The CPU all files used: what a 2-core machine's wall time is bound by.
 cpu_all=$(for j in "${!took[@]}"; do cpu "$j"; echo; done | awk '{ s += $1 } END { printf "%.0f", s }')
-echo "the ten slowest files (wall and CPU; $jobs at once, $wall s in all, $cpu_all s CPU):"
+busy=$(echo "$stat0 $(cpu_ticks)" | awk 'NF == 4 && $4 > $2 { printf ", the machine %d%% busy", 100 * ($3 - $1) / ($4 - $2) }')
+echo "the ten slowest files (wall and CPU; $jobs at once, $wall s in all, $cpu_all s CPU$busy):"
 timeline | head -n 10
 
 if [ ${#failed[@]} -gt 0 ]; then
