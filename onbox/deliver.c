@@ -179,23 +179,47 @@ deliver_after_poll(struct deliver *d, short revents)
 		deliver_start(d);
 }
 
+/* Events still queued, all sinks together. */
+static int
+deliver_pending(const struct deliver *d)
+{
+	cJSON *st = outbox_status(d->dir, d->sinks), *it;
+	int pending = 0;
+
+	cJSON_ArrayForEach(it, st)
+		pending += (int)json_num(it, "pending", 0);
+	cJSON_Delete(st);
+	return pending;
+}
+
 int
 deliver_drain(struct deliver *d, int max_ms)
 {
 	struct deadline end;
-	int status, pending = 0;
+	int status, left, now_left, progress = 0;
 	int64_t due, now;
 	uint64_t wait;
-	cJSON *st, *it;
 
 	if (d->sinks->n == 0)
 		return 0;
 	deadline_set(&end, (uint64_t)max_ms);
-	/* Deliver what falls due within the bound; give up on the rest (it stays queued). */
+	left = deliver_pending(d);
+	/*
+	 * Deliver what falls due within the bound; give up on the rest (it
+	 * stays queued).  A round that delivered something earns the next one
+	 * its own bound: a slow but working receiver (a loaded box, a far
+	 * network) still gets the last events, chain_done among them, before
+	 * onbox exits; a round that delivered nothing (a sink down, hanging)
+	 * ends the drain at the first bound.  Each extension needs fewer events
+	 * queued than the last, so the drain ends.
+	 */
 	while (!deadline_expired(&end)) {
 		if (d->pid > 0) {
 			if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
 				deliver_ended(d, status);
+				now_left = deliver_pending(d);
+				progress = now_left < left;
+				left = now_left;
 				if (WIFEXITED(status) && WEXITSTATUS(status) == WK_EX_TEMPFAIL)
 					usleep(DELIVER_BUSY_RETRY_MS * 1000);
 				continue;
@@ -209,20 +233,20 @@ deliver_drain(struct deliver *d, int max_ms)
 		wait = due > now ? (uint64_t)(due - now) : 0;
 		if (wait < deliver_hold_ms(d))
 			wait = deliver_hold_ms(d);	/* the last round failed: keep the pace */
-		/* Start a round only if it can finish, at its bound, within ours. */
-		if (wait + (uint64_t)d->timeout_s * 1000 > deadline_left_ms(&end))
-			break;
+		/* Start a round only if it can finish, at its bound, within ours (or it earned one). */
+		if (wait + (uint64_t)d->timeout_s * 1000 > deadline_left_ms(&end)) {
+			if (!progress || left <= 0)
+				break;
+			progress = 0;
+			deadline_set(&end, wait + (uint64_t)d->timeout_s * 1000 + 2000);
+		}
 		if (wait > 0)
 			usleep((useconds_t)wait * 1000);
 		deliver_start(d);
 	}
 	if (d->pid > 0)
 		log_warn("notification delivery still running after %d ms; leaving it", max_ms);
-	st = outbox_status(d->dir, d->sinks);
-	cJSON_ArrayForEach(it, st)
-		pending += (int)json_num(it, "pending", 0);
-	cJSON_Delete(st);
-	return pending;
+	return deliver_pending(d);
 }
 
 void
