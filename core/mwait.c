@@ -16,7 +16,6 @@
 
 #include "buf.h"
 #include "err.h"
-#include "fsutil.h"
 #include "config.h"
 #include "history.h"
 #include "jsonfile.h"
@@ -117,24 +116,13 @@ mwait_script(const char *workdir, const struct mwait_spec *spec)
 	struct buf b = BUF_INIT;
 	size_t i;
 
-	char tag[2 * PROBE_TAG_BYTES + 1];
-
-	fs_random_hex(tag, PROBE_TAG_BYTES);
 	buf_printf(&b, "# watchkeeper mwait %d: read-only, bounded\n"
 	    "export LC_ALL=C\n"
 	    "W=", MWAIT_VERSION);
 	sshq_append(&b, workdir);
-	/*
-	 * As in the probe (probe.c): every line goes through one tr and one awk
-	 * at the end; a header is the tag and the header (h), any other line is
-	 * data and gets its '|'.  The tag is new each check.
-	 */
-	buf_printf(&b, "\nD=\"$W/" LAYOUT_DIR "\"\n"
-	    "N=wk%s\n"
-	    "h() { echo \"$N$1\"; }\n"
-	    "num() { sed -n \"/^[[:space:]]*\\\"$1\\\":[[:space:]]*[0-9]/{s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p;q;}\" \"$D/state.json\" 2>/dev/null; }\n"
-	    "live() { if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then echo 1; else echo 0; fi; }\n"
-	    "mk() {\n"
+	buf_puts(&b, "\nD=\"$W/" LAYOUT_DIR "\"\n");
+	probe_sh_prelude(&b);	/* framed as the probe is (probe.c) */
+	buf_printf(&b, "mk() {\n"
 	    "  if [ -f \"$D/markers/$1\" ]; then h \"@marker $1 present\"; head -c %u \"$D/markers/$1\";\n"
 	    "  else h \"@marker $1 absent\"; fi\n"
 	    "  if [ -f \"$D/markers/$1.FAILED\" ]; then h \"@failed $1\"; head -c %u \"$D/markers/$1.FAILED\"; fi\n"
@@ -142,13 +130,9 @@ mwait_script(const char *workdir, const struct mwait_spec *spec)
 	    "st() { h \"@stage $1\"; if [ -f \"$D/stages/$1.json\" ]; then head -c %u \"$D/stages/$1.json\"; fi; }\n"
 	    "{\n"
 	    "h \"@mwait %d $(date +%%s)\"\n"
-	    "h @alive\n"
-	    "ob=$(num onbox_pid); sp=$(num stage_pid)\n"
-	    "oa=0; if [ \"$(live \"$ob\")\" = 1 ]; then case \"$(tr '\\000' ' ' <\"/proc/$ob/cmdline\" 2>/dev/null)\" in "
-	    "*onbox*) oa=1 ;; esac; fi\n"
-	    "echo \"onbox ${ob:-0} $oa\"\n"
-	    "echo \"stage ${sp:-0} $(live \"$sp\")\"\n",
-	    tag, MWAIT_DOC_MAX, MWAIT_DOC_MAX, MWAIT_STAGE_MAX, MWAIT_VERSION);
+	    "h @alive\n",
+	    MWAIT_DOC_MAX, MWAIT_DOC_MAX, MWAIT_STAGE_MAX, MWAIT_VERSION);
+	probe_sh_alive(&b);
 	/* Markers first, then the histories (see the comment at the top). */
 	for (i = 0; i < spec->nmarkers; i++) {
 		buf_puts(&b, "mk ");
@@ -160,12 +144,9 @@ mwait_script(const char *workdir, const struct mwait_spec *spec)
 		sshq_append(&b, spec->stages[i]);
 		buf_putc(&b, '\n');
 	}
-	/* A file's last line without its newline is glued to the next header: awk splits it at the tag. */
 	buf_printf(&b, "if [ -f \"$D/stopped\" ]; then h @stopped; head -c %u \"$D/stopped\"; fi\n"
-	    "h @end\n"
-	    "} | tr -d '\\000' | awk -v n=\"$N\" '{ i = index($0, n); if (i == 0) { print \"|\" $0; next } "
-	    "if (i > 1) print \"|\" substr($0, 1, i - 1); print substr($0, i + length(n)) }'\n",
-	    MWAIT_DOC_MAX);
+	    "h @end\n", MWAIT_DOC_MAX);
+	probe_sh_filter(&b);
 	return buf_detach(&b);
 }
 

@@ -55,6 +55,47 @@ wdir_pre(const char *path)
 	return path[0] == '/' ? "" : "\"$W/\"";
 }
 
+/*
+ * The framing the probe and mwait's check share.  Every line of the script's
+ * { ... } goes through one tr and one awk at its end (probe_sh_filter): a
+ * header is the tag and the header (h), any other line is data and gets its
+ * '|'.  The tag is new each script, so no file on the box can hold it; a
+ * header that follows data without its last newline is split from it at the
+ * tag, the data first.  num KEY: the first integer KEY of $D/state.json;
+ * live PID: 1 when the process exists.
+ */
+void
+probe_sh_prelude(struct buf *b)
+{
+	char tag[2 * PROBE_TAG_BYTES + 1];
+
+	fs_random_hex(tag, PROBE_TAG_BYTES);
+	buf_printf(b, "N=wk%s\n"
+	    "h() { echo \"$N$1\"; }\n"
+	    "num() { sed -n \"/^[[:space:]]*\\\"$1\\\":[[:space:]]*[0-9]/{s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p;q;}\" \"$D/state.json\" 2>/dev/null; }\n"
+	    "live() { if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then echo 1; else echo 0; fi; }\n",
+	    tag);
+}
+
+/* The alive section's data: onbox's and the stage's pid, and whether each lives. */
+void
+probe_sh_alive(struct buf *b)
+{
+	/* The onbox pid must still be an onbox: a reused pid is not our monitor. */
+	buf_puts(b, "ob=$(num onbox_pid); sp=$(num stage_pid)\n"
+	    "oa=0; if [ \"$(live \"$ob\")\" = 1 ]; then case \"$(tr '\\000' ' ' <\"/proc/$ob/cmdline\" 2>/dev/null)\" in "
+	    "*onbox*) oa=1 ;; esac; fi\n"
+	    "echo \"onbox ${ob:-0} $oa\"\n"
+	    "echo \"stage ${sp:-0} $(live \"$sp\")\"\n");
+}
+
+void
+probe_sh_filter(struct buf *b)
+{
+	buf_puts(b, "} | tr -d '\\000' | awk -v n=\"$N\" '{ i = index($0, n); if (i == 0) { print \"|\" $0; next } "
+	    "if (i > 1) print \"|\" substr($0, 1, i - 1); print substr($0, i + length(n)) }'\n");
+}
+
 char *
 probe_script(const struct wk_config *cfg)
 {
@@ -66,27 +107,17 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 {
 	struct buf b = BUF_INIT;
 	const char *remote = config_get_str(cfg, "transfer.remote");
-	char tag[2 * PROBE_TAG_BYTES + 1];
 	size_t i;
 
-	fs_random_hex(tag, PROBE_TAG_BYTES);
 	buf_puts(&b, "# watchkeeper probe " "1" ": read-only, bounded\n"
 	    "export LC_ALL=C\n");
 	put_assign(&b, "W", "", cfg->workdir);
-	/*
-	 * Every line goes through one tr and one awk at the end: a header is
-	 * the tag and the header (h), any other line is data and gets its '|'.
-	 * The tag is new each probe, so no file on the box can hold it.
-	 */
-	buf_printf(&b, "D=\"$W/" LAYOUT_DIR "\"\n"
-	    "N=wk%s\n"
-	    "h() { echo \"$N$1\"; }\n"
-	    "T=; command -v timeout >/dev/null 2>&1 && T='timeout 10'\n"
-	    "num() { sed -n \"/^[[:space:]]*\\\"$1\\\":[[:space:]]*[0-9]/{s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p;q;}\" \"$D/state.json\" 2>/dev/null; }\n"
-	    "live() { if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then echo 1; else echo 0; fi; }\n"
+	buf_puts(&b, "D=\"$W/" LAYOUT_DIR "\"\n");
+	probe_sh_prelude(&b);
+	buf_puts(&b, "T=; command -v timeout >/dev/null 2>&1 && T='timeout 10'\n"
 	    "{\n"
-	    "h \"@probe " "1" " $(date +%%s)\"\n"
-	    "h @alive\n", tag);
+	    "h \"@probe " "1" " $(date +%s)\"\n"
+	    "h @alive\n");
 	if (cfg->detach_kind == DETACH_TMUX) {
 		buf_puts(&b, "if command -v tmux >/dev/null 2>&1; then if tmux has-session -t ");
 		{
@@ -99,13 +130,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 		    "else echo 'tmux -1'; fi\n");
 	} else
 		buf_puts(&b, "echo 'tmux -1'\n");
-	/* The onbox pid must still be an onbox: a reused pid is not our monitor. */
-	buf_puts(&b, "ob=$(num onbox_pid); sp=$(num stage_pid)\n"
-	    "oa=0; if [ \"$(live \"$ob\")\" = 1 ]; then case \"$(tr '\\000' ' ' <\"/proc/$ob/cmdline\" 2>/dev/null)\" in "
-	    "*onbox*) oa=1 ;; esac; fi\n"
-	    "echo \"onbox ${ob:-0} $oa\"\n"
-	    "echo \"stage ${sp:-0} $(live \"$sp\")\"\n"
-	    "h @markers\n"
+	probe_sh_alive(&b);
+	buf_puts(&b, "h @markers\n"
 	    "for f in \"$D\"/markers/*; do [ -f \"$f\" ] && echo \"${f##*/}\"; done\n");
 	for (i = 0; i < cfg->nchain; i++) {
 		char *m = xstrfmt("%s.FAILED", cfg->chain[i].marker);
@@ -199,13 +225,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 		    "  else echo 'bytes -1'; fi\n"
 		    "fi\n");
 	}
-	/*
-	 * A header can follow data that had no last newline: awk then splits the
-	 * line at the tag, the data first.  The tag cannot occur in data.
-	 */
-	buf_puts(&b, "h @end\n"
-	    "} | tr -d '\\000' | awk -v n=\"$N\" '{ i = index($0, n); if (i == 0) { print \"|\" $0; next } "
-	    "if (i > 1) print \"|\" substr($0, 1, i - 1); print substr($0, i + length(n)) }'\n");
+	buf_puts(&b, "h @end\n");
+	probe_sh_filter(&b);
 	return buf_detach(&b);
 }
 

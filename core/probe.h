@@ -30,6 +30,7 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
 #include "config.h"
 #include "slurm.h"
 #include "triage.h"
@@ -50,6 +51,17 @@ char *probe_script(const struct wk_config *cfg);
  * is probe_script_at(cfg, -1).
  */
 char *probe_script_at(const struct wk_config *cfg, long long events_from);
+
+/*
+ * The framing the probe and mwait's check script share (after D=): the
+ * header tag N, h HEADER, num KEY and live PID (probe_sh_prelude); the alive
+ * section's data (probe_sh_alive); and the tr and awk that end the script's
+ * { ... } (probe_sh_filter), which mark every line that is not a header as
+ * data ('|').
+ */
+void probe_sh_prelude(struct buf *b);
+void probe_sh_alive(struct buf *b);
+void probe_sh_filter(struct buf *b);
 
 struct ckpt_scan;
 

@@ -235,7 +235,7 @@ deliver_drain(struct deliver *d, int max_ms)
 			wait = deliver_hold_ms(d);	/* the last round failed: keep the pace */
 		/* Start a round only if it can finish, at its bound, within ours (or it earned one). */
 		if (wait + (uint64_t)d->timeout_s * 1000 > deadline_left_ms(&end)) {
-			if (!progress || left <= 0)
+			if (!progress)
 				break;
 			progress = 0;
 			deadline_set(&end, wait + (uint64_t)d->timeout_s * 1000 + 2000);
@@ -245,7 +245,8 @@ deliver_drain(struct deliver *d, int max_ms)
 		deliver_start(d);
 	}
 	if (d->pid > 0)
-		log_warn("notification delivery still running after %d ms; leaving it", max_ms);
+		log_warn("notification delivery still running at the drain's bound (%d ms, longer while "
+		    "rounds delivered); leaving it", max_ms);
 	return deliver_pending(d);
 }
 
