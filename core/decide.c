@@ -530,9 +530,17 @@ decide(const struct decide_in *in, struct decide_out *out)
 			f.onbox_alive = 0;
 			facts_slurm(in, &f);
 		}
-		/* box_time >= 0 and time_unix > 0: the difference cannot overflow */
-		if (p->state != NULL && json_num(p->state, "time_unix", 0) > 0 && p->box_time >= 0)
+		/*
+		 * box_time >= 0 and time_unix > 0: the difference cannot overflow.
+		 * The probe reads the box's clock first and state.json later: on a
+		 * loaded box a heartbeat can land in between, "from the future" by
+		 * a second or so.  It is fresh (age 0), not missing.
+		 */
+		if (p->state != NULL && json_num(p->state, "time_unix", 0) > 0 && p->box_time >= 0) {
 			f.heartbeat_age = (long)(p->box_time - json_long(p->state, "time_unix", 0));
+			if (f.heartbeat_age < 0)
+				f.heartbeat_age = 0;
+		}
 		facts_progress(in, &f);
 		if (!f.alive && !f.done && f.failed == NULL)
 			facts_tail_triage(in, &f);

@@ -364,6 +364,13 @@ test_rows(void **state)
 	b.alive = "|tmux 1\n|onbox 7 1\n|stage 8 1\n";
 	b.state = "{\"time_unix\": 1795000000, \"stage\": \"train\"}";
 	run_case(&b, -1, 0, V_MONITOR_STALE, "600s old", &o);
+	/*
+	 * OK: a heartbeat written after the probe read the box's clock (2 s
+	 * "from the future" on a loaded box) is fresh, not missing.
+	 */
+	b.state = "{\"time_unix\": 1795000602, \"stage\": \"train\", \"attempt\": 2, "
+	    "\"progress\": {\"cur\": 4600, \"max\": 5155}}";
+	run_case(&b, 4500, 0, V_OK, "train attempt 2 ~4600/5155", &o);
 	b.state = HB_FRESH;
 	/* DISK_LOW by bytes, and by inodes. */
 	b.disk = 93;
