@@ -155,12 +155,23 @@ $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
 	@echo "  CC+LD   $@"
 	@$(CC) $(WK_CFLAGS) -Issh -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS)
 
-# A file-wait without polling for the e2e tests' stage scripts (tests/unit/await.c).
+# The e2e tests' own tools: a file-wait without polling for their stage
+# scripts (tests/unit/await.c) and json()'s reader (tests/unit/jsonq.c).  Not
+# the product: built without the sanitizers in every build, so that an ASan
+# build's tests do not pay ASan's start and exit (some 50 ms of CPU) at each
+# of their thousands of calls.
+HELPER_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -O2 -g $(PKG_CFLAGS) $(CFLAGS)
 $(BUILD)/await: tests/unit/await.c
+	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -o $@ $< $(WK_LDFLAGS)
+	@$(CC) $(HELPER_CFLAGS) -o $@ $< $(LDFLAGS)
 
-unit: $(UNIT_BINS) $(BUILD)/sshtool $(BUILD)/await
+$(BUILD)/jsonq: tests/unit/jsonq.c
+	@mkdir -p $(dir $@)
+	@echo "  CC+LD   $@"
+	@$(CC) $(HELPER_CFLAGS) -o $@ $< $(LDFLAGS) $(PKG_LIBS) -lm
+
+unit: $(UNIT_BINS) $(BUILD)/sshtool $(BUILD)/await $(BUILD)/jsonq
 
 # The README's test command.  Both builds, then every test file of both, JOBS
 # files at a time (tests/run.sh: default twice the cores, at least 4), then one
