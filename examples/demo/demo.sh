@@ -57,6 +57,7 @@ D=$(mktemp -d "${TMPDIR:-/tmp}/wk-demo.XXXXXX")
 SSHD_PID=""
 RECV_PID=""
 SENT_PID=""
+HOLD_PID=""
 TAG="wk-demo-$$-$RANDOM$RANDOM"
 W=$D/box/demo-run		# the run's workdir on "the box"
 S=$D/state/watchkeeper/demo-run	# patrol's state directory for the run
@@ -184,7 +185,7 @@ cleanup() {
 	local rc=$? pids
 	trap - EXIT INT TERM
 	set +e
-	for pids in "$SENT_PID" "$RECV_PID"; do
+	for pids in "$SENT_PID" "$RECV_PID" "$HOLD_PID"; do
 		[ -n "$pids" ] && kill "$pids" 2>/dev/null && wait "$pids" 2>/dev/null
 	done
 	# onbox on "the box" by the pid its heartbeat holds, sshd and what is
@@ -219,7 +220,15 @@ trap 'exit 143' TERM
 # ---- 1. the box and the (not yet running) webhook receiver ----
 
 say "1. the box: a throwaway sshd on 127.0.0.1 (own host key, own client key)"
-RECV_PORT=$(free_port) || die "no free port for the receiver"
+# The receiver's port, taken now and held until the receiver binds it
+# (tests/e2e/ports.py hold): bound with SO_REUSEADDR and never listening, so
+# a webhook sent meanwhile is refused, and no other process (an outgoing
+# connection's port, another bind) can take it in the half minute before the
+# receiver, which binds with SO_REUSEADDR too, takes it over.
+python3 "$top/tests/e2e/ports.py" hold "$D/recv.hold" >"$D/hold.out" 2>&1 &
+HOLD_PID=$!
+wait_until 10 test -s "$D/recv.hold" || die "no port for the receiver: $(cat "$D/hold.out")"
+RECV_PORT=$(cat "$D/recv.hold")
 HOOK_URL="http://127.0.0.1:$RECV_PORT/hook/demo-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 export HOOK_URL
 box_start
