@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Chaos: hostile input.
 #
-#   tests/chaos/hostile.sh [REPS]       (default 0: every hostile value in
-#                                        every field; N: each value in N
-#                                        fields, every field at least once)
+#   tests/chaos/hostile.sh [REPS [SCENARIO]]
+#                                       (REPS, default 0: every hostile value
+#                                        in every field; N: each value in N
+#                                        fields, every field at least once;
+#                                        SCENARIO values, malformed or logs:
+#                                        that one only, else all three)
 #   CHAOS_FIELDS=workdir,box.host ...    only these fields (to look again)
 #
 # chaos_hostile_values: more than 40 hostile strings (quotes, $(...), `...`,
@@ -46,6 +49,10 @@ SENTINEL="$TOP/$BUILD/sentinel"
 HANDBOOK="$TOP/$BUILD/handbook"
 
 REPS=${1:-0}
+ONLY=${2:-}
+case $ONLY in '' | values | malformed | logs) ;;
+*) echo "usage: tests/chaos/hostile.sh [REPS [values|malformed|logs]]" >&2; exit 64 ;;
+esac
 [ "$CHAOS_SLOW" = 1 ] && { [ "$REPS" = 0 ] || [ "$REPS" -gt 1 ]; } && REPS=1
 
 # The driver: python, so that a value reaches the config file byte for byte.
@@ -681,7 +688,8 @@ test_hostile_logs() {
 	summary "10 MB lines and 1 MB of binary garbage, twice per attempt, a success and a cuda_oom failure; peak RSS (MB):${peaks:- not measured under valgrind}"
 }
 
-chaos_banner hostile "reps $REPS"
-ct chaos_hostile_values test_hostile_values
-ct chaos_malformed_configs test_malformed_configs
-ct chaos_hostile_logs test_hostile_logs
+chaos_banner hostile "reps $REPS${ONLY:+, $ONLY only}"
+want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
+if want values; then ct chaos_hostile_values test_hostile_values; fi
+if want malformed; then ct chaos_malformed_configs test_malformed_configs; fi
+if want logs; then ct chaos_hostile_logs test_hostile_logs; fi

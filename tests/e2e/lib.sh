@@ -80,6 +80,18 @@ json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2],{"d":d}); print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"
 }
 
+# jsonq_s FILE BASE EXPR: jsonq for an EXPR over s, the value at d BASE (e.g.
+# '["structuredContent"]'): s[...] and len(s[...]) become d BASE[...]; exit as
+# jsonq's (2: the caller's python3 answers).  For the MCP tests' helpers.
+jsonq_s() {
+	local q=$3
+	case $q in
+	's['*) q="d$2${q#s}" ;;
+	'len(s['*) q="len(d$2${q#len(s}" ;;
+	esac
+	"$JSONQ" "$1" "$q"
+}
+
 W() { echo "$T/work/.watchkeeper"; }
 
 # conf [EXTRA_TOP_LEVEL_JSON] CHAIN_JSON: write $T/wk.json for run "t1" in $T/work.
@@ -138,10 +150,11 @@ cleanup_procs() {
 		p=$(json "$f" 'd.get("wrapper_pid",0)' 2>/dev/null)
 		[ -n "$p" ] && [ "$p" != 0 ] && kill -9 "$p" 2>/dev/null
 	done
-	if [ -n "${TMUX_TMPDIR:-}" ] && [ -d "$TMUX_TMPDIR" ]; then
+	# A tmux server only where its socket is (a tmux client start is an exec).
+	if [ -n "${TMUX_TMPDIR:-}" ] && [ -S "$TMUX_TMPDIR/tmux-$UID/default" ]; then
 		tmux kill-server 2>/dev/null
 	fi
-	if [ -d "$T/tmux" ] && [ "${TMUX_TMPDIR:-}" != "$T/tmux" ]; then
+	if [ -S "$T/tmux/tmux-$UID/default" ] && [ "${TMUX_TMPDIR:-}" != "$T/tmux" ]; then
 		TMUX_TMPDIR="$T/tmux" tmux kill-server 2>/dev/null
 	fi
 	return 0

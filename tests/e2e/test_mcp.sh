@@ -44,8 +44,12 @@ call() {
 	r "$out" 'd["text"]' >"$T/$out.txt"
 }
 # r OUT EXPR: EXPR over d (the result: isError, structuredContent, text) and
-# s (its structuredContent), with python3's json and sys.
+# s (its structuredContent), with python3's json and sys (jsonq first: lib.sh's
+# jsonq_s).
 r() {
+	local rc=0
+	jsonq_s "$T/$1.json" '["structuredContent"]' "$2" || rc=$?
+	[ $rc = 2 ] || return $rc
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); s = d.get("structuredContent") or {}
 v = eval(sys.argv[2]); print(str(v).lower() if isinstance(v, bool) else v)' "$T/$1.json" "$2"

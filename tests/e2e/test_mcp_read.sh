@@ -28,7 +28,13 @@ bg_call() {
 	echo "$CPID" >>"$T/.pids"
 }
 # r OUT EXPR: a value of the call's answer (d: {result, error, progress}; s: structuredContent).
-r() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=(d.get("result") or {}).get("structuredContent"); v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$T/$1" "$2"; }
+# (jsonq first: lib.sh's jsonq_s; python3 for the rest)
+r() {
+	local rc=0
+	jsonq_s "$T/$1" '["result"]["structuredContent"]' "$2" || rc=$?
+	[ $rc = 2 ] || return $rc
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=(d.get("result") or {}).get("structuredContent"); v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$T/$1" "$2"
+}
 is_error() { assert_eq "$(r "$1" 'd["result"].get("isError", False)')" true "$1 is an isError result"; }
 text_of() { r "$1" 'd["result"]["content"][0]["text"]'; }
 

@@ -66,7 +66,13 @@ PY
 # call OUT TOOL ARGS_JSON: tools/call.
 call() { mcp "$1" tools/call "{\"name\": \"$2\", \"arguments\": $3}"; }
 # r OUT EXPR: a value of a tools/call result (d: the result, s: its structuredContent).
-r() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d.get("structuredContent",{}); v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"; }
+# (jsonq first: lib.sh's jsonq_s; python3 for the rest)
+r() {
+	local rc=0
+	jsonq_s "$1" '["structuredContent"]' "$2" || rc=$?
+	[ $rc = 2 ] || return $rc
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d.get("structuredContent",{}); v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"
+}
 
 # A stage that prints progress, traps SIGTERM (writes $T/term), and waits
 # for $T/go; from its second launch on it completes at once.

@@ -20,7 +20,11 @@
  * some 30, this one's a millisecond; the tests call json() thousands of
  * times, many of them in polls.
  *
- * Where an object repeats a key, the last one counts, as in python.
+ * Where an object repeats a key, the last one counts, as in python.  One
+ * difference is left: a number written with a fraction or an exponent that
+ * is whole (2.0, 1e3) prints as an integer, where python3 prints a float;
+ * cJSON keeps no number's spelling, and the files the tests read are written
+ * by cJSON, which never spells a whole number so.
  */
 #include <ctype.h>
 #include <errno.h>
