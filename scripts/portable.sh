@@ -275,13 +275,38 @@ build_arch() {
 	return 0
 }
 
-rc=0
+# The sources once, first (every architecture's build reads them; a failure
+# is said again, with its reason, by each build_arch below), then every
+# architecture at once, each in a subshell of its own with its output kept
+# apart and printed whole when it ends: one after the other, the second
+# waited for most of a minute on a compile the first left a core idle for.
+set +e
+fetch_sources >/dev/null 2>&1
+set -e
+pids=()
 for arch in "${archs[@]}"; do
-	why=""
+	(
+		set +e
+		why=""
+		build_arch
+		r=$?
+		printf '%s\n' "$why" >"$out/.why-$arch"
+		exit $r
+	) >"$out/.out-$arch" 2>"$out/.err-$arch" &
+	pids+=($!)
+done
+
+rc=0
+for i in "${!archs[@]}"; do
+	arch=${archs[$i]}
 	set +e
-	build_arch
+	wait "${pids[$i]}"
 	r=$?
 	set -e
+	cat "$out/.out-$arch"
+	cat "$out/.err-$arch" >&2
+	why=$(cat "$out/.why-$arch" 2>/dev/null || true)
+	rm -f "$out/.out-$arch" "$out/.err-$arch" "$out/.why-$arch"
 	case $r in
 	0)
 		rm -f "$out/onbox-$arch-linux.skip"

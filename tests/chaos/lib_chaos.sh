@@ -44,7 +44,7 @@ ct() {
 	export CHAOS_SUM
 	t "$name" _ct_run | while IFS= read -r line; do
 		if [ "$line" = "PASS $name" ] && [ -s "$CHAOS_SUM" ]; then
-			echo "PASS $name ($(cat "$CHAOS_SUM"))"
+			echo "PASS $name ($(<"$CHAOS_SUM"))"
 		else
 			printf '%s\n' "$line"
 		fi

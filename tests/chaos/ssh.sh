@@ -60,7 +60,7 @@ sshd_restart() {
 	"$SSHD_BIN" -f "$d/sshd_config" -E "$d/sshd.log" || { fail "sshd would not start again"; return 1; }
 	wait_for 10 _sshd_settled "$d"
 	[ -s "$d/sshd.pid" ] || { fail "sshd did not start again:"; tail -n 5 "$d/sshd.log" >&2; return 1; }
-	SSHD_PID=$(cat "$d/sshd.pid")
+	SSHD_PID=$(<"$d/sshd.pid")
 	echo "$SSHD_PID" >>"$T/.pids"
 	wait_for 10 sshd_port_open "$SSHD_PORT"
 }
@@ -107,7 +107,7 @@ while time.time() < end:
 	echo $! >>"$T/.pids"
 	sshd_at_exit "kill $!"
 	wait_for 10 test -s "$T/mute.port"
-	MUTE_PORT=$(cat "$T/mute.port")
+	MUTE_PORT=$(<"$T/mute.port")
 }
 
 ipt_rule() { echo "INPUT -p tcp -s 127.0.0.1 --dport $SSHD_PORT -j DROP"; }
@@ -139,7 +139,7 @@ inflight() {
 }
 landed() {
 	wait "$INFLIGHT" 2>/dev/null || true
-	RC=$(cat "$T/$1.rc")
+	RC=$(<"$T/$1.rc")
 	case $RC in 124|137) fail "the guard (${GUARD}s) had to stop $1"; return 1 ;; esac
 	return 0
 }
@@ -260,7 +260,7 @@ test_ssh_faults() {
 		inject "$fault" sentinel "s$i" "$tr" || { viol=$((viol + 1)); failed="$failed sentinel/$fault/$tr"; }
 		# Undone: the box is seen again, by both.
 		run_tool sentinel "cs$i"
-		assert_eq "$RC" 0 "sentinel after $fault was undone: $(cat "$T/cs$i.err")"
+		assert_eq "$RC" 0 "sentinel after $fault was undone: $(<"$T/cs$i.err")"
 		run_tool patrol "cp$i"
 		assert_eq "$RC" 0 "patrol after $fault was undone: $(cat "$T/cp$i.out" "$T/cp$i.err")"
 		seen[$fault]=$(( ${seen[$fault]:-0} + 1 ))

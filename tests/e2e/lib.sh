@@ -61,7 +61,7 @@ assert_eq() { [ "$1" = "$2" ] || fail "expected '$2', got '$1'${3:+ ($3)}"; }
 assert_grep() { grep -qE -- "$1" "$2" || { fail "no /$1/ in $2:"; sed 's/^/      /' "$2" >&2; return 1; }; }
 assert_no_grep() { ! grep -qE -- "$1" "$2" || fail "unexpected /$1/ in $2"; }
 # line_ok VERDICT FILE: FILE has patrol's report line for run t1 with VERDICT.
-line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(cat "$2")"; }
+line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(<"$2")"; }
 # live PID: the process exists and is not a zombie; gone PID: not live.
 live() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
 gone() { ! live "$1"; }
@@ -199,7 +199,7 @@ port_take() {
 	python3 "$TOP/tests/e2e/ports.py" "$1" "$f" >>"$T/ports.out" 2>&1 &
 	echo $! >>"$T/.pids"
 	wait_for 30 test -s "$f" || { fail "tests/e2e/ports.py $1 took no port"; return 1; }
-	printf -v "$2" '%s' "$(cat "$f")"
+	printf -v "$2" '%s' "$(<"$f")"
 }
 
 # start_receiver [PORT]: the webhook receiver on 127.0.0.1; sets RPORT, RPID.
@@ -211,7 +211,7 @@ start_receiver() {
 	RPID=$!
 	echo "$RPID" >>"$T/.pids"
 	wait_for 10 test -s "$T/recv.port"
-	RPORT=$(cat "$T/recv.port")
+	RPORT=$(<"$T/recv.port")
 }
 stop_receiver() { kill "$RPID" 2>/dev/null; wait "$RPID" 2>/dev/null || true; }
 # recv_json EXPR: evaluate EXPR over r, the list of logged requests.
@@ -225,11 +225,26 @@ recv_count() { [ -f "$T/recv.jsonl" ] && jq -s '[.[] | select(.status == 200 or 
 # returns 1 when they are missing: a test does `need_torch || skip_test "..."`.
 TORCH_PY=/usr/bin/python3
 TORCH_TRAIN="$TOP/tests/e2e/fixtures/torch/train.py"
+# torch_missing prints the reason and returns 0 when they are missing, else
+# returns 1.  Asked once a file (torch_check, in the file's own shell), and
+# without importing torch (two seconds of CPU here, at each of the files'
+# twenty-odd tests): whether the modules are installed.  One that is
+# installed but broken fails its tests, never skips them.
+_WK_TORCH_WHY=unknown
+torch_check() {
+	[ "$_WK_TORCH_WHY" = unknown ] || return 0
+	if [ ! -x "$TORCH_PY" ]; then
+		_WK_TORCH_WHY="$TORCH_PY not found"
+	elif "$TORCH_PY" -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("torch") and u.find_spec("tqdm")))' 2>/dev/null; then
+		_WK_TORCH_WHY=""
+	else
+		_WK_TORCH_WHY="python3-torch or python3-tqdm not installed (scripts/install-deps.sh installs them; optional)"
+	fi
+}
 torch_missing() {
-	[ -x "$TORCH_PY" ] || { echo "$TORCH_PY not found"; return 0; }
-	"$TORCH_PY" -c 'import torch, tqdm' 2>/dev/null && return 1
-	echo "python3-torch or python3-tqdm not installed (scripts/install-deps.sh installs them; optional)"
-	return 0
+	torch_check
+	[ -n "$_WK_TORCH_WHY" ] || return 1
+	echo "$_WK_TORCH_WHY"
 }
 # The official MCP SDK client (tests/mcp/client.mjs, for test_mcp.sh and
 # bench/mcp_bench.sh): mcp_missing prints why it cannot run here and returns 0,
@@ -242,6 +257,6 @@ mcp_missing() {
 }
 # tt NAME FUNCTION: `t NAME FUNCTION` on the real training, or SKIP with the reason.
 tt() {
-	local why
-	if why=$(torch_missing); then echo "SKIP $1: $why"; else t "$@"; fi
+	torch_check
+	if [ -n "$_WK_TORCH_WHY" ]; then echo "SKIP $1: $_WK_TORCH_WHY"; else t "$@"; fi
 }

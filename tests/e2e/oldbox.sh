@@ -138,7 +138,7 @@ oldbox_start() {
 	OLDBOX_PID=""
 	sshd_at_exit oldbox_stop
 	if ! _oldbox_mount -t overlay wk-oldbox -o "lowerdir=$lower,upperdir=$d/upper,workdir=$d/work" "$R" 2>"$d/overlay.err"; then
-		echo "oldbox: overlay mount failed ($(cat "$d/overlay.err")); copying the root" >&2
+		echo "oldbox: overlay mount failed ($(<"$d/overlay.err")); copying the root" >&2
 		cp -a "$lower/." "$R/"
 	fi
 	_oldbox_mount -t proc wk-oldbox-proc "$R/proc" || { fail "cannot mount /proc in the box"; return 1; }
@@ -173,7 +173,7 @@ oldbox_start() {
 			-f /etc/wk-oldbox/sshd_config -E /etc/wk-oldbox/sshd.log || continue
 		wait_for 10 _sshd_settled "$R/etc/wk-oldbox" || break
 		if [ -s "$R/etc/wk-oldbox/sshd.pid" ]; then
-			OLDBOX_PID=$(cat "$R/etc/wk-oldbox/sshd.pid")
+			OLDBOX_PID=$(<"$R/etc/wk-oldbox/sshd.pid")
 			break
 		fi
 	done

@@ -92,7 +92,7 @@ sshd_start() {
 		"$SSHD_BIN" -f "$d/sshd_config" -E "$d/sshd.log" || continue
 		wait_for 10 _sshd_settled "$d" || break
 		if [ -s "$d/sshd.pid" ]; then
-			SSHD_PID=$(cat "$d/sshd.pid")
+			SSHD_PID=$(<"$d/sshd.pid")
 			break
 		fi
 	done

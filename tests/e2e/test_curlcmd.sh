@@ -57,7 +57,7 @@ start_tls_receiver() {
 	RPID=$!
 	echo "$RPID" >>"$T/.pids"
 	wait_for 10 test -s "$T/recv.port"
-	RPORT=$(cat "$T/recv.port")
+	RPORT=$(<"$T/recv.port")
 }
 
 # Every event exactly once, with the body the libcurl path sends (the event itself).
@@ -242,7 +242,7 @@ SH
 	rc=0; onbox notify --test >"$T/test.out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_grep '0-generic +FAILED: no answer within 1 s \(timeout\); will retry' "$T/test.out"
-	p=$(cat "$T/fake.pids")
+	p=$(<"$T/fake.pids")
 	! kill -0 "$p" 2>/dev/null || { kill -9 "$p"; fail "the hanging curl ($p) is still running"; }
 	assert_eq "$(recv_count)" 0
 }

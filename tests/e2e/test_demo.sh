@@ -58,7 +58,7 @@ demo_end_to_end() {
 	assert_file "$W/.watchkeeper/markers/TRAIN_DONE"
 	assert_file "$W/.watchkeeper/markers/EVAL_DONE"
 	[ -z "$(find "$W/.watchkeeper/markers" -name '*.FAILED')" ] || fail "a FAILED marker was left"
-	assert_eq "$(cat "$W/results/metrics.csv")" "$(printf 'metric,value\nacc,0.812\nf1,0.790')"
+	assert_eq "$(<"$W/results/metrics.csv")" "$(printf 'metric,value\nacc,0.812\nf1,0.790')"
 	# The crash: attempt 1 nccl_timeout, retried by the policy; attempt 2 from
 	# ckpt/step_20, the newest COMPLETE one (step_30 had no metadata.json).
 	h="$W/.watchkeeper/stages/train.json"

@@ -60,7 +60,7 @@ test_no_flags_portable_then_unchanged() {
 	dconf '"profile": "generic",' '[{"stage": "train", "run": "echo step 1/1"}]'
 	patrol deploy >"$T/d1" 2>&1
 	assert_grep '^box: x86_64$' "$T/d1"
-	assert_grep "^onbox: uploaded $T/portable/onbox-x86_64-linux to $T/work/.watchkeeper/bin/onbox: onbox $(cat "$TOP/VERSION")$" "$T/d1"
+	assert_grep "^onbox: uploaded $T/portable/onbox-x86_64-linux to $T/work/.watchkeeper/bin/onbox: onbox $(<"$TOP/VERSION")$" "$T/d1"
 	assert_grep '^  http: ' "$T/d1"
 	assert_grep '^config: uploaded the config to ' "$T/d1"
 	assert_grep '^profile: uploaded profile to ' "$T/d1"
@@ -108,7 +108,7 @@ test_box_own_onbox_on_path() {
 	cat >"$T/sshd/bin/onbox" <<SH
 #!/bin/sh
 if [ "\$1" = --version ]; then
-	echo "onbox $(cat "$TOP/VERSION")"
+	echo "onbox $(<"$TOP/VERSION")"
 	echo "http: none (no libcurl, no curl command); events stay in the outbox"
 	exit 0
 fi
@@ -208,7 +208,7 @@ test_refusals_upload_nothing() {
 	chmod +x "$T/sshd/bin/onbox"
 	rc=0; WATCHKEEPER_ONBOX_DIR="$T/none" patrol deploy >"$T/d2" 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	assert_grep "the box's onbox \($T/sshd/bin/onbox: \"onbox 0.0.1\"\) is not onbox $(cat "$TOP/VERSION")" "$T/d2"
+	assert_grep "the box's onbox \($T/sshd/bin/onbox: \"onbox 0.0.1\"\) is not onbox $(<"$TOP/VERSION")" "$T/d2"
 	assert_grep 'make onbox-portable' "$T/d2"
 	assert_eq "$(ls -A "$T/work")" ""
 	rm "$T/sshd/bin/onbox"
@@ -304,7 +304,7 @@ SH
 	assert_file "$T/my work/.watchkeeper/bin/onbox"
 	assert_file "$T/my work/.watchkeeper/watchkeeper.json"
 	wait_for 20 onbox_gone "$T/my work/.watchkeeper"
-	assert_eq "$(cat "$T/my work/out file.txt")" evaluated
+	assert_eq "$(<"$T/my work/out file.txt")" evaluated
 	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep ' t1 DONE' "$T/p1"
@@ -324,7 +324,7 @@ SH
 		assert_grep "^$sec" "$T/probe.out"
 	done
 	assert_grep '^\|acc,1$' "$T/probe.out"
-	assert_eq "$(cat "$T/probe.err")" ""
+	assert_eq "$(<"$T/probe.err")" ""
 }
 
 t no_flags_portable_then_unchanged test_no_flags_portable_then_unchanged

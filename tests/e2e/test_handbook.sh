@@ -86,7 +86,7 @@ test_after_a_real_tick() {
 	assert_grep ' by patrol ' "$(HB)"
 	handbook >"$T/h.out"
 	assert_grep ' by handbook ' "$(HB)"
-	assert_eq "$(cat "$T/h.out")" "$(HB)"
+	assert_eq "$(<"$T/h.out")" "$(HB)"
 	assert_file "$(HB)"
 	assert_eq "$(stat -c %a "$(HB)")" 600
 	sections_ok "$(HB)"
@@ -110,14 +110,14 @@ test_after_a_real_tick() {
 	assert_eq "$(wc -l <"$T/first.sh")" 1 "the first command is one line"
 	assert_grep "patrol' -c '$T/wk.json' --once$" "$T/first.sh"
 	rc=0; bash "$T/first.sh" >"$T/first.out" 2>&1 || rc=$?
-	case $rc in 0|1|2) ;; *) fail "the first command exited $rc: $(cat "$T/first.out")" ;; esac
+	case $rc in 0|1|2) ;; *) fail "the first command exited $rc: $(<"$T/first.out")" ;; esac
 	line_ok '[A-Z_]+' "$T/first.out"
 	# -o - and -o FILE give the same document (but for the time it was made).
 	handbook -o - >"$T/stdout.md"
 	sections_ok "$T/stdout.md"
 	no_secret "$T/stdout.md"
 	handbook -o "$T/copy.md" >"$T/o.out"
-	assert_eq "$(cat "$T/o.out")" "$T/copy.md"
+	assert_eq "$(<"$T/o.out")" "$T/copy.md"
 	sections_ok "$T/copy.md"
 	no_secret "$T/copy.md"
 	assert_eq "$(grep -vE 'Generated at|watchkeeper:claims' "$T/copy.md" | md5sum)" "$(grep -vE 'Generated at|watchkeeper:claims' "$T/stdout.md" | md5sum)"
@@ -125,14 +125,14 @@ test_after_a_real_tick() {
 	handbook >/dev/null
 	before=$(sshd_accepted_count)
 	rc=0; handbook --check >"$T/c0" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "check: $(cat "$T/c0")"
+	assert_eq "$rc" 0 "check: $(<"$T/c0")"
 	assert_grep '^ok    cron not installed$' "$T/c0"
 	if grep -q '"markers"' "$(PS)"; then
 		assert_eq "$(( $(sshd_accepted_count) - before ))" 1 "connections in one check"
 		assert_grep '^ok    marker TRAIN_DONE absent$' "$T/c0"
 		assert_grep '^no drift: ' "$T/c0"
 		rc=0; handbook --check -o "$T/copy.md" >"$T/c1" 2>&1 || rc=$?
-		assert_eq "$rc" 0 "check of -o FILE: $(cat "$T/c1")"
+		assert_eq "$rc" 0 "check of -o FILE: $(<"$T/c1")"
 	else
 		echo >&3 "SKIP markers claims after a real tick: patrol.json has no \"markers\" (patrol/tick.c)"
 	fi
@@ -155,14 +155,14 @@ test_marker_drift_after_done() {
 	assert_grep '"TRAIN_DONE":true' "$(HB)"
 	assert_grep '"EVAL_DONE":true' "$(HB)"
 	rc=0; handbook --check >"$T/c0" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "$(cat "$T/c0")"
+	assert_eq "$rc" 0 "$(<"$T/c0")"
 	assert_grep '^ok    marker EVAL_DONE present$' "$T/c0"
 	assert_grep '^ok    marker EVAL_DONE.FAILED absent$' "$T/c0"
 	# A marker disappears and a FAILED twin appears: drift, each named.
 	rm "$(W)/markers/EVAL_DONE"
 	touch "$(W)/markers/TRAIN_DONE.FAILED"
 	rc=0; handbook --check >"$T/c1" 2>&1 || rc=$?
-	assert_eq "$rc" 1 "$(cat "$T/c1")"
+	assert_eq "$rc" 1 "$(<"$T/c1")"
 	assert_grep '^DRIFT marker EVAL_DONE: the handbook says present, the box does not have it$' "$T/c1"
 	assert_grep '^DRIFT marker TRAIN_DONE.FAILED: the handbook says absent, the box has it$' "$T/c1"
 	assert_grep '^ok    marker TRAIN_DONE present$' "$T/c1"
@@ -177,18 +177,18 @@ test_marker_appears() {
 	seen_state '["TRAIN_DONE"]' '{}'
 	handbook >/dev/null
 	rc=0; handbook --check >"$T/c0" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "$(cat "$T/c0")"
+	assert_eq "$rc" 0 "$(<"$T/c0")"
 	assert_grep '^ok    marker EVAL_DONE absent$' "$T/c0"
 	touch "$(W)/markers/EVAL_DONE"
 	rc=0; handbook --check >"$T/c1" 2>&1 || rc=$?
-	assert_eq "$rc" 1 "$(cat "$T/c1")"
+	assert_eq "$rc" 1 "$(<"$T/c1")"
 	assert_grep '^DRIFT marker EVAL_DONE: the handbook says absent, the box has it$' "$T/c1"
 	# Written again, the handbook says what is true again.
 	handbook >/dev/null
 	seen_state '["TRAIN_DONE", "EVAL_DONE"]' '{}'
 	handbook >/dev/null
 	rc=0; handbook --check >"$T/c2" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "$(cat "$T/c2")"
+	assert_eq "$rc" 0 "$(<"$T/c2")"
 }
 
 test_cron_line_and_drift() {
@@ -198,21 +198,21 @@ test_cron_line_and_drift() {
 	assert_grep '^Installed: no\.$' "$(HB)"
 	assert_grep '"cron":false' "$(HB)"
 	rc=0; handbook --check >"$T/c0" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "$(cat "$T/c0")"
+	assert_eq "$rc" 0 "$(<"$T/c0")"
 	assert_grep '^ok    cron not installed$' "$T/c0"
 	# patrol installs its line: the handbook is now wrong about it...
 	patrol --install-cron >/dev/null
 	rc=0; handbook --check >"$T/c1" 2>&1 || rc=$?
-	assert_eq "$rc" 1 "$(cat "$T/c1")"
+	assert_eq "$rc" 1 "$(<"$T/c1")"
 	assert_grep '^DRIFT cron: the handbook says not installed, the crontab has this run.s line$' "$T/c1"
 	# ...and, written again, prints byte for byte the line patrol installed.
 	handbook >/dev/null
 	assert_grep '^Installed: yes\.$' "$(HB)"
 	awk '/The line `patrol --install-cron` installs:$/ { s = 1; next } s && /^```$/ { if (f) exit; f = 1; next } f { print }' "$(HB)" >"$T/line.hb"
 	grep 'watchkeeper:t1$' "$T/crontab.txt" >"$T/line.tab"
-	cmp "$T/line.hb" "$T/line.tab" || fail "cron lines differ: $(cat "$T/line.hb") vs $(cat "$T/line.tab")"
+	cmp "$T/line.hb" "$T/line.tab" || fail "cron lines differ: $(<"$T/line.hb") vs $(<"$T/line.tab")"
 	rc=0; handbook --check >"$T/c2" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "$(cat "$T/c2")"
+	assert_eq "$rc" 0 "$(<"$T/c2")"
 	# The remove command the handbook gives works.
 	awk '/^Remove it/ { s = 1; next } s && /^```sh$/ { f = 1; next } f && /^```$/ { exit } f { print }' "$(HB)" >"$T/rm.sh"
 	assert_grep '--uninstall-cron$' "$T/rm.sh"
@@ -230,7 +230,7 @@ test_box_down() {
 	handbook >/dev/null
 	sshd_stop
 	rc=0; handbook --check >"$T/c" 2>&1 || rc=$?
-	assert_eq "$rc" 2 "$(cat "$T/c")"
+	assert_eq "$rc" 2 "$(<"$T/c")"
 	assert_grep '^box not reachable: ' "$T/c"
 	assert_grep '^\?     marker TRAIN_DONE: not checked' "$T/c"
 	# The crontab is still checked.

@@ -60,7 +60,7 @@ test_loss_spike_degraded() {
 	wait_for 10 sh -c "grep -q 'loss_spike' '$(W)/state.json'"
 	rc=0; patrol >"$T/p" 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	grep -qE '^[0-9T:Z-]+ t1 DEGRADED .*loss' "$T/p" || fail "no DEGRADED loss line: $(cat "$T/p")"
+	grep -qE '^[0-9T:Z-]+ t1 DEGRADED .*loss' "$T/p" || fail "no DEGRADED loss line: $(<"$T/p")"
 	touch "$T/go"
 }
 
@@ -88,7 +88,7 @@ SH
 	wait_for 10 sh -c "grep -q 'throughput_drop' '$(W)/state.json'"
 	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	grep -qE '^[0-9T:Z-]+ t1 DEGRADED .*throughput' "$T/p2" || fail "no DEGRADED throughput line: $(cat "$T/p2")"
+	grep -qE '^[0-9T:Z-]+ t1 DEGRADED .*throughput' "$T/p2" || fail "no DEGRADED throughput line: $(<"$T/p2")"
 	touch "$T/go"
 }
 

@@ -70,7 +70,7 @@ hand_submit() {
 job_gone() {
 	local f
 	for f in "$T"/cluster/jobs/*/id; do
-		[ "$(cat "$f")" = "$1" ] && rm -rf "$(dirname "$f")"
+		[ "$(<"$f")" = "$1" ] && rm -rf "$(dirname "$f")"
 	done
 	return 0
 }

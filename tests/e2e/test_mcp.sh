@@ -122,7 +122,7 @@ hook_waiting() {
 # Every child the cancelled call had is gone (reaped, not a zombie).
 hook_children_gone() {
 	local c
-	for c in $(cat "$T/children"); do wait_for 30 test ! -e "/proc/$c" || return 1; done
+	for c in $(<"$T/children"); do wait_for 30 test ! -e "/proc/$c" || return 1; done
 }
 
 if [ "${1:-}" = --hook ]; then
@@ -235,7 +235,7 @@ test_handbook() {
 test_stop_without_then_with_confirm() {
 	running
 	patrol --once >/dev/null 2>&1 || true
-	leader=$(cat "$T/leader.train")
+	leader=$(<"$T/leader.train")
 	# Says what it would do; changes nothing in the state dir or on the box.
 	unconfirmed s0 stop stop
 	live "$leader"
@@ -279,7 +279,7 @@ test_cancelled_wait() {
 	assert_eq "$(json "$T/c.json" 'd["next"]["isError"]')" false
 	assert_eq "$(json "$T/c.json" 'd["next"]["structuredContent"]["runs"][0].get("run", d["next"]["structuredContent"]["runs"][0].get("name"))')" t1
 	assert_no_file "$(W)/markers/TRAIN_DONE"
-	live "$(cat "$T/leader.train")"
+	live "$(<"$T/leader.train")"
 }
 
 test_unknown_run_and_bad_argument() {

@@ -107,7 +107,7 @@ unchanged() {
 	cmp "$(SD)/patrol.json" "$T/snap.$1/patrol.json"
 	cmp "$(SD)/report.log" "$T/snap.$1/report.log"
 	if [ -f "$T/snap.$1/stopped" ]; then cmp "$(W)/stopped" "$T/snap.$1/stopped"; else assert_no_file "$(W)/stopped"; fi
-	assert_eq "$(launches)" "$(cat "$T/snap.$1/launches")" "launches"
+	assert_eq "$(launches)" "$(<"$T/snap.$1/launches")" "launches"
 }
 
 test_list_and_status_is_a_tick() {
@@ -240,7 +240,7 @@ test_stop_dry_confirm_twice_then_resume() {
 	patrol deploy --onbox "$ONBOX" >"$T/d1" 2>&1
 	wait_for 10 test -f "$T/leader"
 	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
-	leader=$(cat "$T/leader")
+	leader=$(<"$T/leader")
 	patrol >"$T/p1" 2>&1 || true
 	line_ok OK "$T/p1"
 	snap a
@@ -261,7 +261,7 @@ test_stop_dry_confirm_twice_then_resume() {
 	assert_eq "$(r "$T/s2" 's["verdict"]')" STOPPED
 	r "$T/s2" 's["said"]' | grep -q 'stopped run t1: stage train attempt 1'
 	gone "$leader"
-	assert_eq "$(cat "$T/term")" TERM
+	assert_eq "$(<"$T/term")" TERM
 	assert_file "$(W)/stopped"
 	cmp "$(SD)/report.log" "$T/snap.a/report.log"
 	snap b

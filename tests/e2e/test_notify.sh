@@ -264,7 +264,7 @@ test_disk_full_to_the_end_reserve_queues_held() {
 	comm -23 "$T/want" "$T/got" >"$T/lost"
 	[ ! -s "$T/lost" ] || fail "never delivered: $(paste -sd' ' "$T/lost")"
 	# The next onbox makes the reserve again.
-	onbox run >"$T/run2.out" 2>&1 || fail "onbox run again: $(cat "$T/run2.out")"
+	onbox run >"$T/run2.out" 2>&1 || fail "onbox run again: $(<"$T/run2.out")"
 	assert_eq "$(stat -c %s "$ob/.reserve")" $((128 * 1024))
 }
 

@@ -74,7 +74,7 @@ test_oldbox_is_old() {
 	assert_grep '/dash$' "$T/sh"
 	# No compiler, no cJSON, no systemd.
 	oldbox_sh 'for c in cc gcc clang tcc make systemctl; do command -v $c; done; ls /usr/lib/*/libcjson* /lib/*/libcjson* 2>/dev/null; /sbin/ldconfig -p | grep -i cjson; [ -d /run/systemd/system ] && echo systemd; true' >"$T/none"
-	assert_eq "$(cat "$T/none")" "" "present on the box"
+	assert_eq "$(<"$T/none")" "" "present on the box"
 	oldbox_sh 'python3 --version; curl --version | head -n 1; tmux -V; ls /etc/ssl/certs/ca-certificates.crt' >"$T/has" 2>&1
 	assert_grep '^Python 3\.9' "$T/has"
 	assert_grep '^curl 7\.74' "$T/has"
@@ -89,7 +89,7 @@ test_oldbox_is_old() {
 test_oldbox_workdir_with_space_and_box_path() {
 	oldbox_start
 	oldbox_sh 'mkdir -p "$HOME/my runs/r1" && cd "$HOME/my runs/r1" && echo written >f && cat f && stat -c %U f' >"$T/o"
-	assert_eq "$(cat "$T/o")" "written
+	assert_eq "$(<"$T/o")" "written
 box"
 	assert_eq "$(stat -c %u "$OLDBOX_FS/home/box/my runs/r1/f")" "$(stat -c %u "$OLDBOX_FS/home/box")"
 	# The session's PATH is the box's own, not this machine's (nor sshd.sh's bin dir).
@@ -100,13 +100,13 @@ box"
 	assert_eq "$(sed -n 3p "$T/env")" /usr/bin/python3
 	# What the box runs is the box's: its python3 is 3.9, this machine's is not.
 	oldbox_sh 'python3 -c "import sys; print(sys.version_info[:2])"' >"$T/py"
-	assert_eq "$(cat "$T/py")" "(3, 9)"
+	assert_eq "$(<"$T/py")" "(3, 9)"
 }
 
 test_oldbox_no_tmux() {
 	oldbox_start --no-tmux --user trainer
 	oldbox_sh 'id -un; command -v tmux || echo "no tmux"; command -v nohup' >"$T/o"
-	assert_eq "$(cat "$T/o")" "trainer
+	assert_eq "$(<"$T/o")" "trainer
 no tmux
 /usr/bin/nohup"
 	# The cached root still has it.
@@ -129,7 +129,7 @@ test_oldbox_stop_cleans_up() {
 	pid=$OLDBOX_PID
 	oldbox_sh 'tmux new-session -d -s s1 "sleep 300"; nohup sleep 300 >/dev/null 2>&1 & echo $! >/tmp/nohup.pid'
 	wait_for 10 test -s "$fs/tmp/nohup.pid"
-	p=$(cat "$fs/tmp/nohup.pid")
+	p=$(<"$fs/tmp/nohup.pid")
 	kill -0 "$p" || fail "the box's nohup'd sleep is not running"
 	[ -n "$(oldbox_pids)" ] || fail "oldbox_pids finds nothing"
 	oldbox_stop
@@ -195,7 +195,7 @@ SH
 	assert_grep '^--variant=minbase --include=openssh-server,python3,tmux,curl,ca-certificates bullseye .* http://deb.debian.org/debian$' "$T/debootstrap.calls"
 	assert_eq "$(tail -n 1 "$T/r1")" "$root"
 	assert_eq "$(tail -n 1 "$T/r2")" "$root"
-	assert_eq "$(cat "$root/usr/bin/marker")" built
+	assert_eq "$(<"$root/usr/bin/marker")" built
 	assert_eq "$(builds_left "$c")" 0 "temporary builds left"
 }
 
@@ -204,8 +204,8 @@ test_oldbox_dynamic_onbox_fails_there() {
 	oldbox_start
 	oldbox_sh 'cat >"$HOME/onbox" && chmod +x "$HOME/onbox"' <"$ONBOX"
 	rc=0; oldbox_sh '"$HOME/onbox" --version' >"$T/o" 2>"$T/e" || rc=$?
-	echo "exit $rc: $(cat "$T/e")"
-	[ "$rc" != 0 ] || fail "the dynamic onbox ran on Debian 11: $(cat "$T/o")"
+	echo "exit $rc: $(<"$T/e")"
+	[ "$rc" != 0 ] || fail "the dynamic onbox ran on Debian 11: $(<"$T/o")"
 	assert_grep 'libcjson\.so\.1|GLIBC_2\.3[2-9]|libasan\.so' "$T/e"
 }
 
@@ -283,18 +283,18 @@ test_old_deploy_no_flags_runs_to_done() {
 	assert_eq "$rc" 0 "patrol deploy with no flags"
 	# The portable onbox landed under the workdir and is what runs there.
 	oldbox_sh "cd \"$WD\" && ls .watchkeeper/bin/ && ./.watchkeeper/bin/onbox --version" >"$T/v" 2>&1 ||
-		fail "no working onbox in $WD/.watchkeeper/bin: $(cat "$T/v")"
+		fail "no working onbox in $WD/.watchkeeper/bin: $(<"$T/v")"
 	assert_grep '^onbox ' "$T/v"
 	cmp "$PORTABLE" "$(bw bin/onbox)"
 	wait_for 30 test -s "$OLDBOX_FS$WD/launches"
 	# detach tmux and the box has tmux: the stage runs in the login user's tmux server.
-	oldbox_sh 'tmux ls' >"$T/tmuxls" 2>&1 || fail "no tmux session on the box while stage a runs: $(cat "$T/tmuxls")"
+	oldbox_sh 'tmux ls' >"$T/tmuxls" 2>&1 || fail "no tmux session on the box while stage a runs: $(<"$T/tmuxls")"
 	go
 	wait_for 60 has_marker B_DONE
 	has_marker A_DONE
 	assert_eq "$(cut -d' ' -f1 "$OLDBOX_FS$WD/launches" | tr '\n' ' ')" "a b "
 	tick
-	assert_eq "$rc" 0 "patrol --once: $(cat "$T/tick")"
+	assert_eq "$rc" 0 "patrol --once: $(<"$T/tick")"
 	assert_grep ' t1 DONE' "$T/tick"
 	# Stages ran as the login user.
 	assert_eq "$(stat -c %u "$(bw markers/B_DONE)")" "$(stat -c %u "$OLDBOX_FS/home/box")"
@@ -310,7 +310,7 @@ test_old_deploy_no_flags_runs_to_done() {
 # secret is read from $T/secret.pat: it is on no command line of ours.
 scan_cmdlines() {
 	local i f c tok
-	tok=$(cat "$T/secret.pat")
+	tok=$(<"$T/secret.pat")
 	for i in $(seq 1 3000); do
 		[ -e "$T/scan.stop" ] && break
 		for f in $(grep -lFf "$T/secret.pat" /proc/[0-9]*/cmdline 2>/dev/null); do
@@ -384,7 +384,7 @@ test_old_no_tmux_falls_back_to_nohup() {
 	go
 	wait_for 60 has_marker B_DONE
 	tick
-	assert_eq "$rc" 0 "patrol --once: $(cat "$T/tick")"
+	assert_eq "$rc" 0 "patrol --once: $(<"$T/tick")"
 	assert_grep ' t1 DONE' "$T/tick"
 }
 
@@ -410,7 +410,7 @@ test_old_stop_for_good() {
 	done
 	assert_grep '"event":"run_stopped"' "$(bw events.jsonl)"
 	tick
-	assert_eq "$rc" 0 "patrol --once after stop: $(cat "$T/tick")"
+	assert_eq "$rc" 0 "patrol --once after stop: $(<"$T/tick")"
 	assert_grep ' t1 STOPPED' "$T/tick"
 	# auto_resume is on: a later tick still says STOPPED and starts nothing.
 	tick

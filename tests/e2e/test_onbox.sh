@@ -333,7 +333,7 @@ SH
 	rc=0; onbox run >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_eq "$(json "$(W)/markers/S_DONE.FAILED" 'd["class"]')" timeout
-	cp=$(cat "$T/child.pid")
+	cp=$(<"$T/child.pid")
 	wait_for 5 sh -c "! kill -0 $cp 2>/dev/null"
 }
 
@@ -404,7 +404,7 @@ test_start_tmux_carries_callers_environment() {
 	WK_E2E_VAR=caller WK_E2E_TOKEN=s3cret WK_E2E_SPACE="a b'c" onbox start >"$T/start.out" 2>&1 || true
 	wait_for 10 test -f "$(W)/markers/E_DONE"
 	# The caller's value, not the server's; a secret-looking name is not carried.
-	assert_eq "$(cat "$T/work/env.out")" "caller||a b'c"
+	assert_eq "$(<"$T/work/env.out")" "caller||a b'c"
 }
 
 test_rerun_invalidates_downstream_markers() {

@@ -142,7 +142,7 @@ test_no_checkpoint_fallback_stop() {
 	assert_eq "$rc" 1
 	assert_eq "$(launches)" 0
 	json "$(W)/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'no complete checkpoint in .*ckpt (1 entr.*newest incomplete: step 5.*fallback is stop' ||
-		fail "FAILED marker: $(cat "$(W)/markers/TRAIN_DONE.FAILED")"
+		fail "FAILED marker: $(<"$(W)/markers/TRAIN_DONE.FAILED")"
 }
 
 # {checkpoint} without a checkpoints section is a config error (78), before anything runs.

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PDIR="$TOP/build/portable"
-VERSION=$(cat "$TOP/VERSION")
+VERSION=$(<"$TOP/VERSION")
 HOST=$(uname -m)
 [ "$HOST" = arm64 ] && HOST=aarch64
 
@@ -31,7 +31,7 @@ ready() {
 	fi
 	if [ ! -f "$PBIN" ]; then
 		if [ -f "$PBIN.skip" ]; then
-			WHY="cannot build onbox-$arch-linux: $(cat "$PBIN.skip")"
+			WHY="cannot build onbox-$arch-linux: $(<"$PBIN.skip")"
 			return 1
 		fi
 		# Not a missing tool: the build itself failed.  That is a FAIL, not a SKIP.

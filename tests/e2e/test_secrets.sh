@@ -70,7 +70,7 @@ sampler_stop() {
 	touch "$T/sampler.stop"
 	wait "$SAMPLER" 2>/dev/null || true
 	[ -s "$T/sampler.n" ] || fail "the cmdline sampler did not finish"
-	[ "$(cat "$T/sampler.n")" -ge 2 ] || fail "the cmdline sampler ran $(cat "$T/sampler.n") rounds"
+	[ "$(<"$T/sampler.n")" -ge 2 ] || fail "the cmdline sampler ran $(<"$T/sampler.n") rounds"
 	[ ! -s "$T/sampler.hits" ] || { fail "the secret was on a command line:"; cat "$T/sampler.hits" >&2; return 1; }
 }
 
@@ -123,7 +123,7 @@ deploy_delivers() {
 	assert_eq "$(json "$(SEC)" 'd["WK_TEST_URL"]')" "$URL"
 	# The box's onbox delivers its events to the owner's URL.
 	wait_for 15 test -s "$T/stage.pid"
-	pid=$(cat "$T/stage.pid")
+	pid=$(<"$T/stage.pid")
 	wait_for 15 sh -c "grep -q stage_started '$T/recv.jsonl' 2>/dev/null"
 	assert_eq "$(recv_json "sorted(set(x['path'] for x in r))")" "['/hook/$CANARY']"
 	# Not in the stage's environment, nor onbox's, nor tmux's.
@@ -234,7 +234,7 @@ test_resume_refreshes() {
 	f="$(W)/attempts/train.1.json"
 	kill -9 -- "-$(json "$f" 'd["pid"]')" 2>/dev/null || true
 	kill -9 "$(json "$f" 'd.get("wrapper_pid",0)')" 2>/dev/null || true
-	wait_for 10 sh -c "! kill -0 $opid 2>/dev/null && ! kill -0 $(cat "$T/stage.pid") 2>/dev/null"
+	wait_for 10 sh -c "! kill -0 $opid 2>/dev/null && ! kill -0 $(<"$T/stage.pid") 2>/dev/null"
 	rm -f "$T/stage.pid"
 	rc=0; WK_TEST_URL="http://127.0.0.1:$RPORT/new" patrol >"$T/p1" 2>&1 || rc=$?
 	assert_grep ' t1 RESUMED ' "$T/p1"

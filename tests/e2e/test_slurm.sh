@@ -59,14 +59,14 @@ test_chain_completes_and_start_is_idempotent() {
 	sconf '' "$(three)"
 	# Hold the first job so the second start surely sees all three queued.
 	rc=0; onbox start >"$T/s1" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "first start: $(cat "$T/s1")"
+	assert_eq "$rc" 0 "first start: $(<"$T/s1")"
 	assert_grep 'a job [0-9]+ \(submitted\), b job [0-9]+ \(submitted, after [0-9]+\), c job [0-9]+ \(submitted, after' "$T/s1"
 	rc=0; onbox start >"$T/s2" 2>&1 || rc=$?
 	# Either all three are still queued (75, nothing submitted) or some already finished: never a second job per stage.
 	for s in a b c; do
 		[ "$(all_jobs $s)" = 1 ] || fail "stage $s has $(all_jobs $s) jobs after two starts"
 	done
-	case $rc in 0 | 75) ;; *) fail "second start exit $rc: $(cat "$T/s2")" ;; esac
+	case $rc in 0 | 75) ;; *) fail "second start exit $rc: $(<"$T/s2")" ;; esac
 	if [ "$rc" = 75 ]; then assert_grep 'nothing submitted' "$T/s2"; fi
 	wait_for 90 has_marker C_DONE
 	has_marker A_DONE && has_marker B_DONE
@@ -81,7 +81,7 @@ test_chain_completes_and_start_is_idempotent() {
 	onbox start >"$T/s3" 2>&1
 	assert_grep 'nothing to do' "$T/s3"
 	rc=0; patrol --once >"$T/p" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "patrol: $(cat "$T/p")"
+	assert_eq "$rc" 0 "patrol: $(<"$T/p")"
 	assert_grep ' DONE every marker present' "$T/p"
 }
 
@@ -105,7 +105,7 @@ test_failed_middle_stage_strands_the_next() {
 	# The owner fixes b and starts again: b is resubmitted, the stranded c replaced.
 	touch "$T/ok.b"
 	rc=0; onbox start >"$T/s2" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "$(cat "$T/s2")"
+	assert_eq "$rc" 0 "$(<"$T/s2")"
 	assert_grep 'a \(done\), b job [0-9]+ \(submitted\), c job [0-9]+ \(submitted, after' "$T/s2"
 	wait_for 90 has_marker C_DONE
 	assert_eq "$(json "$(W)/stages/b.json" 'len(d["attempts"])')" 2
@@ -172,7 +172,7 @@ test_resubmitted_by_hand_is_reconciled() {
 	# patrol comes back with auto_resume on: the held job is a's job now, never a restart.
 	AUTO=true sconf '' "$(three)"
 	rc=0; patrol --once >"$T/p2" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "patrol: $(cat "$T/p2")"
+	assert_eq "$rc" 0 "patrol: $(<"$T/p2")"
 	assert_grep " OK a job $a2 PENDING: held by a user .* · a is job $a2 now \(PENDING: held by a user.*\), was job $a1" "$T/p2"
 	assert_no_grep 'resumed' "$T/p2"
 	assert_eq "$(live_jobs a)" 1 "a's live jobs"
@@ -232,7 +232,7 @@ test_unreadable_queue_is_not_dead() {
 	printf '#!/bin/sh\necho "slurm_load_jobs error: Unable to contact slurm controller" >&2\nexit 1\n' >"$T/sshd/bin/squeue"
 	chmod +x "$T/sshd/bin/squeue"
 	rc=0; patrol --once >"$T/p" 2>&1 || rc=$?
-	assert_eq "$rc" 2 "$(cat "$T/p")"
+	assert_eq "$rc" 2 "$(<"$T/p")"
 	assert_grep ' SSH_DOWN slurm: the queue could not be read: squeue: exit 1: slurm_load_jobs error' "$T/p"
 	assert_no_grep resumed "$T/p"
 	assert_eq "$(all_jobs a)" 0
@@ -276,17 +276,17 @@ SH
 	wait_for 60 test -f "$T/ready.a"
 	[ "$(live_jobs b)" = 1 ] || fail "b's job is not waiting: $(live_jobs b)"
 	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "onbox stop: $(cat "$T/stop.out")"
+	assert_eq "$rc" 0 "onbox stop: $(<"$T/stop.out")"
 	assert_grep 'asking the onbox of Slurm job [0-9]+ to stop run t1' "$T/stop.out"
 	assert_grep 'cancelling the run.s job' "$T/stop.out"
 	assert_grep 'stopped run t1: stage a attempt 1 \(SIGTERM; it ended within stop_grace_s=5s\)' "$T/stop.out"
-	assert_eq "$(cat "$T/term.a")" TERM
+	assert_eq "$(<"$T/term.a")" TERM
 	wait_for 30 sh -c "[ \"\$(squeue -h -t PD,R,CG,CF -n wk-t1-a,wk-t1-b -o %i | wc -l)\" = 0 ]"
 	assert_eq "$(json "$(W)/stages/a.json" 'd["attempts"][-1]["result"]')" stopped
 	assert_no_file "$(W)/markers/A_DONE.FAILED"
 	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
 	rc=0; patrol --once >"$T/p" 2>&1 || rc=$?
-	assert_eq "$rc" 0 "patrol: $(cat "$T/p")"
+	assert_eq "$rc" 0 "patrol: $(<"$T/p")"
 	assert_grep ' STOPPED stopped on purpose by onbox stop' "$T/p"
 	onbox start >"$T/s2" 2>&1
 	assert_grep 'was stopped on purpose: starting it again' "$T/s2"

@@ -31,8 +31,8 @@ test_starts() {
 	assert_no_grep "kill_invalid_depend" "$SLURM_CONF"
 	# Everything under $T/slurm; the daemons are the ones slurm_start recorded.
 	case $SLURM_CONF in "$T/slurm/"*) ;; *) fail "SLURM_CONF outside \$T: $SLURM_CONF" ;; esac
-	assert_eq "$(cat "$SLURM_DIR/slurmctld.pid")" "$SLURM_CTLD_PID"
-	assert_eq "$(cat "$SLURM_DIR/slurmd.pid")" "$SLURM_SLURMD_PID"
+	assert_eq "$(<"$SLURM_DIR/slurmctld.pid")" "$SLURM_CTLD_PID"
+	assert_eq "$(<"$SLURM_DIR/slurmd.pid")" "$SLURM_SLURMD_PID"
 	scontrol ping | grep -q 'is UP' || fail "scontrol ping: $(scontrol ping 2>&1)"
 }
 
@@ -75,7 +75,7 @@ test_sacct_c_shows_failed_job() {
 	# The jobcomp record is written as the job ends; -c reads it back.
 	wait_for 10 grep -q "JobId=$a " "$SLURM_DIR/jobcomp.txt"
 	sacct -c -n -P -o jobid,jobname,state,exitcode -j "$a" >"$T/sacct"
-	assert_eq "$(cat "$T/sacct")" "$a|failing|FAILED|3:0"
+	assert_eq "$(<"$T/sacct")" "$a|failing|FAILED|3:0"
 }
 
 test_taken_ports_are_retried() {
@@ -85,7 +85,7 @@ open(sys.argv[1]+".tmp","w").write(str(s.getsockname()[1])); import os; os.renam
 time.sleep(120)' "$T/busy.port" &
 echo $! >>"$T/.pids"
 	wait_for 10 test -s "$T/busy.port"
-	busy=$(cat "$T/busy.port")
+	busy=$(<"$T/busy.port")
 	# The first try puts slurmctld on the taken port: it must move elsewhere.
 	_slurm_free_port dport
 	SLURM_TRY_PORTS="$busy $dport" slurm_start 2>"$T/start.err"
@@ -142,10 +142,10 @@ echo \$\$ >$T/job.pid; sleep 300")
 	wait_for 10 test -s "$T/gc.pid"
 	wait_for 10 test -s "$T/job.pid"
 	# The job's slurmstepd is its shell's parent (re-parented to init, its environment overwritten).
-	stepd=$(awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$(cat "$T/job.pid")/stat")
+	stepd=$(awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$(<"$T/job.pid")/stat")
 	grep -q '^slurmstepd' "/proc/$stepd/cmdline" || fail "$stepd is not slurmstepd: $(tr '\0' ' ' <"/proc/$stepd/cmdline")"
-	pids="$(slurm_pids) $(cat "$T/gc.pid") $(cat "$T/job.pid")"
-	for p in "$SLURM_CTLD_PID" "$SLURM_SLURMD_PID" "$SLURM_MUNGED_PID" "$stepd" $(cat "$T/gc.pid"); do
+	pids="$(slurm_pids) $(<"$T/gc.pid") $(<"$T/job.pid")"
+	for p in "$SLURM_CTLD_PID" "$SLURM_SLURMD_PID" "$SLURM_MUNGED_PID" "$stepd" $(<"$T/gc.pid"); do
 		case " $pids " in *" $p "*) ;; *) fail "slurm_pids misses $p" ;; esac
 	done
 	# This shell holds a file of the cluster open: it is not the cluster's.

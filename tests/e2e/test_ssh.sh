@@ -88,7 +88,7 @@ test_stdin_fed() {
 	printf 'line one\nit'"'"'s "quoted" $(not run)\n' >"$T/in"
 	st --in "$T/in" 'cat'
 	expect_ok
-	assert_eq "$(r "['out']")" "$(cat "$T/in")"
+	assert_eq "$(r "['out']")" "$(<"$T/in")"
 	head -c 2000000 /dev/urandom >"$T/big"
 	st --in "$T/big" 'sha256sum'
 	expect_ok
@@ -385,7 +385,7 @@ put_replaces() {
 	printf '{"v": 1}\n' >"$T/c1"
 	$tool --put "$dst" --mode 0640 --in "$T/c1"
 	expect_ok
-	assert_eq "$(cat "$dst")" '{"v": 1}'
+	assert_eq "$(<"$dst")" '{"v": 1}'
 	assert_eq "$(stat -c %a "$dst")" 640
 	ino=$(stat -c %i "$dst")
 	head -c 300000 /dev/urandom >"$T/c2"
@@ -414,7 +414,7 @@ test_put_sftp_only_server() {
 	printf 'new\n' >"$T/c1"
 	st --put "$T/dst" --mode 0600 --in "$T/c1"
 	expect_ok
-	assert_eq "$(cat "$T/dst")" new
+	assert_eq "$(<"$T/dst")" new
 	assert_eq "$(stat -c %a "$T/dst")" 600
 	assert_eq "$(ls "$T" | grep -c wk-tmp || true)" 0 "no temp file left"
 }
@@ -502,7 +502,7 @@ test_openssh_stdin_fed() {
 	printf 'line one\nit'"'"'s "quoted" $(not run)\n' >"$T/in"
 	sto --in "$T/in" 'cat'
 	expect_ok
-	assert_eq "$(r "['out']")" "$(cat "$T/in")"
+	assert_eq "$(r "['out']")" "$(<"$T/in")"
 	head -c 2000000 /dev/urandom >"$T/big"
 	sto --in "$T/big" 'sha256sum'
 	expect_ok

@@ -67,7 +67,7 @@ test_term_first_whole_group_receiver_once() {
 	bg_onbox run
 	runner=$LAST_PID
 	wait_for 10 test -f "$T/ready.train"
-	gc=$(cat "$T/gc.train")
+	gc=$(<"$T/gc.train")
 	live "$gc"
 	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
 	assert_eq "$rc" 0 "onbox stop exit"
@@ -75,7 +75,7 @@ test_term_first_whole_group_receiver_once() {
 	assert_grep 'stopped run t1: stage train attempt 1 \(SIGTERM; it ended within stop_grace_s=30s\), by onbox stop \(' "$T/stop.out"
 	assert_grep "onbox \(pid $runner\) exited" "$T/stop.out"
 	# SIGTERM reached the stage (its trap ran); the grandchild died with the group.
-	assert_eq "$(cat "$T/term.train")" TERM
+	assert_eq "$(<"$T/term.train")" TERM
 	gone "$gc"
 	# The runner has exited (onbox stop waited for it): 143, stopped on purpose.
 	rc=0; wait "$runner" || rc=$?
@@ -118,7 +118,7 @@ test_ignored_term_gets_kill_after_grace() {
 	bg_onbox run
 	runner=$LAST_PID
 	wait_for 10 test -f "$T/ready.train"
-	gc=$(cat "$T/gc.train")
+	gc=$(<"$T/gc.train")
 	pgid=$(json "$(W)/attempts/train.1.json" 'd["pgid"]')
 	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
@@ -129,7 +129,7 @@ test_ignored_term_gets_kill_after_grace() {
 	k=$(grep -n "process group $pgid still runs 2 s after SIGTERM: SIGKILL" "$(W)/onbox.log" | head -n 1 | cut -d: -f1)
 	[ -n "$t" ] && [ -n "$k" ] && [ "$t" -lt "$k" ] || fail "SIGTERM line $t, SIGKILL line $k"
 	# The script ignoring SIGTERM is gone too (SIGKILL): nothing of the group lives.
-	gone "$(cat "$T/leader.train")"
+	gone "$(<"$T/leader.train")"
 	[ -z "$(group_live "$pgid")" ] || fail "process group $pgid still has live members: $(group_live "$pgid")"
 	rc=0; wait "$runner" || rc=$?
 	assert_eq "$rc" 143
@@ -142,7 +142,7 @@ test_orphan_stage_stopped_without_its_onbox() {
 	chain2 '"stop_grace_s": 2,'
 	bg_onbox run
 	wait_for 10 test -f "$T/ready.train"
-	gc=$(cat "$T/gc.train")
+	gc=$(<"$T/gc.train")
 	kill -9 "$LAST_PID"
 	wait "$LAST_PID" 2>/dev/null || true
 	live "$gc"
@@ -151,7 +151,7 @@ test_orphan_stage_stopped_without_its_onbox() {
 	assert_grep 'stage train attempt 1 \(process group [0-9]+\) runs without its onbox' "$T/stop.out"
 	assert_grep 'stopped run t1: stage train attempt 1 \(SIGTERM, then SIGKILL after stop_grace_s=2s \(no onbox watched it\)\)' "$T/stop.out"
 	# The leader took SIGTERM (its trap); the grandchild ignoring it got SIGKILL.
-	assert_eq "$(cat "$T/term.train")" TERM
+	assert_eq "$(<"$T/term.train")" TERM
 	gone "$gc"
 	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
 	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
@@ -235,7 +235,7 @@ test_tmux_detach() {
 	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'stopped run t1: stage train attempt 1' "$T/stop.out"
-	assert_eq "$(cat "$T/term.train")" TERM
+	assert_eq "$(<"$T/term.train")" TERM
 	# onbox exited, so its tmux session ended.
 	wait_for 10 sh -c '! tmux has-session -t =wk-t1 2>/dev/null'
 }
@@ -279,7 +279,7 @@ test_patrol_stop_stopped_every_tick_never_resumed() {
 	assert_eq "$rc" 0 "patrol stop exit"
 	assert_eq "$(( $(sshd_accepted_count) - before ))" 1 "connections for patrol stop"
 	assert_grep 'stopped run t1: stage train attempt 1 \(SIGTERM; it ended within stop_grace_s=5s\), by patrol stop \(.*@.*\), on the box as ' "$T/ps"
-	assert_eq "$(cat "$T/term.train")" TERM
+	assert_eq "$(<"$T/term.train")" TERM
 	json "$(W)/stopped" 'd["by"]' | grep -q '^patrol stop ('
 	# Every tick: STOPPED, exit 0, nothing resumed (auto_resume is on).
 	for i in 1 2 3; do
@@ -328,7 +328,7 @@ test_patrol_stop_unreachable_records_nothing() {
 	cmp "$sd/report.log" "$T/report.log.before"
 	assert_no_file "$(W)/stopped"
 	assert_no_file "$(W)/stop.request"
-	live "$(cat "$T/gc.train")"
+	live "$(<"$T/gc.train")"
 	assert_no_file "$T/term.train"
 	# patrol --help lists STOPPED and the stop command.
 	"$PATROL" --help >"$T/help"

@@ -107,8 +107,8 @@ test_on_nan_stop() {
 	assert_grep 'nan' "$T/evidence"
 	assert_eq "$(json "$(F TRAIN_DONE)" 'd["policy"]["rule"]')" never_retry
 	assert_eq "$(attempts train)" 1
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["nan_stop"]')" "$(cat "$T/evidence")"
-	pid=$(cat "$T/train.pid")
+	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["nan_stop"]')" "$(<"$T/evidence")"
+	pid=$(<"$T/train.pid")
 	wait_for 30 gone "$pid" || fail "the training (pid $pid) still runs"
 	assert_no_file "$T/eval.ran"
 	assert_no_file "$(W)/markers/EVAL_DONE"
@@ -129,7 +129,7 @@ test_on_nan_stop_across_onbox_restart() {
 	wait "$LAST_PID" 2>/dev/null || true
 	wait_for 60 grep -qs '^step 9/400 loss=nan' "$T/work/train.log"
 	assert_no_grep '"kind":"nan_loss"' "$(W)/events.jsonl"
-	pid=$(cat "$T/train.pid")
+	pid=$(<"$T/train.pid")
 	kill -0 "$pid" || fail "the training should still run"
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1 "onbox exit"

@@ -25,7 +25,7 @@ cg_make() {
 		mkdir "$CG" 2>/dev/null || { echo "cannot create $CG (not root, or read-only)"; CG=""; return 1; }
 		echo "$lim" >"$CG/memory.max" 2>/dev/null || { echo "cannot write $CG/memory.max"; return 1; }
 		[ ! -f "$CG/memory.swap.max" ] || echo 0 >"$CG/memory.swap.max" 2>/dev/null || true
-		got=$(cat "$CG/memory.max")
+		got=$(<"$CG/memory.max")
 	elif [ -d /sys/fs/cgroup/memory ]; then
 		CG=/sys/fs/cgroup/memory/$name
 		mkdir "$CG" 2>/dev/null || { echo "cannot create $CG (not root, or read-only)"; CG=""; return 1; }
@@ -34,7 +34,7 @@ cg_make() {
 		# With swap the limit would push pages out instead of killing.
 		[ ! -f "$CG/memory.memsw.limit_in_bytes" ] ||
 			echo "$lim" >"$CG/memory.memsw.limit_in_bytes" 2>/dev/null || true
-		got=$(cat "$CG/memory.limit_in_bytes")
+		got=$(<"$CG/memory.limit_in_bytes")
 		grep -q '^oom_kill ' "$CG/memory.oom_control" ||
 			{ echo "$CG/memory.oom_control has no oom_kill counter (kernel before 4.13)"; return 1; }
 	else
@@ -74,7 +74,7 @@ test_oom_kill_in_own_cgroup() {
 	local why rc
 	# torch's import alone takes ~250 MB resident; the training then allocates 1 MiB tensors.
 	if ! cg_make "wk-e2e-$$-oom" $((700 * 1024 * 1024)) >"$T/cg.why"; then
-		why=$(cat "$T/cg.why")
+		why=$(<"$T/cg.why")
 		cg_remove
 		echo >&3 "SKIP oom_kill_in_own_cgroup: $why"
 		return 0
@@ -123,7 +123,7 @@ test_foreign_sigkill_is_killed_and_resumed() {
 	kconf 12 0.3 "--pidfile $T/train.pid"
 	bg_onbox run
 	wait_for 90 test -f "$T/work/ckpt/step_000004/metadata.json"
-	pid=$(cat "$T/train.pid")
+	pid=$(<"$T/train.pid")
 	kill -9 "$pid"
 	ck=$(newest_complete)
 	[ -n "$ck" ] || fail "no complete checkpoint"
