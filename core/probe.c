@@ -61,8 +61,9 @@ wdir_pre(const char *path)
  * header is the tag and the header (h), any other line is data and gets its
  * '|'.  The tag is new each script, so no file on the box can hold it; a
  * header that follows data without its last newline is split from it at the
- * tag, the data first.  num KEY: the first integer KEY of $D/state.json;
- * live PID: 1 when the process exists.
+ * tag, the data first.  live PID: lv=1 when the process exists, else 0 (a
+ * variable, not $(live): each $(...) is a fork on the box, and a tick's
+ * probe used to start some 27 processes there).
  */
 void
 probe_sh_prelude(struct buf *b)
@@ -72,21 +73,29 @@ probe_sh_prelude(struct buf *b)
 	fs_random_hex(tag, PROBE_TAG_BYTES);
 	buf_printf(b, "N=wk%s\n"
 	    "h() { echo \"$N$1\"; }\n"
-	    "num() { sed -n \"/^[[:space:]]*\\\"$1\\\":[[:space:]]*[0-9]/{s/^[[:space:]]*\\\"$1\\\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p;q;}\" \"$D/state.json\" 2>/dev/null; }\n"
-	    "live() { if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then echo 1; else echo 0; fi; }\n",
+	    "live() { lv=0; if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then lv=1; fi; }\n",
 	    tag);
 }
 
-/* The alive section's data: onbox's and the stage's pid, and whether each lives. */
+/*
+ * The alive section's data: onbox's and the stage's pid, and whether each
+ * lives.  Each pid is the first integer "onbox_pid" / "stage_pid" of
+ * $D/state.json (a key on a line of its own, as onbox writes it), both read
+ * by one awk that stops once it has both.
+ */
 void
 probe_sh_alive(struct buf *b)
 {
 	/* The onbox pid must still be an onbox: a reused pid is not our monitor. */
-	buf_puts(b, "ob=$(num onbox_pid); sp=$(num stage_pid)\n"
-	    "oa=0; if [ \"$(live \"$ob\")\" = 1 ]; then case \"$(tr '\\000' ' ' <\"/proc/$ob/cmdline\" 2>/dev/null)\" in "
+	buf_puts(b, "ob=; sp=\n"
+	    "[ -f \"$D/state.json\" ] && for v in $(awk 'function g(k, n,  p) { if (v[k] != \"\" || !match($0, \"^[[:space:]]*\\\"\" n \"\\\":[[:space:]]*[0-9]\")) return; "
+	    "p = substr($0, RLENGTH); sub(/[^0-9].*/, \"\", p); v[k] = p } { g(\"o\", \"onbox_pid\"); g(\"s\", \"stage_pid\") } "
+	    "v[\"o\"] != \"\" && v[\"s\"] != \"\" { exit } END { print \"o\" v[\"o\"], \"s\" v[\"s\"] }' "
+	    "\"$D/state.json\" 2>/dev/null); do case $v in o*) ob=${v#o} ;; s*) sp=${v#s} ;; esac; done\n"
+	    "live \"$ob\"; oa=0; if [ $lv = 1 ]; then case \"$(tr '\\000' ' ' <\"/proc/$ob/cmdline\" 2>/dev/null)\" in "
 	    "*onbox*) oa=1 ;; esac; fi\n"
 	    "echo \"onbox ${ob:-0} $oa\"\n"
-	    "echo \"stage ${sp:-0} $(live \"$sp\")\"\n");
+	    "live \"$sp\"; echo \"stage ${sp:-0} $lv\"\n");
 }
 
 void
@@ -147,7 +156,8 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	    "[ -f \"$D/stopped\" ] && { h @stopped; head -c 4096 \"$D/stopped\"; }\n"
 	    /* what went wrong on the way to a DONE (caveats.h): onbox writes it at the end */
 	    "[ -f \"$D/" CAVEATS_FILE "\" ] && { h @caveats; head -c " CAVEATS_FILE_MAX_S " \"$D/" CAVEATS_FILE "\"; }\n"
-	    "lg=$(ls -t \"$D\"/logs/*.log 2>/dev/null | head -n 1)\n"
+	    /* the newest log: ls's first line, cut here (no head: a process less) */
+	    "lg=$(ls -t \"$D\"/logs/*.log 2>/dev/null); lg=${lg%%\"\n\"*}\n"
 	    "if [ -n \"$lg\" ]; then h \"@log output ${lg##*/}\"; tail -c " "16384" " \"$lg\"; fi\n");
 	for (i = 0; i < cfg->nchain; i++) {
 		if (cfg->chain[i].log == NULL)
@@ -204,15 +214,15 @@ probe_script_at(const struct wk_config *cfg, long long events_from)
 	    "h @gpu\n"
 	    "if command -v nvidia-smi >/dev/null 2>&1; then $T nvidia-smi "
 	    "--query-gpu=utilization.gpu,memory.used,memory.total --format=csv,noheader,nounits 2>/dev/null; fi\n"
+	    /* read, not $(cat) and sed: no process for a one-line file */
 	    "h @cgroup\n"
+	    "cg() { v=; read -r v 2>/dev/null <\"$1\"; echo \"current $v\"; v=; read -r v 2>/dev/null <\"$2\"; echo \"max $v\"; "
+	    "v=; while read -r k n; do [ \"$k\" = oom_kill ] && v=$n; done 2>/dev/null <\"$3\"; echo \"oom_kill $v\"; }\n"
 	    "if [ -f /sys/fs/cgroup/memory.current ]; then\n"
-	    "  echo \"current $(cat /sys/fs/cgroup/memory.current)\"\n"
-	    "  echo \"max $(cat /sys/fs/cgroup/memory.max)\"\n"
-	    "  echo \"oom_kill $(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events)\"\n"
+	    "  cg /sys/fs/cgroup/memory.current /sys/fs/cgroup/memory.max /sys/fs/cgroup/memory.events\n"
 	    "elif [ -f /sys/fs/cgroup/memory/memory.usage_in_bytes ]; then\n"
-	    "  echo \"current $(cat /sys/fs/cgroup/memory/memory.usage_in_bytes)\"\n"
-	    "  echo \"max $(cat /sys/fs/cgroup/memory/memory.limit_in_bytes)\"\n"
-	    "  echo \"oom_kill $(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control)\"\n"
+	    "  cg /sys/fs/cgroup/memory/memory.usage_in_bytes /sys/fs/cgroup/memory/memory.limit_in_bytes "
+	    "/sys/fs/cgroup/memory/memory.oom_control\n"
 	    "fi\n"
 	    "h @transfer\n");
 	if (remote != NULL) {

@@ -660,14 +660,14 @@ test_hostile_logs() {
 		conf '"progress": {"pattern": "step (\\d+)/(\\d+)"},' \
 			"[{\"stage\": \"g\", \"run\": \"$T/bin/garbage.sh $how $T/go.$how $AWAIT\", \"log\": \"train.log\", \"done_when\": \"Training completed\"}]"
 		bg_onbox run
-		wait_for 120 grep -q '~5/10' "$(W)/state.json"
+		wait_for 120 grep -q '~5/10' "$W/state.json"
 		# Still running, still answering, in whole JSON.
 		kill -0 "$LAST_PID"
 		onbox status >"$T/status.$how" 2>&1
 		onbox status --json >"$T/status.$how.json"
 		python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read())' "$T/status.$how.json" ||
 			fail "onbox status --json is not JSON after garbage"
-		json_whole "$(W)" live >/dev/null
+		json_whole "$W" live >/dev/null
 		if [ "$CHAOS_SLOW" = 0 ]; then
 			hwm=$(vmhwm "$LAST_PID")
 			peaks="$peaks $((hwm / 1024))"
@@ -675,14 +675,14 @@ test_hostile_logs() {
 		fi
 		touch "$T/go.$how"
 		rc=0; wait "$LAST_PID" || rc=$?
-		json_whole "$(W)" >/dev/null
+		json_whole "$W" >/dev/null
 		if [ "$how" = ok ]; then
 			assert_eq "$rc" 0 "onbox after a garbage-printing stage that succeeded"
-			assert_eq "$(json "$(W)/markers/G_DONE" 'd["exit_code"]')" 0
+			assert_eq "$(json "$W/markers/G_DONE" 'd["exit_code"]')" 0
 		else
 			assert_eq "$rc" 1 "onbox after a garbage-printing stage that failed"
-			assert_eq "$(json "$(W)/markers/G_DONE.FAILED" 'd["class"]')" cuda_oom
-			assert_no_file "$(W)/markers/G_DONE"
+			assert_eq "$(json "$W/markers/G_DONE.FAILED" 'd["class"]')" cuda_oom
+			assert_no_file "$W/markers/G_DONE"
 		fi
 	done
 	summary "10 MB lines and 1 MB of binary garbage, twice per attempt, a success and a cuda_oom failure; peak RSS (MB):${peaks:- not measured under valgrind}"

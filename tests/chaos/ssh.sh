@@ -237,7 +237,7 @@ test_ssh_faults() {
 	echo "[127.0.0.1]:$SSHD_PORT $(cut -d' ' -f1,2 "$T/otherhost.pub")" >"$T/other_known_hosts"
 	ssh_conf libssh2
 	onbox run >/dev/null 2>&1
-	assert_file "$(W)/markers/A_DONE"
+	assert_file "$W/markers/A_DONE"
 	for i in $(seq 0 $((TRIALS - 1))); do
 		if [ $((i % ${#FAULTS[@]})) = 0 ]; then
 			# A new round: every fault once, in a random order.

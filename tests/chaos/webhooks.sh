@@ -31,7 +31,7 @@ recv_up() {
 
 # A delivery to the generic sink was tried under behaviour $1 since $2 was touched.
 tried_under() {
-	local want st="$(W)/outbox/0-generic/status.json"
+	local want st="$W/outbox/0-generic/status.json"
 	[ -n "$(find "$st" -newer "$2" 2>/dev/null)" ] || return 1
 	case $1 in
 	down) want='connection refused' ;;
@@ -42,7 +42,7 @@ tried_under() {
 	esac
 	grep -q "$want" "$st" 2>/dev/null
 }
-pending() { find "$(W)/outbox/$1" -name '0*.json' 2>/dev/null | wc -l; }
+pending() { find "$W/outbox/$1" -name '0*.json' 2>/dev/null | wc -l; }
 
 # wh_ids SINKPATH: the ids the receiver acknowledged (200) at a path, in arrival order.
 wh_ids() { recv_json "'\n'.join(x['headers'].get('X-Watchkeeper-Event-Id', '?') for x in r if x['status'] == 200 and x['path'] == '$1')"; }
@@ -53,7 +53,7 @@ want = sys.argv[2].split()
 for l in open(sys.argv[1]):
     e = json.loads(l)
     if not want or e["event"] in want:
-        print(e["id"])' "$(W)/events.jsonl" "$1"
+        print(e["id"])' "$W/events.jsonl" "$1"
 }
 
 test_webhooks() {
@@ -89,7 +89,7 @@ SH
 		fi
 		b=${order[$(( (i - 1) % ${#BEHAVIOURS[@]} ))]}
 		echo "stage $i: receiver $b"
-		wait_for 20 grep -q "\"stage_started\".*\"s$i\"" "$(W)/events.jsonl"
+		wait_for 20 grep -q "\"stage_started\".*\"s$i\"" "$W/events.jsonl"
 		case $b in
 		down) recv_down ;;
 		slow) recv_up "hang:3" ;;
@@ -99,7 +99,7 @@ SH
 		touch "$T/switch.$i"
 		sleep 0.01
 		touch "$T/go.$i"
-		wait_for 20 grep -q "\"stage_done\".*\"s$i\"" "$(W)/events.jsonl"
+		wait_for 20 grep -q "\"stage_done\".*\"s$i\"" "$W/events.jsonl"
 		wait_for 30 tried_under "$b" "$T/switch.$i"
 		onbox status >"$T/status.$i" 2>&1
 		onbox status --json >"$T/status.$i.json"

@@ -63,22 +63,38 @@ assert_no_grep() { ! grep -qE -- "$1" "$2" || fail "unexpected /$1/ in $2"; }
 # line_ok VERDICT FILE: FILE has patrol's report line for run t1 with VERDICT.
 line_ok() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z t1 $1( |$)" "$2" || fail "no '$1' report line in $2: $(<"$2")"; }
 # live PID: the process exists and is not a zombie; gone PID: not live.
-live() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
+# (/proc/PID/stat's state field, read in this shell: ps was a fork and an
+# exec at each poll of a wait_for.)
+live() {
+	local l
+	case $1 in '' | *[!0-9]*) return 1 ;; esac
+	{ IFS= read -r l <"/proc/$1/stat"; } 2>/dev/null || return 1
+	l=${l##*) }
+	[ -n "$l" ] && [ "${l%% *}" != Z ]
+}
 gone() { ! live "$1"; }
 
 # json FILE EXPR: a value from a JSON file, outside the code under test:
 # EXPR is Python over d (python3's json), printed as print() does (booleans
 # lower-case).  The common shapes, d["k"][0]..., len(d["k"]...), d.get("k")
-# and d.get("k", N), go to build/jsonq instead (tests/unit/jsonq.c, cJSON:
-# a python3 start costs some 80 ms of CPU here, jq's 30, jsonq's one) when
-# the value is a string, an integer, a boolean or null; where python3 would
-# raise (no file, no key) jsonq says so and fails.  The rest is python3's.
-json() {
-	local rc=0
-	"$JSONQ" "$1" "$2" || rc=$?
-	[ $rc = 2 ] || return $rc
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2],{"d":d}); print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"
-}
+# and d.get("k", N), are answered by build/jsonq itself (tests/unit/jsonq.c,
+# cJSON: a python3 start costs some 80 ms of CPU here, jq's 30, jsonq's one)
+# when the value is a string, an integer, a boolean or null; where python3
+# would raise (no file, no key) jsonq says so and fails.  The rest jsonq
+# hands to python3 (--or-python: it execs python3 with the same one-liner).
+# `json` is also an alias for the command, so that `$(json ...)` in the
+# files that source this one is one process, not a fork of the test's bash
+# that then starts jsonq (a fork costs some 8 ms of CPU here); the function
+# stays for `wait_for 10 json ...` and the like.
+json() { "$JSONQ" --or-python "$@"; }
+shopt -s expand_aliases
+alias json='"$JSONQ" --or-python'
+
+# json_ge FILE EXPR N: json's number at EXPR (its integer part) is N or more;
+# json_ne FILE EXPR V: json's answer is there and is not V.  Both false while
+# FILE or the value is missing: conditions for wait_for (no python3 a poll).
+json_ge() { local v; v=$(json "$1" "$2" 2>/dev/null) || return 1; v=${v%.*}; [[ $v =~ ^-?[0-9]+$ ]] && [ "$v" -ge "$3" ]; }
+json_ne() { local v; v=$(json "$1" "$2" 2>/dev/null) || return 1; [ -n "$v" ] && [ "$v" != "$3" ]; }
 
 # jsonq_s FILE BASE EXPR: jsonq for an EXPR over s, the value at d BASE (e.g.
 # '["structuredContent"]'): s[...] and len(s[...]) become d BASE[...]; exit as
@@ -92,6 +108,7 @@ jsonq_s() {
 	"$JSONQ" "$1" "$q"
 }
 
+# W: the run's state directory; t sets $W to the same (no fork).
 W() { echo "$T/work/.watchkeeper"; }
 
 # conf [EXTRA_TOP_LEVEL_JSON] CHAIN_JSON: write $T/wk.json for run "t1" in $T/work.
@@ -167,6 +184,7 @@ t() {
 	local name=$1 fn=$2 rc
 	T=$(mktemp -d /tmp/wk-e2e.XXXXXX)
 	export T
+	W="$T/work/.watchkeeper"	# $W: W's answer with no fork (tests poll it)
 	(
 		set -e
 		cd "$T"

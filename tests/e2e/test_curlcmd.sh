@@ -18,8 +18,8 @@ tc() {
 	t "$name" "$fn"
 }
 
-pending() { find "$(W)/outbox" -name '0*.json' 2>/dev/null | wc -l; }
-event_ids() { python3 -c 'import json,sys; print("\n".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$(W)/events.jsonl"; }
+pending() { find "$W/outbox" -name '0*.json' 2>/dev/null | wc -l; }
+event_ids() { python3 -c 'import json,sys; print("\n".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$W/events.jsonl"; }
 # The ids delivered (200) to a path, oldest first; test events (notify --test) left out.
 ok_ids() { recv_json "'\n'.join(b['id'] for x in r if x['status'] == 200 and x['path'] == '$1' for b in [json.loads(x['body'])] if b['event'] != 'test')"; }
 
@@ -66,7 +66,7 @@ assert_each_event_once() {
 	ok_ids "$path" | sort >"$T/got"
 	event_ids | sort >"$T/want"
 	diff "$T/want" "$T/got" || fail "events not delivered exactly once to $path"
-	python3 - "$(W)/events.jsonl" "$T/recv.jsonl" "$path" <<'PY' || fail "bodies differ from the events"
+	python3 - "$W/events.jsonl" "$T/recv.jsonl" "$path" <<'PY' || fail "bodies differ from the events"
 import json, sys
 evs = {json.loads(l)["id"]: json.loads(l) for l in open(sys.argv[1])}
 for l in open(sys.argv[2]):
@@ -95,7 +95,7 @@ test_curl_delivers_each_event_once() {
 	onbox --version >"$T/version.out"
 	assert_grep "^http: curl command $REAL_CURL [0-9]" "$T/version.out"
 	onbox run >"$T/out" 2>&1
-	wait_for 10 sh -c "[ \$(find '$(W)/outbox' -name '0*.json' | wc -l) -eq 0 ]"
+	wait_for 10 sh -c "[ \$(find '$W/outbox' -name '0*.json' | wc -l) -eq 0 ]"
 	assert_each_event_once /generic
 	assert_eq "$(recv_json "len([x for x in r if x['path']=='/ntfy/topic' and x['headers'].get('Title')])")" 3
 	assert_eq "$(recv_json "[x['path'] for x in r if x['path'].startswith('/tg')][0]")" "/tg/bot123456:ABCDEF-telegram-token/sendMessage"
@@ -124,7 +124,7 @@ SH
 	assert_grep "^http: curl command $T/fake/curl " "$T/version.out"
 	onbox run >"$T/cap.out" 2>&1
 	onbox notify --test >>"$T/cap.out" 2>&1
-	wait_for 10 sh -c "[ \$(find '$(W)/outbox' -name '0*.json' | wc -l) -eq 0 ]"
+	wait_for 10 sh -c "[ \$(find '$W/outbox' -name '0*.json' | wc -l) -eq 0 ]"
 	# Delivered through the wrapper: 3 events + 1 test to each of 2 sinks.
 	assert_eq "$(recv_count)" 8
 	assert_eq "$(recv_json "sorted(set(x['path'] for x in r))")" "['/hooks/T0SECRETPATH9f8e7d6c5b4a', '/tg/bot987654:SECRET-TOKEN-abcdef123/sendMessage']"
@@ -135,7 +135,7 @@ SH
 	assert_eq "$(grep -c -- '-q -K -' "$T/argv.log")" 8
 	! grep -F '127.0.0.1' "$T/argv.log" || fail "the URL on curl's argv"
 	for s in T0SECRETPATH9f8e7d6c5b4a SECRET-TOKEN-abcdef123; do
-		! grep -rF "$s" "$T/argv.log" "$(W)" "$T/cap.out" || fail "secret $s leaked"
+		! grep -rF "$s" "$T/argv.log" "$W" "$T/cap.out" || fail "secret $s leaked"
 	done
 }
 
@@ -282,7 +282,7 @@ test_500_then_200_retried_like_libcurl() {
 			'"outbox": {"retry_base_ms": 50, "retry_max_s": 1},'
 		WATCHKEEPER_HTTP=$via onbox run >"$T/out.$via" 2>&1
 		assert_eq "$(pending)" 3 "$via"
-		json "$(W)/outbox/0-generic/status.json" '(d["last_error"], d.get("permanent", False))' >"$T/st.$via"
+		json "$W/outbox/0-generic/status.json" '(d["last_error"], d.get("permanent", False))' >"$T/st.$via"
 		echo 200 >"$T/recv.mode"
 		WATCHKEEPER_HTTP=$via onbox notify --flush >"$T/flush.$via"
 		assert_eq "$(pending)" 0 "$via"

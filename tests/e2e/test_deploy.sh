@@ -68,8 +68,8 @@ test_no_flags_portable_then_unchanged() {
 	cmp "$T/wk.json" "$T/work/.watchkeeper/watchkeeper.json"
 	cmp "$ONBOX" "$T/work/.watchkeeper/bin/onbox"
 	assert_no_file "$T/work/.watchkeeper/bin/onbox.new"
-	wait_for 20 onbox_gone "$(W)"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	wait_for 20 onbox_gone "$W"
+	assert_file "$W/markers/TRAIN_DONE"
 	# What deploy learned is in patrol's state.
 	ps="$T/state/watchkeeper/t1/patrol.json"
 	assert_eq "$(json "$ps" 'd["deploy"]["arch"]')" x86_64
@@ -123,7 +123,7 @@ SH
 	assert_grep "the box cannot deliver webhooks .*keeps every event in $T/work/.watchkeeper/outbox" "$T/d1.err"
 	assert_no_file "$T/work/.watchkeeper/bin/onbox"
 	assert_grep 'started run t1' "$T/d1"
-	wait_for 20 onbox_gone "$(W)"
+	wait_for 20 onbox_gone "$W"
 	ps="$T/state/watchkeeper/t1/patrol.json"
 	assert_eq "$(json "$ps" 'd["deploy"]["onbox_source"]')" box
 	assert_eq "$(json "$ps" 'd["deploy"]["onbox_path"]')" "$T/sshd/bin/onbox"
@@ -154,7 +154,7 @@ test_arm64_is_aarch64() {
 	assert_grep '^box: aarch64$' "$T/d1"
 	assert_grep "^onbox: uploaded $T/portable/onbox-aarch64-linux to " "$T/d1"
 	assert_no_grep 'started' "$T/d1"
-	assert_no_file "$(W)/state.json"
+	assert_no_file "$W/state.json"
 }
 
 # An onbox that does not run on the box (here: exits 9 on --version) is removed
@@ -168,10 +168,10 @@ test_onbox_that_does_not_run_is_removed() {
 	assert_eq "$rc" 1
 	assert_grep "$T/bad-onbox does not run on the box \(exit 9\): GLIBC_2.34 not found" "$T/d1"
 	assert_grep 'it was removed again' "$T/d1"
-	assert_no_file "$(W)/bin/onbox"
-	assert_no_file "$(W)/bin/onbox.new"
-	assert_no_file "$(W)/watchkeeper.json"
-	assert_no_file "$(W)/state.json"
+	assert_no_file "$W/bin/onbox"
+	assert_no_file "$W/bin/onbox.new"
+	assert_no_file "$W/watchkeeper.json"
+	assert_no_file "$W/state.json"
 }
 
 # A box without sha256sum: the config cannot be compared, so it is sent again;
@@ -230,8 +230,8 @@ test_refusals_upload_nothing() {
 	rc=0; patrol deploy >"$T/d4" 2>&1 || rc=$?
 	assert_eq "$rc" 75
 	assert_grep 'alive on the box .*nothing was uploaded' "$T/d4"
-	assert_no_file "$(W)/watchkeeper.json"
-	assert_no_file "$(W)/bin"
+	assert_no_file "$W/watchkeeper.json"
+	assert_no_file "$W/bin"
 	assert_eq "$(launches)" 1
 	touch "$T/go"
 	wait "$LAST_PID"
@@ -251,7 +251,7 @@ test_tmux_missing_falls_back_to_nohup() {
 	assert_grep 'starting run t1 with nohup instead' "$T/d1"
 	assert_grep 'started run t1 with nohup' "$T/d1"
 	wait_for 10 test -f "$T/launch.train"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	# No tmux session, yet alive: patrol says OK, not a dead run.
 	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 0
@@ -259,7 +259,7 @@ test_tmux_missing_falls_back_to_nohup() {
 	assert_eq "$(json "$T/state/watchkeeper/t1/patrol.json" 'd["deploy"]["tmux_missing"]')" true
 	assert_grep "tmux is not on the box's PATH: onbox runs the chain with nohup" "$T/state/watchkeeper/t1/HANDBOOK.md"
 	touch "$T/go"
-	wait_for 20 onbox_gone "$(W)"
+	wait_for 20 onbox_gone "$W"
 	rc=0; patrol --once >"$T/p2" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep ' t1 DONE' "$T/p2"
@@ -275,11 +275,11 @@ test_onbox_start_without_tmux() {
 	PATH="$T/nobin" onbox start >"$T/s" 2>"$T/s.err"
 	assert_grep '^tmux is not on the PATH: starting run t1 with nohup instead' "$T/s"
 	assert_grep "started run t1 with nohup \(onbox pid [0-9]+\)" "$T/s"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	wait_for 10 test -f "$T/launch.train"
 	touch "$T/go"
-	wait_for 20 onbox_gone "$(W)"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	wait_for 20 onbox_gone "$W"
+	assert_file "$W/markers/TRAIN_DONE"
 }
 
 # A workdir with a space, every remote script run by dash (sh on the remote PATH

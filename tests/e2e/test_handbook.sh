@@ -78,7 +78,7 @@ test_after_a_real_tick() {
 	pconf "\"dri\": \"ana\", \"progress\": {\"pattern\": \"step (\\\\d+)/(\\\\d+)\", \"max\": 10}, \"notify\": [{\"type\": \"generic\", \"url_env\": \"WK_HOOK\"}, {\"type\": \"generic\", \"url\": \"$LIT_SECRET\"}]," \
 		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\", \"done_when\": \"Training completed\"}, {\"stage\": \"eval\", \"run\": \"echo 'a | b \`x\`'\", \"marker\": \"EVAL_DONE\"}]"
 	bg_onbox run
-	wait_for 10 grep -q '~3/10' "$(W)/state.json"
+	wait_for 10 grep -q '~3/10' "$W/state.json"
 	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	line_ok OK "$T/p1"
@@ -137,7 +137,7 @@ test_after_a_real_tick() {
 		echo >&3 "SKIP markers claims after a real tick: patrol.json has no \"markers\" (patrol/tick.c)"
 	fi
 	touch "$T/go"
-	wait_for 20 test -f "$(W)/markers/EVAL_DONE"
+	wait_for 20 test -f "$W/markers/EVAL_DONE"
 }
 
 test_marker_drift_after_done() {
@@ -159,8 +159,8 @@ test_marker_drift_after_done() {
 	assert_grep '^ok    marker EVAL_DONE present$' "$T/c0"
 	assert_grep '^ok    marker EVAL_DONE.FAILED absent$' "$T/c0"
 	# A marker disappears and a FAILED twin appears: drift, each named.
-	rm "$(W)/markers/EVAL_DONE"
-	touch "$(W)/markers/TRAIN_DONE.FAILED"
+	rm "$W/markers/EVAL_DONE"
+	touch "$W/markers/TRAIN_DONE.FAILED"
 	rc=0; handbook --check >"$T/c1" 2>&1 || rc=$?
 	assert_eq "$rc" 1 "$(<"$T/c1")"
 	assert_grep '^DRIFT marker EVAL_DONE: the handbook says present, the box does not have it$' "$T/c1"
@@ -172,14 +172,14 @@ test_marker_drift_after_done() {
 test_marker_appears() {
 	box
 	pconf '' '[{"stage": "train", "run": "true"}, {"stage": "eval", "run": "true"}]'
-	mkdir -p "$(W)/markers"
-	touch "$(W)/markers/TRAIN_DONE"
+	mkdir -p "$W/markers"
+	touch "$W/markers/TRAIN_DONE"
 	seen_state '["TRAIN_DONE"]' '{}'
 	handbook >/dev/null
 	rc=0; handbook --check >"$T/c0" 2>&1 || rc=$?
 	assert_eq "$rc" 0 "$(<"$T/c0")"
 	assert_grep '^ok    marker EVAL_DONE absent$' "$T/c0"
-	touch "$(W)/markers/EVAL_DONE"
+	touch "$W/markers/EVAL_DONE"
 	rc=0; handbook --check >"$T/c1" 2>&1 || rc=$?
 	assert_eq "$rc" 1 "$(<"$T/c1")"
 	assert_grep '^DRIFT marker EVAL_DONE: the handbook says absent, the box has it$' "$T/c1"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/sshd.sh"
 PATROL="$TOP/$BUILD/patrol"
 patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
-alerts() { grep -c "\"event\":\"health_alert\".*\"kind\":\"$1\"" "$(W)/events.jsonl" || true; }
+alerts() { grep -c "\"event\":\"health_alert\".*\"kind\":\"$1\"" "$W/events.jsonl" || true; }
 HEALTH='"progress": {"pattern": "step (\\d+)/(\\d+)"}, "loss": {"pattern": "loss=(\\S+)"}, "throughput": {"pattern": "tokens/s=(\\d+)"},'
 
 # stage FILE: a stage that prints FILE's lines, then waits for $T/go (bounded).
@@ -28,23 +28,23 @@ test_nan_alerted_once_across_onbox_restarts() {
 	stage "$T/log"
 	conf "$HEALTH" "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 sh -c "grep -q '\"kind\":\"nan_loss\"' '$(W)/events.jsonl'"
-	wait_for 10 sh -c "grep -q '\"kind\":\"wandb\"' '$(W)/events.jsonl'"
+	wait_for 10 sh -c "grep -q '\"kind\":\"nan_loss\"' '$W/events.jsonl'"
+	wait_for 10 sh -c "grep -q '\"kind\":\"wandb\"' '$W/events.jsonl'"
 	assert_grep 'train attempt 1 nan_loss' "$T/onbox.out"
-	wait_for 10 sh -c "grep -q 'nan_loss' '$(W)/state.json'"
+	wait_for 10 sh -c "grep -q 'nan_loss' '$W/state.json'"
 	# A new onbox re-attaches and reads the attempt's log from its start: no alert twice.
 	kill -9 "$LAST_PID"
 	wait "$LAST_PID" 2>/dev/null || true
 	bg_onbox run
-	wait_for 10 grep -q "re-attaching" "$(W)/onbox.log"
-	wait_for 10 sh -c "grep -q '\"onbox_pid\":[[:space:]]*$LAST_PID,' '$(W)/state.json'"
+	wait_for 10 grep -q "re-attaching" "$W/onbox.log"
+	wait_for 10 sh -c "grep -q '\"onbox_pid\":[[:space:]]*$LAST_PID,' '$W/state.json'"
 	# It read on from where the last one stopped, not from the start of the log.
-	wait_for 10 grep -q 'output continues at byte [1-9]' "$(W)/onbox.log"
+	wait_for 10 grep -q 'output continues at byte [1-9]' "$W/onbox.log"
 	touch "$T/go"
 	wait "$LAST_PID" || true
 	assert_eq "$(alerts nan_loss)" 1
 	assert_eq "$(alerts wandb)" 1
-	assert_grep '"url":"https://wandb.ai/team/proj/runs/abc123"' "$(W)/events.jsonl"
+	assert_grep '"url":"https://wandb.ai/team/proj/runs/abc123"' "$W/events.jsonl"
 }
 
 test_loss_spike_degraded() {
@@ -56,8 +56,8 @@ test_loss_spike_degraded() {
 	stage "$T/log"
 	pconf "$HEALTH" "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 sh -c "grep -q '\"kind\":\"loss_spike\"' '$(W)/events.jsonl'"
-	wait_for 10 sh -c "grep -q 'loss_spike' '$(W)/state.json'"
+	wait_for 10 sh -c "grep -q '\"kind\":\"loss_spike\"' '$W/events.jsonl'"
+	wait_for 10 sh -c "grep -q 'loss_spike' '$W/state.json'"
 	rc=0; patrol >"$T/p" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	grep -qE '^[0-9T:Z-]+ t1 DEGRADED .*loss' "$T/p" || fail "no DEGRADED loss line: $(<"$T/p")"
@@ -77,15 +77,15 @@ SH
 	chmod +x "$T/bin/train.sh"
 	pconf "$HEALTH" "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 grep -q '~25/1000' "$(W)/state.json"
+	wait_for 10 grep -q '~25/1000' "$W/state.json"
 	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 0 "healthy first"
 	touch "$T/slow"
-	wait_for 20 sh -c "grep -q '\"kind\":\"throughput_drop\"' '$(W)/events.jsonl'"
+	wait_for 20 sh -c "grep -q '\"kind\":\"throughput_drop\"' '$W/events.jsonl'"
 	# Two low ticks in a row, not one (throughput.ticks 2; the unit tests show one is not enough).
-	assert_eq "$(json "$(W)/state.json" 'd["health"]["throughput"]["low_ticks"] >= 2')" true
+	assert_eq "$(json "$W/state.json" 'd["health"]["throughput"]["low_ticks"] >= 2')" true
 	assert_eq "$(alerts throughput_drop)" 1
-	wait_for 10 sh -c "grep -q 'throughput_drop' '$(W)/state.json'"
+	wait_for 10 sh -c "grep -q 'throughput_drop' '$W/state.json'"
 	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	grep -qE '^[0-9T:Z-]+ t1 DEGRADED .*throughput' "$T/p2" || fail "no DEGRADED throughput line: $(<"$T/p2")"
@@ -106,15 +106,15 @@ SH
 	chmod +x "$T/bin/train.sh"
 	conf '"progress": {"pattern": "step (\\d+)/(\\d+)"},' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 grep -q 'CUDA out of memory' "$(W)/scan.json"
+	wait_for 10 grep -q 'CUDA out of memory' "$W/scan.json"
 	kill -9 "$LAST_PID"
 	wait "$LAST_PID" 2>/dev/null || true
 	bg_onbox run
-	wait_for 10 grep -q 'output continues at byte [1-9]' "$(W)/onbox.log"
+	wait_for 10 grep -q 'output continues at byte [1-9]' "$W/onbox.log"
 	touch "$T/go"
 	wait "$LAST_PID" || true
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'sum("CUDA out of memory" in l for l in d["last_lines"])')" 1
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'sum("CUDA out of memory" in l for l in d["last_lines"])')" 1
 }
 
 t restart_keeps_what_the_log_showed test_restart_keeps_what_the_log_showed

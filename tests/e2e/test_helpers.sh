@@ -76,6 +76,13 @@ test_json_function() {
 	assert_eq "$(json "$T/d.json" 'sorted(d)')" "['b', 'k']"
 	! json "$T/d.json" 'd["nope"]' 2>/dev/null || fail "json of a missing key succeeded"
 	! json "$T/none.json" 'd["k"]' 2>/dev/null || fail "json of a missing file succeeded"
+	# python3's raise is the command's failure too (jsonq execs it).
+	! json "$T/d.json" 'sorted(d["nope"])' 2>/dev/null || fail "python3's KeyError succeeded"
+	# `json` is an alias here, and a function where a word runs it (wait_for).
+	local via=json
+	assert_eq "$("$via" "$T/d.json" 'd["k"][1]')" "{'x': 'y'}"
+	wait_for 5 json "$T/d.json" 'd["b"]' >/dev/null || fail "json as wait_for's command"
+	[ "$(type -t json)" = alias ] || fail "json is not an alias here (expand_aliases)"
 }
 
 t jsonq_is_python test_jsonq_is_python

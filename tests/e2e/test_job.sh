@@ -78,11 +78,11 @@ job_gone() {
 # forking still holds a copy until exec): wait for it before the next onbox.
 lock_free() {
 	python3 -c 'import fcntl, sys; fcntl.lockf(open(sys.argv[1], "r+"), fcntl.LOCK_EX | fcntl.LOCK_NB)' \
-	    "$(W)/onbox.lock" 2>/dev/null
+	    "$W/onbox.lock" 2>/dev/null
 }
 rerun() { wait_for 20 lock_free; bg_onbox run; }
-hist() { json "$(W)/stages/$1.json" "$2"; }
-nevents() { grep -c "\"event\":\"$1\"" "$(W)/events.jsonl" || true; }
+hist() { json "$W/stages/$1.json" "$2"; }
+nevents() { grep -c "\"event\":\"$1\"" "$W/events.jsonl" || true; }
 # hang_submits: a submit (only) made while $T/hang.submit exists hangs until
 # it is removed, then fails having submitted nothing: a wedged CLI.  Its pid
 # goes to $T/.pids.
@@ -113,27 +113,27 @@ test_chain_completes() {
 	id=$(job_of train)
 	set_state "$id" running
 	cli _log "$id" "step 1/10"
-	wait_for 20 grep -q 'step 1/10' "$(W)/logs/train.1.log"
+	wait_for 20 grep -q 'step 1/10' "$W/logs/train.1.log"
 	cli _log "$id" "Training completed"
-	wait_for 20 grep -q 'Training completed' "$(W)/logs/train.1.log"
+	wait_for 20 grep -q 'Training completed' "$W/logs/train.1.log"
 	set_state "$id" succeeded
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	wait_for 20 has_submits 2
 	eid=$(job_of eval)
 	set_state "$eid" succeeded
-	wait_for 20 test -f "$(W)/markers/EVAL_DONE"
+	wait_for 20 test -f "$W/markers/EVAL_DONE"
 	wait "$LAST_PID"
 	assert_eq "$(submits)" 2
-	assert_eq "$(grep -c 'step 1/10' "$(W)/logs/train.1.log")" 1 "each log line copied once"
-	assert_eq "$(grep -c 'Training completed' "$(W)/logs/train.1.log")" 1
+	assert_eq "$(grep -c 'step 1/10' "$W/logs/train.1.log")" 1 "each log line copied once"
+	assert_eq "$(grep -c 'Training completed' "$W/logs/train.1.log")" 1
 	assert_eq "$(hist train 'd["attempts"][0]["job_id"]')" "$id"
 	assert_eq "$(hist train 'd["attempts"][0]["job_name"]')" wk-t1-train
 	assert_eq "$(hist eval 'd["attempts"][0]["job_id"]')" "$eid"
-	assert_eq "$(json "$(W)/attempts/train.1.json" 'd["job_id"]')" "$id"
-	grep '"event":"stage_started"' "$(W)/events.jsonl" | head -n 1 >"$T/ev"
+	assert_eq "$(json "$W/attempts/train.1.json" 'd["job_id"]')" "$id"
+	grep '"event":"stage_started"' "$W/events.jsonl" | head -n 1 >"$T/ev"
 	assert_grep "\"job_id\":\"$id\"" "$T/ev"
 	assert_grep '"job_name":"wk-t1-train"' "$T/ev"
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" done
+	assert_eq "$(json "$W/state.json" 'd["status"]')" done
 	# The job ran the stage's command in the workdir.
 	grep -rqF 'python train.py --steps 10' "$T/cluster/jobs" || fail "command not submitted"
 }
@@ -145,21 +145,21 @@ test_pending_is_waiting() {
 	wait_for 20 has_submits 1
 	id=$(job_of train)
 	wait_for 20 grep -q 'pending for capacity' "$T/onbox.out"
-	wait_for 20 grep -qE '"waiting":[[:space:]]*"pending for capacity"' "$(W)/state.json"
+	wait_for 20 grep -qE '"waiting":[[:space:]]*"pending for capacity"' "$W/state.json"
 	onbox status >"$T/st"
 	assert_grep "stage: train attempt 1 \(job $id, pending: pending for capacity\)" "$T/st"
 	assert_grep "job: $id \($(word pending)\)" "$T/st"
 	# Heartbeats go on while it waits (many polls): still no failure, said once.
-	t0=$(json "$(W)/state.json" 'd["time_unix"]')
-	wait_for 20 sh -c "[ \$(python3 -c 'import json; print(int(json.load(open(\"$(W)/state.json\"))[\"time_unix\"]))') -ge $((${t0%.*} + 2)) ]"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	t0=$(json "$W/state.json" 'd["time_unix"]')
+	wait_for 20 json_ge "$W/state.json" 'd["time_unix"]' $((${t0%.*} + 2))
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 	kill -0 "$LAST_PID"
 	assert_eq "$(nevents job_pending)" 1
 	assert_eq "$(nevents stage_failed)" 0
 	set_state "$id" running
 	cli _log "$id" "Training completed"
 	set_state "$id" succeeded
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	assert_eq "$(njobs train)" 1
 }
 
@@ -172,14 +172,14 @@ test_failed_job_class_from_log() {
 	set_state "$id" running
 	cli _log "$id" "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
 	set_state "$id" failed
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE.FAILED"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE.FAILED"
 	rc=0; wait "$LAST_PID" || rc=$?
 	assert_eq "$rc" 1
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" never_retry
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["exit_code"]')" 1
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" never_retry
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["exit_code"]')" 1
 	assert_eq "$(submits)" 1 "never resubmitted"
-	assert_no_file "$(W)/markers/EVAL_DONE"
+	assert_no_file "$W/markers/EVAL_DONE"
 }
 
 # A job stopped from outside (preempted) is restarted as a new submit without spending budget.
@@ -191,18 +191,18 @@ test_stopped_job_restarted_free() {
 	set_state "$id" running
 	set_state "$id" stopped
 	# Ray refuses a second submit in the same second (the id has the time): retried.
-	wait_for 30 sh -c "grep -qE '\"job_id\":' '$(W)/attempts/train.2.json' 2>/dev/null"
-	id2=$(json "$(W)/attempts/train.2.json" 'd["job_id"]')
+	wait_for 30 sh -c "grep -qE '\"job_id\":' '$W/attempts/train.2.json' 2>/dev/null"
+	id2=$(json "$W/attempts/train.2.json" 'd["job_id"]')
 	wait_for 20 is_state "$id2" pending
 	assert_eq "$(hist train 'd["attempts"][0]["class"]')" preempted
 	assert_eq "$(hist train 'd["attempts"][0]["policy"]["counts"]')" false
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 	set_state "$id2" running
 	cli _log "$id2" "Training completed"
 	set_state "$id2" succeeded
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	assert_eq "$(hist train 'd["attempts"][1]["job_id"]')" "$id2"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["attempt"]')" 2
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 2
 	[ "$PROFILE" = iris ] || [ "$id2" != "$id" ] || fail "the same job followed twice"
 	assert_eq "$(njobs train)" "$([ "$PROFILE" = iris ] && echo 1 || echo 2)" "iris reuses the name's id"
 	wait_for 20 njobs_is eval 1
@@ -217,20 +217,20 @@ test_kill9_reattaches_same_job() {
 	id=$(job_of train)
 	set_state "$id" running
 	cli _log "$id" "before the kill"
-	wait_for 20 grep -q 'before the kill' "$(W)/logs/train.1.log"
+	wait_for 20 grep -q 'before the kill' "$W/logs/train.1.log"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
 	cli _log "$id" "while nobody watched"
 	rerun
-	wait_for 20 grep -q 'while nobody watched' "$(W)/logs/train.1.log"
+	wait_for 20 grep -q 'while nobody watched' "$W/logs/train.1.log"
 	assert_grep "re-attaching to job $id" "$T/onbox.out"
 	cli _log "$id" "Training completed"
 	set_state "$id" succeeded
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	assert_eq "$(njobs train)" 1 "no second submit"
 	assert_eq "$(hist train 'len(d["attempts"])')" 1
-	assert_eq "$(grep -c 'before the kill' "$(W)/logs/train.1.log")" 1 "each line once"
-	assert_eq "$(grep -c 'while nobody watched' "$(W)/logs/train.1.log")" 1
+	assert_eq "$(grep -c 'before the kill' "$W/logs/train.1.log")" 1 "each line once"
+	assert_eq "$(grep -c 'while nobody watched' "$W/logs/train.1.log")" 1
 }
 
 # SIGTERM stops onbox, not the job; the next onbox re-attaches to it.
@@ -241,17 +241,17 @@ test_sigterm_leaves_job_running() {
 	wait_for 20 has_submits 1
 	id=$(job_of train)
 	set_state "$id" running
-	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$(W)/stages/train.json"
+	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
 	kill -TERM "$first"
 	rc=0; wait "$first" || rc=$?
 	assert_eq "$rc" 143
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" stopped
+	assert_eq "$(json "$W/state.json" 'd["status"]')" stopped
 	is_state "$id" running || fail "the job was touched: $(state_of "$id")"
 	rerun
 	wait_for 20 grep -q "re-attaching to job $id" "$T/onbox.out"
 	set_state "$id" succeeded
 	wait "$LAST_PID"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
 	assert_eq "$(njobs train)" 1
 }
 
@@ -268,8 +268,8 @@ test_finished_unwatched_is_done() {
 	cli _log "$id" "Training completed"
 	set_state "$id" succeeded
 	rerun
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["attempt"]')" 1
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 1
 	assert_eq "$(njobs train)" 1
 	assert_eq "$(nevents stage_lost)" 0
 }
@@ -284,7 +284,7 @@ id_changed() {
 	wait_for 20 has_submits 1
 	id=$(job_of train)
 	set_state "$id" running
-	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$(W)/stages/train.json"
+	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
 	case $1 in
@@ -299,12 +299,12 @@ id_changed() {
 	wait_for 20 grep -q "adopting job $nid" "$T/onbox.out"
 	assert_eq "$(hist train 'd["attempts"][0]["job_id"]')" "$nid"
 	assert_eq "$(hist train 'd["attempts"][0]["job_replaced"][0]')" "$id"
-	wait_for 20 grep -q '"event":"job_adopted"' "$(W)/events.jsonl"
+	wait_for 20 grep -q '"event":"job_adopted"' "$W/events.jsonl"
 	cli _log "$nid" "Training completed"
 	set_state "$nid" succeeded
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	assert_eq "$(hist train 'len(d["attempts"])')" 1
-	assert_eq "$(json "$(W)/attempts/train.1.json" 'd["job_id"]')" "$nid"
+	assert_eq "$(json "$W/attempts/train.1.json" 'd["job_id"]')" "$nid"
 	wait_for 20 has_submits $((n + 1))
 	assert_eq "$(njobs train)" "$([ "$1" = gone ] && echo 1 || echo 2)" "no train job submitted by onbox"
 	assert_eq "$(submits)" $((n + 1)) "only eval submitted after the adoption"
@@ -316,7 +316,7 @@ test_id_changed_old_gone() { id_changed gone; }
 test_start_twice_submits_once() {
 	jconf
 	onbox start >"$T/start.out" 2>&1
-	pid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	pid=$(json "$W/state.json" 'd["onbox_pid"]')
 	echo "$pid" >>"$T/.pids"
 	assert_grep 'started run t1 with job' "$T/start.out"
 	rc=0; onbox start >"$T/start2.out" 2>&1 || rc=$?
@@ -324,14 +324,14 @@ test_start_twice_submits_once() {
 	assert_grep 'already running' "$T/start2.out"
 	wait_for 20 has_submits 1
 	id=$(job_of train)
-	wait_for 20 grep -q 'pending for capacity' "$(W)/onbox.out"
+	wait_for 20 grep -q 'pending for capacity' "$W/onbox.out"
 	assert_eq "$(submits)" 1
 	set_state "$id" running
 	cli _log "$id" "Training completed"
 	set_state "$id" succeeded
 	wait_for 20 has_submits 2
 	set_state "$(job_of eval)" succeeded
-	wait_for 20 test -f "$(W)/markers/EVAL_DONE"
+	wait_for 20 test -f "$W/markers/EVAL_DONE"
 	wait_for 20 sh -c "! kill -0 $pid 2>/dev/null"
 	assert_eq "$(submits)" 2
 }
@@ -344,7 +344,7 @@ inflight() {
 	hang_submits
 	bg_onbox run
 	first=$LAST_PID
-	wait_for 20 grep -qs '"job_submit"' "$(W)/stages/train.json"
+	wait_for 20 grep -qs '"job_submit"' "$W/stages/train.json"
 	wait_for 20 grep -qs 'submitting job wk-t1-train' "$T/onbox.out"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
@@ -368,7 +368,7 @@ inflight() {
 	assert_eq "$(hist train 'd["attempts"][0]["job_id"]')" "$nid"
 	cli _log "$nid" "Training completed"
 	set_state "$nid" succeeded
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	# Then eval's one submit: n + 1 in all when train's job was adopted,
 	# n + 2 when the rerun submitted it (it never had been).
 	want=$((n + 1))
@@ -388,19 +388,19 @@ test_unknown_is_not_dead() {
 	wait_for 20 has_submits 1
 	id=$(job_of train)
 	set_state "$id" running
-	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$(W)/stages/train.json"
+	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
 	cli _fault fail
 	wait_for 20 grep -q 'is unknown' "$T/onbox.out"
-	wait_for 20 grep -q '"event":"job_unknown"' "$(W)/events.jsonl"
+	wait_for 20 grep -q '"event":"job_unknown"' "$W/events.jsonl"
 	assert_grep 'UNKNOWN for .*NOT treat it as dead' "$T/onbox.out"
-	wait_for 20 grep -qE '"state":[[:space:]]*"unknown"' "$(W)/state.json"
+	wait_for 20 grep -qE '"state":[[:space:]]*"unknown"' "$W/state.json"
 	kill -0 "$LAST_PID"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 	cli _fault none
 	wait_for 20 grep -q 'answers again' "$T/onbox.out"
 	cli _log "$id" "Training completed"
 	set_state "$id" succeeded
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	assert_eq "$(nevents job_unknown)" 1
 	assert_eq "$(njobs train)" 1
 }
@@ -414,10 +414,10 @@ test_stage_timeout_stops_job() {
 	bg_onbox run
 	wait_for 20 has_submits 1
 	id=$(job_of train)
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE.FAILED"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE.FAILED"
 	rc=0; wait "$LAST_PID" || rc=$?
 	assert_eq "$rc" 1
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" timeout
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" timeout
 	is_state "$id" stopped || fail "job $id not stopped: $(state_of "$id")"
 }
 
@@ -430,16 +430,16 @@ test_onbox_stop_stops_job() {
 	wait_for 20 has_submits 1
 	id=$(job_of train)
 	set_state "$id" running
-	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$(W)/stages/train.json"
+	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
 	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'stopped run t1: stage train attempt 1 \(job.stop: the cluster manager stopped its job\)' "$T/stop.out"
 	is_state "$id" stopped || fail "job $id not stopped: $(state_of "$id")"
 	rc=0; wait "$first" || rc=$?
 	assert_eq "$rc" 143
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
-	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_eq "$(grep -c '"run_stopped"' "$W/events.jsonl")" 1
 	assert_eq "$(submits)" 1
 }
 

@@ -88,7 +88,7 @@ running() {
 	bg_onbox run
 	wait_for 20 test -f "$T/ready.train"
 	# The stage can get there before onbox has written its stage_started event.
-	wait_for 20 grep -qs '"stage_started"' "$(W)/events.jsonl"
+	wait_for 20 grep -qs '"stage_started"' "$W/events.jsonl"
 }
 SD() { echo "$T/state/watchkeeper/t1"; }
 # statesum: one checksum over the run's patrol state dir (names and contents).
@@ -176,7 +176,7 @@ test_logs_with_cursor() {
 		"['step 1/10 first', 'step 2/10 first', 'step 3/10 first', 'step 4/10 first', 'step 5/10 first']"
 	cursor=$(r l1 'json.dumps(s["next_cursor"])')
 	touch "$T/more"
-	wait_for 20 grep -q 'step 8/10 more' "$(W)/logs/train.1.log"
+	wait_for 20 grep -q 'step 8/10 more' "$W/logs/train.1.log"
 	call l2 logs "{\"run\": \"t1\", \"cursor\": $cursor}"
 	ok l2
 	# Only the new lines: the three "more" ones, none of the first five.
@@ -191,7 +191,7 @@ test_wait_returns_when_marker_lands() {
 		--then "bash '$SELF' --hook go_when_waiting" --timeout-ms 400000
 	ok w
 	assert_file "$T/go"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
 	# It says the marker landed (not a timeout, not a verdict change).
 	assert_eq "$(r w 's["happened"]')" marker
 	assert_eq "$(r w 's["marker"]')" TRAIN_DONE
@@ -202,22 +202,22 @@ test_wait_returns_when_marker_lands() {
 
 test_events_with_cursor() {
 	running
-	n1=$(wc -l <"$(W)/events.jsonl")
+	n1=$(wc -l <"$W/events.jsonl")
 	call e1 events '{"run": "t1"}'
 	ok e1
 	# Exactly the box's events.jsonl so far, in order.
 	assert_eq "$(r e1 '[e["event"] for e in s["events"]]')" \
-		"$(python3 -c 'import json,sys; print([json.loads(l)["event"] for l in open(sys.argv[1])])' "$(W)/events.jsonl")"
+		"$(python3 -c 'import json,sys; print([json.loads(l)["event"] for l in open(sys.argv[1])])' "$W/events.jsonl")"
 	assert_eq "$(r e1 'len(s["events"])')" "$n1"
 	cursor=$(r e1 'json.dumps(s["next_cursor"])')
 	touch "$T/go"
-	wait_for 30 test -f "$(W)/markers/EVAL_DONE"
+	wait_for 30 test -f "$W/markers/EVAL_DONE"
 	wait "$LAST_PID" || true
 	call e2 events "{\"run\": \"t1\", \"cursor\": $cursor}"
 	ok e2
 	# From the cursor on: the lines after the first n1, nothing before.
 	assert_eq "$(r e2 '[e["event"] for e in s["events"]]')" \
-		"$(python3 -c 'import json,sys; print([json.loads(l)["event"] for l in open(sys.argv[1])][int(sys.argv[2]):])' "$(W)/events.jsonl" "$n1")"
+		"$(python3 -c 'import json,sys; print([json.loads(l)["event"] for l in open(sys.argv[1])][int(sys.argv[2]):])' "$W/events.jsonl" "$n1")"
 	assert_eq "$(r e2 'len(s["events"]) > 0')" true
 }
 
@@ -239,15 +239,15 @@ test_stop_without_then_with_confirm() {
 	# Says what it would do; changes nothing in the state dir or on the box.
 	unconfirmed s0 stop stop
 	live "$leader"
-	assert_no_file "$(W)/stopped"
-	assert_no_file "$(W)/stop.request"
+	assert_no_file "$W/stopped"
+	assert_no_file "$W/stop.request"
 	call s1 stop '{"run": "t1", "confirm": true}'
 	ok s1
 	assert_eq "$(r s1 's["did"]')" stopped
 	wait_for 30 gone "$leader"
-	assert_file "$(W)/stopped"
-	json "$(W)/stopped" 'd["by"]' | grep -q 'patrol' || fail "stopped by $(json "$(W)/stopped" 'd["by"]')"
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_file "$W/stopped"
+	json "$W/stopped" 'd["by"]' | grep -q 'patrol' || fail "stopped by $(json "$W/stopped" 'd["by"]')"
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
 	assert_eq "$(launches train)" 1
 }
 
@@ -258,12 +258,12 @@ test_resume_without_then_with_confirm() {
 	assert_grep ' t1 NEEDS_RESUME' "$T/p1"
 	unconfirmed r0 resume resume
 	assert_eq "$(launches train)" 0
-	assert_no_file "$(W)/state.json"
+	assert_no_file "$W/state.json"
 	call r1 resume '{"run": "t1", "confirm": true}'
 	ok r1
 	assert_eq "$(r r1 's["did"]')" resumed
 	wait_for 20 test -f "$T/ready.train"
-	pid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	pid=$(json "$W/state.json" 'd["onbox_pid"]')
 	echo "$pid" >>"$T/.pids"
 	live "$pid"
 	assert_eq "$(launches train)" 1
@@ -278,7 +278,7 @@ test_cancelled_wait() {
 	# The server answered the next call (runs) after the cancel.
 	assert_eq "$(json "$T/c.json" 'd["next"]["isError"]')" false
 	assert_eq "$(json "$T/c.json" 'd["next"]["structuredContent"]["runs"][0].get("run", d["next"]["structuredContent"]["runs"][0].get("name"))')" t1
-	assert_no_file "$(W)/markers/TRAIN_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE"
 	live "$(<"$T/leader.train")"
 }
 
@@ -297,7 +297,7 @@ test_unknown_run_and_bad_argument() {
 	call b3 stop '{"run": "t1", "confirm": "yes"}'
 	assert_eq "$(r b3 'd["isError"]')" true
 	assert_grep "confirm" "$T/b3.txt"
-	assert_no_file "$(W)/stopped"
+	assert_no_file "$W/stopped"
 }
 
 tm tools_list test_tools_list

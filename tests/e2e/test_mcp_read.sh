@@ -66,8 +66,8 @@ SH
 # The stage started and printed its first lines.
 running() {
 	bg_onbox run
-	wait_for 20 test -f "$(W)/attempts/train.1.json"
-	wait_for 20 grep -q "^line $1\$" "$(W)/logs/train.1.log"
+	wait_for 20 test -f "$W/attempts/train.1.json"
+	wait_for 20 grep -q "^line $1\$" "$W/logs/train.1.log"
 }
 
 # ---- wait ----
@@ -80,7 +80,7 @@ wait_marker() {
 	bg_call w wait '{"run": "t1", "timeout_s": 120}' --progress
 	wait_for 30 box_waiting
 	touch "$T/go"
-	wait_for 30 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 30 test -f "$W/markers/TRAIN_DONE"
 	wait_for 60 exited "$CPID"
 	wait "$CPID"
 	assert_eq "$(r w 'd["error"]')" None
@@ -116,14 +116,14 @@ wait_verdict() {
 	onbox_pid=$LAST_PID
 	bg_call w wait '{"run": "t1", "timeout_s": 300}'
 	wait_for 30 box_waiting
-	f="$(W)/attempts/train.1.json"
+	f="$W/attempts/train.1.json"
 	kill -9 "$onbox_pid" "$(json "$f" 'd["wrapper_pid"]')"
 	kill -9 -- "-$(json "$f" 'd["pid"]')"
 	wait_for 120 exited "$CPID"
 	wait "$CPID"
 	assert_eq "$(r w 's["happened"], s["previous_verdict"]')" "('verdict', 'OK')"
 	assert_eq "$(r w 's["verdict"] in ("CRASHED", "NEEDS_RESUME", "MONITOR_STALE")')" true
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 }
 
 # Nothing lands: "timeout" after timeout_s; an unreachable box is SSH_DOWN, retried, not an error.
@@ -192,19 +192,19 @@ logs_cursor() {
 	assert_eq "$(r a 's["stage"], s["attempt"], s["path"], s["more"], s["truncated"]')" \
 		"('train', 1, '.watchkeeper/logs/train.1.log', False, True)"
 	cur=$(r a 's["next_cursor"]')
-	assert_eq "$cur" "train.1:$(stat -c %s "$(W)/logs/train.1.log")"
+	assert_eq "$cur" "train.1:$(stat -c %s "$W/logs/train.1.log")"
 	# nothing new yet: no lines, the cursor stays
 	call b logs "{\"run\": \"t1\", \"cursor\": \"$cur\"}"
 	assert_eq "$(r b 's["lines"], s["next_cursor"]')" "([], '$cur')"
 	touch "$T/go"
-	wait_for 30 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 30 test -f "$W/markers/TRAIN_DONE"
 	# exactly the new lines, bounded by lines: 3 then the rest
 	call c logs "{\"run\": \"t1\", \"cursor\": \"$cur\", \"lines\": 3}"
 	assert_eq "$(r c 's["lines"], s["more"]')" "(['more 1', 'more 2', 'more 3'], True)"
 	call d logs "{\"run\": \"t1\", \"cursor\": \"$(r c 's["next_cursor"]')\"}"
-	new=$(tail -c +$(( ${cur#train.1:} + 1 )) "$(W)/logs/train.1.log" | python3 -c 'import sys; print(sys.stdin.read().splitlines()[3:])')
+	new=$(tail -c +$(( ${cur#train.1:} + 1 )) "$W/logs/train.1.log" | python3 -c 'import sys; print(sys.stdin.read().splitlines()[3:])')
 	assert_eq "$(r d 's["lines"]')" "$new"
-	assert_eq "$(r d 's["more"], s["next_cursor"]')" "(False, 'train.1:$(stat -c %s "$(W)/logs/train.1.log")')"
+	assert_eq "$(r d 's["more"], s["next_cursor"]')" "(False, 'train.1:$(stat -c %s "$W/logs/train.1.log")')"
 	# a named stage and attempt; an integer cursor is an offset in that log
 	call e logs '{"run": "t1", "stage": "train", "attempt": 1, "cursor": 0, "lines": 2}'
 	assert_eq "$(r e 's["lines"], s["cursor"]')" "(['line 1', 'line 2'], 'train.1:0')"
@@ -215,7 +215,7 @@ logs_grep_and_errors() {
 	stage 40 1
 	running 40
 	touch "$T/go"
-	wait_for 30 test -f "$(W)/markers/TRAIN_DONE.FAILED"
+	wait_for 30 test -f "$W/markers/TRAIN_DONE.FAILED"
 	call g logs '{"run": "t1", "lines": 2000, "grep": "^(line 1[0-2]|more [24])$"}'
 	assert_eq "$(r g 's["lines"], s["matched"]')" "(['line 10', 'line 11', 'line 12', 'more 2', 'more 4'], 5)"
 	call g logs '{"run": "t1", "grep": "OutOfMemory"}'
@@ -246,23 +246,23 @@ events_cursor() {
 	stage 3
 	running 3
 	touch "$T/go"
-	wait_for 30 test -f "$(W)/markers/TRAIN_DONE"
-	wait_for 30 grep -q chain_done "$(W)/events.jsonl"
+	wait_for 30 test -f "$W/markers/TRAIN_DONE"
+	wait_for 30 grep -q chain_done "$W/events.jsonl"
 	call a events '{"run": "t1"}'
-	size=$(stat -c %s "$(W)/events.jsonl")
+	size=$(stat -c %s "$W/events.jsonl")
 	assert_eq "$(r a 's["cursor"], s["next_cursor"], s["more"], s["reset"]')" "(0, $size, False, False)"
-	assert_eq "$(r a 'len(s["events"])')" "$(wc -l <"$(W)/events.jsonl")"
+	assert_eq "$(r a 'len(s["events"])')" "$(wc -l <"$W/events.jsonl")"
 	assert_eq "$(r a '[e["type"] for e in s["events"]]')" \
-		"$(python3 -c 'import json,sys; print([json.loads(l)["type"] for l in open(sys.argv[1])])' "$(W)/events.jsonl")"
+		"$(python3 -c 'import json,sys; print([json.loads(l)["type"] for l in open(sys.argv[1])])' "$W/events.jsonl")"
 	# nothing new; then a garbled line and a good one, and only those come
 	call b events "{\"run\": \"t1\", \"cursor\": $size}"
 	assert_eq "$(r b 's["events"], s["next_cursor"]')" "([], $size)"
-	printf 'not json\n{"type": "extra", "n": 1}\n{"type": "half' >>"$(W)/events.jsonl"
+	printf 'not json\n{"type": "extra", "n": 1}\n{"type": "half' >>"$W/events.jsonl"
 	call c events "{\"run\": \"t1\", \"cursor\": $size}"
 	assert_eq "$(r c 's["events"]')" "[{'raw': 'not json'}, {'type': 'extra', 'n': 1}]"
 	assert_eq "$(r c 's["next_cursor"]')" "$((size + 35))"
 	# the file got shorter than the cursor: from 0 again, reset
-	head -n 2 "$(W)/events.jsonl" >"$(W)/e.tmp" && mv "$(W)/e.tmp" "$(W)/events.jsonl"
+	head -n 2 "$W/events.jsonl" >"$W/e.tmp" && mv "$W/e.tmp" "$W/events.jsonl"
 	call d events "{\"run\": \"t1\", \"cursor\": $size}"
 	assert_eq "$(r d 's["reset"], s["cursor"], len(s["events"])')" "(True, 0, 2)"
 	call e events '{"run": "t1", "cursor": -5}'

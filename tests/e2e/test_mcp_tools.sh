@@ -100,13 +100,13 @@ setup() {
 snap() {
 	rm -rf "$T/snap.$1"; mkdir -p "$T/snap.$1"
 	cp "$(SD)/patrol.json" "$(SD)/report.log" "$T/snap.$1/"
-	[ ! -f "$(W)/stopped" ] || cp "$(W)/stopped" "$T/snap.$1/"
+	[ ! -f "$W/stopped" ] || cp "$W/stopped" "$T/snap.$1/"
 	echo "$(launches)" >"$T/snap.$1/launches"
 }
 unchanged() {
 	cmp "$(SD)/patrol.json" "$T/snap.$1/patrol.json"
 	cmp "$(SD)/report.log" "$T/snap.$1/report.log"
-	if [ -f "$T/snap.$1/stopped" ]; then cmp "$(W)/stopped" "$T/snap.$1/stopped"; else assert_no_file "$(W)/stopped"; fi
+	if [ -f "$T/snap.$1/stopped" ]; then cmp "$W/stopped" "$T/snap.$1/stopped"; else assert_no_file "$W/stopped"; fi
 	assert_eq "$(launches)" "$(<"$T/snap.$1/launches")" "launches"
 }
 
@@ -124,7 +124,7 @@ test_list_and_status_is_a_tick() {
 	done
 	assert_eq "$(r "$T/list" "[x['annotations'].get('readOnlyHint', False) for x in d['tools'] if x['name']=='status'][0]")" false
 	bg_onbox run
-	wait_for 10 grep -q '~3/10' "$(W)/state.json"
+	wait_for 10 grep -q '~3/10' "$W/state.json"
 	rc=0; patrol --once --json >"$T/cli.json" || rc=$?
 	assert_eq "$rc" 0
 	call "$T/s1" status '{"run": "t1"}'
@@ -169,7 +169,7 @@ PY
 	assert_eq "$(r "$T/busy" 'd["content"][0]["text"]')" "run t1: another patrol is ticking right now; try again in a few seconds"
 	assert_eq "$(wc -l <"$(SD)/report.log")" 2
 	touch "$T/go"
-	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 10 test -f "$W/markers/TRAIN_DONE"
 }
 
 test_resume_dry_then_confirm_once() {
@@ -190,7 +190,7 @@ test_resume_dry_then_confirm_once() {
 	r "$T/r1" 'd["content"][0]["text"]' | grep -q 'would resume train (was NEEDS_RESUME, on request)'
 	r "$T/r1" 's["why"]' | grep -q 'never launched: the first launch is no restart for the policy'
 	unchanged a
-	assert_no_file "$(W)/state.json"
+	assert_no_file "$W/state.json"
 	# Confirmed: resumed once (no patrol.auto_resume needed), recorded like a tick.
 	call "$T/r3" resume '{"run": "t1", "confirm": true}'
 	assert_eq "$(r "$T/r3" 'd.get("isError", False)')" false
@@ -202,14 +202,14 @@ test_resume_dry_then_confirm_once() {
 	assert_eq "$(json "$(SD)/patrol.json" 'd["verdict"]')" RESUMED
 	assert_grep 'resumed train' "$(SD)/LOGBOOK.md"
 	wait_for 10 test -f "$T/leader"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	# A second confirmed resume right after: the run is alive, nothing changes.
 	call "$T/r4" resume '{"run": "t1", "confirm": true}'
 	assert_eq "$(r "$T/r4" 's["did"]')" nothing
 	assert_eq "$(launches)" 1
 	assert_eq "$(json "$(SD)/patrol.json" 'len(d["resumes"])')" 1
 	touch "$T/go"
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	call "$T/r5" resume '{"run": "t1", "confirm": true}'
 	assert_eq "$(r "$T/r5" 's["verdict"]')" DONE
 	assert_eq "$(r "$T/r5" 's["did"]')" nothing
@@ -239,7 +239,7 @@ test_stop_dry_confirm_twice_then_resume() {
 	sed -i 's|"config": "[^"]*", ||' "$T/wk.json"
 	patrol deploy --onbox "$ONBOX" >"$T/d1" 2>&1
 	wait_for 10 test -f "$T/leader"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	leader=$(<"$T/leader")
 	patrol >"$T/p1" 2>&1 || true
 	line_ok OK "$T/p1"
@@ -262,7 +262,7 @@ test_stop_dry_confirm_twice_then_resume() {
 	r "$T/s2" 's["said"]' | grep -q 'stopped run t1: stage train attempt 1'
 	gone "$leader"
 	assert_eq "$(<"$T/term")" TERM
-	assert_file "$(W)/stopped"
+	assert_file "$W/stopped"
 	cmp "$(SD)/report.log" "$T/snap.a/report.log"
 	snap b
 	# A second stop: nothing was running, nothing changes.
@@ -278,9 +278,9 @@ test_stop_dry_confirm_twice_then_resume() {
 	call "$T/r2" resume '{"run": "t1", "confirm": true}'
 	assert_eq "$(r "$T/r2" 's["did"]')" resumed
 	assert_eq "$(r "$T/r2" 's["verdict"]')" RESUMED
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	assert_eq "$(launches)" 2
-	assert_no_file "$(W)/stopped"
+	assert_no_file "$W/stopped"
 }
 
 test_ssh_down_is_a_result_hostkey_an_error() {
@@ -305,7 +305,7 @@ test_ssh_down_is_a_result_hostkey_an_error() {
 	assert_eq "$(r "$T/d3" 's["did"]')" nothing
 	r "$T/d2" 's["why"]' | grep -q 'could not be seen'
 	assert_eq "$(launches)" 0
-	assert_no_file "$(W)/stopped"
+	assert_no_file "$W/stopped"
 }
 
 # `patrol resume [--dry-run]`: the resume tool's code for people.
@@ -322,7 +322,7 @@ test_cli_resume_dry_run_then_resume() {
 	assert_eq "$(json "$T/c2.json" 'd["would"]')" resume
 	assert_eq "$(json "$T/c2.json" 'd["did"]')" nothing
 	unchanged a
-	assert_no_file "$(W)/state.json"
+	assert_no_file "$W/state.json"
 	rc=0; patrol --dry-run >"$T/c3" 2>&1 || rc=$?
 	assert_eq "$rc" 64 "--dry-run without resume"
 	rc=0; patrol resume >"$T/c4" 2>&1 || rc=$?
@@ -331,9 +331,9 @@ test_cli_resume_dry_run_then_resume() {
 	assert_grep '^resumed train \(was NEEDS_RESUME, on request\): onbox start' "$T/c4"
 	assert_eq "$(tail -n 1 "$(SD)/report.log")" "$(head -n 1 "$T/c4")"
 	wait_for 10 test -f "$T/leader"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	touch "$T/go"
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	assert_eq "$(launches)" 1
 }
 

@@ -22,7 +22,7 @@ SH
 	conf "\"notify\": $notify, $extra" "[$chain]"
 }
 
-event_ids_in_order() { python3 -c 'import json,sys; print("\n".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$(W)/events.jsonl"; }
+event_ids_in_order() { python3 -c 'import json,sys; print("\n".join(json.loads(l)["id"] for l in open(sys.argv[1])))' "$W/events.jsonl"; }
 received_ids() { recv_json "'\n'.join(json.loads(x['body'])['id'] for x in r if x['status'] == 200 and x['path'] == '$1')"; }
 
 test_each_sink_kind() {
@@ -67,7 +67,7 @@ test_each_sink_kind() {
 	wait_for 5 sh -c "[ \$(wc -l <'$T/cmd.jsonl') -ge 3 ]"
 	assert_eq "$(python3 -c 'import json,sys; print([json.loads(l)["event"] for l in open(sys.argv[1])])' "$T/cmd.jsonl")" "['stage_started', 'stage_done', 'chain_done']"
 	# Nothing left behind.
-	assert_eq "$(find "$(W)/outbox" -name '0*.json' | wc -l)" 0
+	assert_eq "$(find "$W/outbox" -name '0*.json' | wc -l)" 0
 }
 
 test_receiver_down_then_up_nothing_lost_in_order() {
@@ -77,15 +77,15 @@ test_receiver_down_then_up_nothing_lost_in_order() {
 	chain_conf 3 "[{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$port/hook\"}]" \
 		'"outbox": {"retry_base_ms": 100, "retry_max_s": 1, "timeout_s": 2},'
 	WAIT="2" bg_onbox run
-	wait_for 10 grep -q '"stage_started".*"s2"' "$(W)/events.jsonl"
+	wait_for 10 grep -q '"stage_started".*"s2"' "$W/events.jsonl"
 	# Down: events wait in the outbox, the failure is visible.
-	wait_for 10 grep -q 'refused\|down' "$(W)/outbox/0-generic/status.json"
+	wait_for 10 grep -q 'refused\|down' "$W/outbox/0-generic/status.json"
 	onbox status >"$T/status.out"
 	assert_grep 'notify 0-generic: [0-9]+ pending, FAILING' "$T/status.out"
 	start_receiver "$port"
 	touch "$T/go.2"
 	wait "$LAST_PID"
-	wait_for 10 sh -c "[ \$(find '$(W)/outbox' -name '0*.json' | wc -l) -eq 0 ]"
+	wait_for 10 sh -c "[ \$(find '$W/outbox' -name '0*.json' | wc -l) -eq 0 ]"
 	# Every event, in order, none lost; repeats (if any) carry the same id.
 	received_ids /hook | awk '!seen[$0]++' >"$T/got"
 	event_ids_in_order >"$T/want"
@@ -103,12 +103,12 @@ test_receiver_hangs_bounded_then_retried() {
 	# The chain is not held up by the receiver beyond its bounds.
 	[ $((end - start)) -lt 20 ] || fail "onbox took $((end - start)) s with a hanging receiver"
 	assert_grep 'not delivered yet' "$T/out"
-	assert_grep 'no answer within 1 s' "$(W)/outbox/0-generic/status.json"
-	n=$(find "$(W)/outbox" -name '0*.json' | wc -l)
+	assert_grep 'no answer within 1 s' "$W/outbox/0-generic/status.json"
+	n=$(find "$W/outbox" -name '0*.json' | wc -l)
 	[ "$n" -ge 1 ] || fail "events were lost"
 	echo 200 >"$T/recv.mode"
 	onbox notify --flush >"$T/flush.out"
-	assert_eq "$(find "$(W)/outbox" -name '0*.json' | wc -l)" 0
+	assert_eq "$(find "$W/outbox" -name '0*.json' | wc -l)" 0
 	received_ids /hook | awk '!seen[$0]++' >"$T/got"
 	event_ids_in_order >"$T/want"
 	diff "$T/want" "$T/got"
@@ -122,19 +122,19 @@ test_kill9_with_events_in_outbox() {
 		'"outbox": {"retry_base_ms": 60000, "timeout_s": 2},'
 	WAIT="2" bg_onbox run
 	first=$LAST_PID
-	wait_for 10 grep -q '"stage_started".*"s2"' "$(W)/events.jsonl"
-	wait_for 10 test -f "$(W)/outbox/0-slack/status.json"
+	wait_for 10 grep -q '"stage_started".*"s2"' "$W/events.jsonl"
+	wait_for 10 test -f "$W/outbox/0-slack/status.json"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
-	before=$(find "$(W)/outbox" -name '0*.json' | wc -l)
+	before=$(find "$W/outbox" -name '0*.json' | wc -l)
 	[ "$before" -ge 3 ] || fail "expected queued events, found $before"
 	start_receiver "$port"
 	touch "$T/go.2"
 	WAIT="2" onbox run >"$T/out2" 2>&1
-	wait_for 10 sh -c "[ \$(find '$(W)/outbox' -name '0*.json' | wc -l) -eq 0 ]"
+	wait_for 10 sh -c "[ \$(find '$W/outbox' -name '0*.json' | wc -l) -eq 0 ]"
 	# The events queued by the killed onbox arrived, then the new ones.
 	assert_eq "$(recv_json "[json.loads(x['body'])['text'].split(' ')[1:3] for x in r][:2]")" "[['s1', 'started'], ['s1', 'DONE']]"
-	assert_eq "$(recv_json "sum(1 for x in r if x['status']==200)")" "$(wc -l <"$(W)/events.jsonl")"
+	assert_eq "$(recv_json "sum(1 for x in r if x['status']==200)")" "$(wc -l <"$W/events.jsonl")"
 }
 
 test_wrong_url_reported_never_disabled() {
@@ -148,11 +148,11 @@ test_wrong_url_reported_never_disabled() {
 	onbox notify --test >"$T/test.out" 2>&1 || true
 	assert_grep '0-slack +FAILED: HTTP 404: the URL is wrong' "$T/test.out"
 	# Still trying, still keeping everything.
-	n=$(find "$(W)/outbox" -name '0*.json' | wc -l)
+	n=$(find "$W/outbox" -name '0*.json' | wc -l)
 	assert_eq "$n" 3
 	echo 200 >"$T/recv.mode"
 	onbox notify --flush >/dev/null
-	assert_eq "$(find "$(W)/outbox" -name '0*.json' | wc -l)" 0
+	assert_eq "$(find "$W/outbox" -name '0*.json' | wc -l)" 0
 	onbox status >"$T/status2.out"
 	assert_grep 'notify 0-slack: 0 pending, last delivered' "$T/status2.out"
 }
@@ -162,8 +162,8 @@ test_feishu_200_with_error_code_is_not_delivered() {
 	echo 'json:200:{"code":19021,"msg":"sign match fail or timestamp is not within one hour from current time"}' >"$T/recv.mode"
 	chain_conf 1 "[{\"type\": \"feishu\", \"url\": \"http://127.0.0.1:$RPORT/feishu\"}]"
 	onbox run >/dev/null 2>&1
-	assert_eq "$(find "$(W)/outbox" -name '0*.json' | wc -l)" 3
-	assert_grep '19021' "$(W)/outbox/0-feishu/status.json"
+	assert_eq "$(find "$W/outbox" -name '0*.json' | wc -l)" 3
+	assert_grep '19021' "$W/outbox/0-feishu/status.json"
 }
 
 test_notify_test_reports_each_sink() {
@@ -203,7 +203,7 @@ test_no_secret_anywhere() {
 	[ "$(recv_count)" -ge 1 ] || fail "nothing was delivered"
 	# ...but no file we wrote and no output we printed contains one.
 	for s in T0SECRETPATH9f8e7d6c5b4a ANOTHERSECRETxyz123 SECRET-TOKEN-abcdef123; do
-		! grep -rF "$s" "$(W)" "$T/cap.out" || fail "secret $s leaked"
+		! grep -rF "$s" "$W" "$T/cap.out" || fail "secret $s leaked"
 	done
 }
 
@@ -215,8 +215,8 @@ test_outbox_cap_keeps_failures_and_done() {
 		'"outbox": {"max_pending": 10, "retry_base_ms": 600000, "timeout_s": 1},'
 	onbox run >/dev/null 2>&1
 	# 12 started + 12 done + chain done = 25 events; the cap (10) drops started ones only.
-	assert_eq "$(grep -l '"stage_done"\|"chain_done"' "$(W)"/outbox/0-generic/0*.json | wc -l)" 13
-	assert_eq "$(grep -l '"stage_started"' "$(W)"/outbox/0-generic/0*.json | wc -l)" 0
+	assert_eq "$(grep -l '"stage_done"\|"chain_done"' "$W"/outbox/0-generic/0*.json | wc -l)" 13
+	assert_eq "$(grep -l '"stage_started"' "$W"/outbox/0-generic/0*.json | wc -l)" 0
 	onbox status >"$T/status.out"
 	assert_grep 'dropped \(outbox full\)' "$T/status.out"
 	start_receiver "$port"
@@ -237,12 +237,12 @@ test_disk_full_to_the_end_reserve_queues_held() {
 	stop_receiver
 	chain_conf 2 "[{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$port/hook\"}]" \
 		'"outbox": {"retry_base_ms": 100, "retry_max_s": 1, "timeout_s": 2},'
-	ob="$(W)/outbox"
+	ob="$W/outbox"
 	mkdir -p "$ob"
 	mount -t tmpfs -o size=512k wk-notify-outbox "$ob"
 	sshd_at_exit "umount '$ob' || umount -l '$ob'"
 	WAIT="1" bg_onbox run
-	wait_for 10 grep -q '"stage_started".*"s1"' "$(W)/events.jsonl"
+	wait_for 10 grep -q '"stage_started".*"s1"' "$W/events.jsonl"
 	assert_eq "$(stat -c %s "$ob/.reserve")" $((128 * 1024))
 	dd if=/dev/zero of="$ob/filler" bs=4k 2>/dev/null || true
 	touch "$T/go.1"

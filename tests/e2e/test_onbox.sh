@@ -34,19 +34,19 @@ test_chain_success() {
 	mkstage prep; mkstage train; mkstage eval
 	three_stages
 	onbox run >"$T/out" 2>&1
-	for m in PREP_DONE TRAIN_DONE EVAL_DONE; do assert_file "$(W)/markers/$m"; done
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["exit_code"]')" 0
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["attempt"]')" 1
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["output"]')" ".watchkeeper/logs/train.1.log"
-	assert_grep 'train completed' "$(W)/logs/train.1.log"
-	assert_eq "$(grep -c '"stage_done"' "$(W)/events.jsonl")" 3
-	assert_eq "$(grep -c '"stage_started"' "$(W)/events.jsonl")" 3
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 1
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" done
-	assert_eq "$(json "$(W)/state.json" 'd["progress"]["text"]')" "~5/5"
+	for m in PREP_DONE TRAIN_DONE EVAL_DONE; do assert_file "$W/markers/$m"; done
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["exit_code"]')" 0
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 1
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["output"]')" ".watchkeeper/logs/train.1.log"
+	assert_grep 'train completed' "$W/logs/train.1.log"
+	assert_eq "$(grep -c '"stage_done"' "$W/events.jsonl")" 3
+	assert_eq "$(grep -c '"stage_started"' "$W/events.jsonl")" 3
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 1
+	assert_eq "$(json "$W/state.json" 'd["status"]')" done
+	assert_eq "$(json "$W/state.json" 'd["progress"]["text"]')" "~5/5"
 	# A second run has nothing to do and says done again without new events.
 	onbox run >"$T/out2" 2>&1
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 1
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 1
 	assert_eq "$(launches train)" 1
 }
 
@@ -66,15 +66,15 @@ SH
 	three_stages
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1 "onbox exit"
-	assert_file "$(W)/markers/PREP_DONE"
-	assert_no_file "$(W)/markers/TRAIN_DONE"
-	assert_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_no_file "$(W)/markers/EVAL_DONE"
+	assert_file "$W/markers/PREP_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE"
+	assert_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_no_file "$W/markers/EVAL_DONE"
 	assert_eq "$(launches eval)" 0 "eval must never run"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["exit_code"]')" 1
-	json "$(W)/markers/TRAIN_DONE.FAILED" '"\n".join(d["last_lines"])' | grep -q 'CUDA out of memory'
-	assert_grep '"stage_failed"' "$(W)/events.jsonl"
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["exit_code"]')" 1
+	json "$W/markers/TRAIN_DONE.FAILED" '"\n".join(d["last_lines"])' | grep -q 'CUDA out of memory'
+	assert_grep '"stage_failed"' "$W/events.jsonl"
 	assert_grep 'train FAILED \(cuda_oom' "$T/out"
 }
 
@@ -86,17 +86,17 @@ test_resume_after_fix_runs_only_missing() {
 	three_stages
 	rc=0; onbox run >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" code_error
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" code_error
 	mkstage train	# the fix
 	onbox run >"$T/out" 2>&1
 	assert_eq "$(launches prep)" 1 "prep must not rerun"
 	assert_eq "$(launches train)" 2
 	assert_eq "$(launches eval)" 1
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["attempt"]')" 2
-	assert_eq "$(json "$(W)/stages/train.json" 'len(d["attempts"])')" 2
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["class"]')" code_error
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 2
+	assert_eq "$(json "$W/stages/train.json" 'len(d["attempts"])')" 2
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][0]["class"]')" code_error
 }
 
 test_done_when_required() {
@@ -106,8 +106,8 @@ test_done_when_required() {
 	conf '' "[{\"stage\": \"a\", \"run\": \"$T/bin/a.sh\", \"done_when\": \"Training completed\"}]"
 	rc=0; onbox run >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	assert_no_file "$(W)/markers/A_DONE"
-	assert_eq "$(json "$(W)/markers/A_DONE.FAILED" 'd["class"]')" no_done_line
+	assert_no_file "$W/markers/A_DONE"
+	assert_eq "$(json "$W/markers/A_DONE.FAILED" 'd["class"]')" no_done_line
 }
 
 test_done_line_of_earlier_attempt_does_not_count() {
@@ -120,11 +120,11 @@ test_done_line_of_earlier_attempt_does_not_count() {
 	conf '' "[{\"stage\": \"a\", \"run\": \"$T/bin/a.sh\", \"log\": \"train.log\", \"done_when\": \"Training completed\"}]"
 	rc=0; onbox run >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	assert_eq "$(json "$(W)/markers/A_DONE.FAILED" 'd["class"]')" no_done_line
+	assert_eq "$(json "$W/markers/A_DONE.FAILED" 'd["class"]')" no_done_line
 	# And the stage's own log, written by the program, is what done_when reads.
 	printf '#!/bin/sh\necho "Training completed" >>train.log\nexit 0\n' >"$T/bin/a.sh"
 	onbox run >/dev/null 2>&1
-	assert_file "$(W)/markers/A_DONE"
+	assert_file "$W/markers/A_DONE"
 }
 
 test_kill9_reattaches_without_second_launch() {
@@ -134,22 +134,22 @@ test_kill9_reattaches_without_second_launch() {
 	{\"stage\": \"eval\", \"run\": \"$T/bin/eval.sh\"}]"
 	bg_onbox run
 	first=$LAST_PID
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
-	wait_for 10 grep -q 'step 5/5' "$(W)/logs/train.1.log"
+	wait_for 10 test -f "$W/attempts/train.1.json"
+	wait_for 10 grep -q 'step 5/5' "$W/logs/train.1.log"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
 	# The stage survives its onbox.
-	pid=$(json "$(W)/attempts/train.1.json" 'd["pid"]')
+	pid=$(json "$W/attempts/train.1.json" 'd["pid"]')
 	kill -0 "$pid"
 	bg_onbox run
 	second=$LAST_PID
 	wait_for 10 grep -q 're-attaching to attempt 1' "$T/onbox.out"
 	touch "$T/go.train"
-	wait_for 20 test -f "$(W)/markers/EVAL_DONE"
+	wait_for 20 test -f "$W/markers/EVAL_DONE"
 	wait "$second"
 	assert_eq "$(launches train)" 1 "the stage was launched twice"
-	assert_eq "$(json "$(W)/stages/train.json" 'len(d["attempts"])')" 1
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_eq "$(json "$W/stages/train.json" 'len(d["attempts"])')" 1
+	assert_file "$W/markers/TRAIN_DONE"
 }
 
 test_kill9_stage_ends_unwatched_then_finalized() {
@@ -157,15 +157,15 @@ test_kill9_stage_ends_unwatched_then_finalized() {
 	conf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\", \"done_when\": \"train completed\"}]"
 	bg_onbox run
 	first=$LAST_PID
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
 	touch "$T/go.train"
-	wait_for 10 grep -q '"exited"' "$(W)/attempts/train.1.json"
+	wait_for 10 grep -q '"exited"' "$W/attempts/train.1.json"
 	onbox run >"$T/out" 2>&1
 	assert_eq "$(launches train)" 1
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["attempt"]')" 1
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 1
 }
 
 test_kill9_stage_failed_unwatched() {
@@ -181,22 +181,22 @@ SH
 	conf '' "[{\"stage\": \"t\", \"run\": \"$T/bin/t.sh\"}]"
 	bg_onbox run
 	first=$LAST_PID
-	wait_for 10 test -f "$(W)/attempts/t.1.json"
+	wait_for 10 test -f "$W/attempts/t.1.json"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
 	touch "$T/go"
-	wait_for 10 grep -q '"exited"' "$(W)/attempts/t.1.json"
+	wait_for 10 grep -q '"exited"' "$W/attempts/t.1.json"
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_eq "$(launches t)" 1
-	assert_eq "$(json "$(W)/markers/T_DONE.FAILED" 'd["class"]')" disk_full
+	assert_eq "$(json "$W/markers/T_DONE.FAILED" 'd["class"]')" disk_full
 }
 
 test_second_concurrent_run_exits_75() {
 	mkstage train 0 wait
 	conf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	rc=0; onbox run >"$T/second" 2>&1 || rc=$?
 	assert_eq "$rc" 75
 	assert_grep 'already running' "$T/second"
@@ -214,12 +214,12 @@ test_wait_stage_reacts_by_inotify() {
 	{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 600}, \"marker\": \"TRAIN_DONE\"},
 	{\"stage\": \"eval\", \"run\": \"$T/bin/eval.sh\"}]"
 	bg_onbox run
-	wait_for 10 grep -q '"stage_started"' "$(W)/events.jsonl"
+	wait_for 10 grep -q '"stage_started"' "$W/events.jsonl"
 	echo "step 10/10" >>"$T/work/train.log"
 	sleep 0.2
-	assert_no_file "$(W)/markers/TRAIN_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE"
 	echo "Training completed" >>"$T/work/train.log"
-	wait_for 5 test -f "$(W)/markers/EVAL_DONE"
+	wait_for 5 test -f "$W/markers/EVAL_DONE"
 	wait "$LAST_PID"
 }
 
@@ -228,7 +228,7 @@ test_wait_stage_already_finished() {
 	printf 'step 1\nTraining completed\n' >"$T/work/train.log"
 	conf '' "[{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 60}}]"
 	onbox run >/dev/null 2>&1
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
 }
 
 test_wait_stage_crash_and_timeout() {
@@ -237,22 +237,22 @@ test_wait_stage_crash_and_timeout() {
 	printf 'Traceback (most recent call last):\nKeyError: old\n' >"$T/work/train.log"
 	conf '"poll_ms": 600000,' "[{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 600}}]"
 	bg_onbox run
-	wait_for 10 grep -q '"stage_started"' "$(W)/events.jsonl"
+	wait_for 10 grep -q '"stage_started"' "$W/events.jsonl"
 	sleep 0.2
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 	# ...a new one does, at once.
 	printf 'RuntimeError: NCCL communicator was aborted: Watchdog caught collective operation timeout\n' >>"$T/work/train.log"
-	wait_for 5 test -f "$(W)/markers/TRAIN_DONE.FAILED"
+	wait_for 5 test -f "$W/markers/TRAIN_DONE.FAILED"
 	rc=0; wait "$LAST_PID" || rc=$?
 	assert_eq "$rc" 1
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" nccl_timeout
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" nccl_timeout
 	# A wait never waits forever.
 	rm -rf "$T/work/.watchkeeper"
 	: >"$T/work/train.log"
 	conf '' "[{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 1}}]"
 	rc=0; onbox run >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" timeout
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" timeout
 }
 
 test_wait_pid() {
@@ -261,10 +261,10 @@ test_wait_pid() {
 	echo "$sp" >>"$T/.pids"
 	conf '' "[{\"stage\": \"train\", \"wait\": {\"pid\": $sp}}]"
 	bg_onbox run
-	wait_for 10 grep -q '"stage_started"' "$(W)/events.jsonl"
-	assert_no_file "$(W)/markers/TRAIN_DONE"
+	wait_for 10 grep -q '"stage_started"' "$W/events.jsonl"
+	assert_no_file "$W/markers/TRAIN_DONE"
 	kill "$sp"
-	wait_for 5 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 5 test -f "$W/markers/TRAIN_DONE"
 	wait "$LAST_PID"
 }
 
@@ -273,17 +273,17 @@ test_log_truncation_and_rotation() {
 	printf 'step 1/100\n' >"$T/work/train.log"
 	conf '"poll_ms": 600000, "progress": {"pattern": "step ([0-9]+)/([0-9]+)"},' "[{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 600}}]"
 	bg_onbox run
-	wait_for 10 grep -q '"stage_started"' "$(W)/events.jsonl"
+	wait_for 10 grep -q '"stage_started"' "$W/events.jsonl"
 	# copytruncate: the file shrinks in place, then grows again.
 	: >"$T/work/train.log"
 	printf 'step 50/100\n' >>"$T/work/train.log"
-	wait_for 5 grep -q '~50/100' "$(W)/state.json"
+	wait_for 5 grep -q '~50/100' "$W/state.json"
 	# rename rotation: the old file moves away, a new one appears.
 	mv "$T/work/train.log" "$T/work/train.log.1"
 	printf 'step 99/100\n' >"$T/work/train.log"
-	wait_for 5 grep -q '~99/100' "$(W)/state.json"
+	wait_for 5 grep -q '~99/100' "$W/state.json"
 	echo "Training completed" >>"$T/work/train.log"
-	wait_for 5 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 5 test -f "$W/markers/TRAIN_DONE"
 	wait "$LAST_PID"
 }
 
@@ -301,8 +301,8 @@ SH
 	conf '' "[{\"stage\": \"s\", \"run\": \"$T/bin/s.sh\"}]"
 	rc=0; onbox run >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 1 "$fixture"
-	assert_eq "$(json "$(W)/markers/S_DONE.FAILED" 'd["class"]')" "$want" "$fixture"
-	json "$(W)/markers/S_DONE.FAILED" 'd["remediation"]' | grep -q .
+	assert_eq "$(json "$W/markers/S_DONE.FAILED" 'd["class"]')" "$want" "$fixture"
+	json "$W/markers/S_DONE.FAILED" 'd["remediation"]' | grep -q .
 }
 
 test_triage_classes() {
@@ -332,7 +332,7 @@ SH
 	conf '' "[{\"stage\": \"s\", \"run\": \"$T/bin/s.sh\", \"timeout_s\": 1}]"
 	rc=0; onbox run >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	assert_eq "$(json "$(W)/markers/S_DONE.FAILED" 'd["class"]')" timeout
+	assert_eq "$(json "$W/markers/S_DONE.FAILED" 'd["class"]')" timeout
 	cp=$(<"$T/child.pid")
 	wait_for 5 sh -c "! kill -0 $cp 2>/dev/null"
 }
@@ -342,7 +342,7 @@ test_start_nohup_and_refuse() {
 	conf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	onbox start >"$T/start.out" 2>&1
 	assert_grep 'started run t1 with nohup' "$T/start.out"
-	pid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	pid=$(json "$W/state.json" 'd["onbox_pid"]')
 	echo "$pid" >>"$T/.pids"
 	rc=0; onbox start >"$T/start2.out" 2>&1 || rc=$?
 	assert_eq "$rc" 75
@@ -351,7 +351,7 @@ test_start_nohup_and_refuse() {
 	assert_grep 'onbox: running' "$T/status.out"
 	assert_grep 'train +TRAIN_DONE +running' "$T/status.out"
 	touch "$T/go.train"
-	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 10 test -f "$W/markers/TRAIN_DONE"
 	wait_for 10 sh -c "! kill -0 $pid 2>/dev/null"
 	assert_eq "$(launches train)" 1
 	onbox status --json >"$T/status.json"
@@ -366,8 +366,8 @@ test_start_says_what_it_did() {
 	onbox start >"$T/start.out" 2>&1
 	assert_grep '^started run t1 with nohup' "$T/start.out"
 	assert_no_grep 'nothing to do' "$T/start.out"
-	wait_for 10 test -f "$(W)/markers/S_DONE"
-	wait_for 10 sh -c "! kill -0 $(json "$(W)/state.json" 'd["onbox_pid"]') 2>/dev/null"
+	wait_for 10 test -f "$W/markers/S_DONE"
+	wait_for 10 sh -c "! kill -0 $(json "$W/state.json" 'd["onbox_pid"]') 2>/dev/null"
 	onbox start >"$T/start2.out" 2>&1
 	assert_grep '^run t1: nothing to do, every marker is already present$' "$T/start2.out"
 	assert_no_grep 'started' "$T/start2.out"
@@ -386,7 +386,7 @@ test_start_tmux() {
 	rc=0; onbox start >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 75
 	touch "$T/go.train"
-	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 10 test -f "$W/markers/TRAIN_DONE"
 	wait_for 10 sh -c '! tmux has-session -t =wk-t1 2>/dev/null'
 	assert_eq "$(launches train)" 1
 }
@@ -402,7 +402,7 @@ test_start_tmux_carries_callers_environment() {
 	conf '' "[{\"stage\": \"e\", \"run\": \"$T/bin/e.sh\"}]"
 	sed -i 's/"detach": "nohup"/"detach": "tmux"/' "$T/wk.json"
 	WK_E2E_VAR=caller WK_E2E_TOKEN=s3cret WK_E2E_SPACE="a b'c" onbox start >"$T/start.out" 2>&1 || true
-	wait_for 10 test -f "$(W)/markers/E_DONE"
+	wait_for 10 test -f "$W/markers/E_DONE"
 	# The caller's value, not the server's; a secret-looking name is not carried.
 	assert_eq "$(<"$T/work/env.out")" "caller||a b'c"
 }
@@ -413,9 +413,9 @@ test_rerun_invalidates_downstream_markers() {
 	{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"},
 	{\"stage\": \"eval\", \"run\": \"$T/bin/eval.sh\"}]"
 	onbox run >/dev/null 2>&1
-	assert_file "$(W)/markers/EVAL_DONE"
+	assert_file "$W/markers/EVAL_DONE"
 	# train is to run again (its marker removed): eval's marker came from the old chain.
-	rm "$(W)/markers/TRAIN_DONE"
+	rm "$W/markers/TRAIN_DONE"
 	onbox run >"$T/out" 2>&1
 	assert_eq "$(launches train)" 2
 	assert_eq "$(launches eval)" 2 "eval must rerun after train reran"
@@ -426,18 +426,18 @@ test_status_json_and_heartbeat() {
 	mkstage train 0 wait
 	conf '"progress": {"pattern": "step ([0-9]+)/([0-9]+)", "max": 5155},' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 grep -q '~5/5155' "$(W)/state.json"
+	wait_for 10 grep -q '~5/5155' "$W/state.json"
 	onbox status --json >"$T/s.json"
 	assert_eq "$(json "$T/s.json" 'd["onbox_running"]')" true
 	assert_eq "$(json "$T/s.json" 'd["state"]["stage"]')" train
 	assert_eq "$(json "$T/s.json" 'd["state"]["attempt"]')" 1
 	assert_eq "$(json "$T/s.json" 'd["stages"][0]["state"]')" running
 	assert_eq "$(json "$T/s.json" 'd["state"]["last_line"]')" "step 5/5 loss=0.5"
-	pid=$(json "$(W)/attempts/train.1.json" 'd["pid"]')
-	assert_eq "$(json "$(W)/state.json" 'd["stage_pid"]')" "$pid"
+	pid=$(json "$W/attempts/train.1.json" 'd["pid"]')
+	assert_eq "$(json "$W/state.json" 'd["stage_pid"]')" "$pid"
 	# The heartbeat keeps coming while the stage is quiet (heartbeat_s = 1).
-	t1=$(json "$(W)/state.json" 'd["time_unix"]')
-	wait_for 5 sh -c "[ \$(python3 -c 'import json;print(json.load(open(\"$(W)/state.json\"))[\"time_unix\"])') != $t1 ]"
+	t1=$(json "$W/state.json" 'd["time_unix"]')
+	wait_for 5 json_ne "$W/state.json" 'd["time_unix"]' "$t1"
 	touch "$T/go.train"
 	wait "$LAST_PID"
 }
@@ -488,7 +488,7 @@ test_profile_defaults_and_persistent_warning() {
 	sed -i '/"detach"/d' "$T/wk.json"
 	onbox run >"$T/out" 2>&1
 	assert_grep 'not under /workspace' "$T/out"
-	assert_file "$(W)/markers/A_DONE"
+	assert_file "$W/markers/A_DONE"
 	onbox status --json >"$T/s.json"
 	assert_eq "$(json "$T/s.json" 'd["done"]')" true
 }
@@ -498,18 +498,18 @@ test_sigterm_leaves_stage_running() {
 	conf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
 	first=$LAST_PID
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	kill -TERM "$first"
 	rc=0; wait "$first" || rc=$?
 	assert_eq "$rc" 143
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" stopped
-	pid=$(json "$(W)/attempts/train.1.json" 'd["pid"]')
+	assert_eq "$(json "$W/state.json" 'd["status"]')" stopped
+	pid=$(json "$W/attempts/train.1.json" 'd["pid"]')
 	kill -0 "$pid"
 	bg_onbox run
 	wait_for 10 grep -q 're-attaching' "$T/onbox.out"
 	touch "$T/go.train"
 	wait "$LAST_PID"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
 	assert_eq "$(launches train)" 1
 }
 
@@ -518,9 +518,9 @@ test_poll_fallback_without_inotify() {
 	: >"$T/work/train.log"
 	conf '"poll_ms": 100,' "[{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 600}}]"
 	WATCHKEEPER_NO_INOTIFY=1 bg_onbox run
-	wait_for 10 grep -q '"stage_started"' "$(W)/events.jsonl"
+	wait_for 10 grep -q '"stage_started"' "$W/events.jsonl"
 	echo "Training completed" >>"$T/work/train.log"
-	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 10 test -f "$W/markers/TRAIN_DONE"
 	wait "$LAST_PID"
 	assert_grep 'inotify unavailable' "$T/onbox.out"
 }

@@ -26,7 +26,7 @@ test_ok_one_connection() {
 	waiting_stage
 	pconf '"progress": {"pattern": "step (\\d+)/(\\d+)", "max": 10},' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\", \"done_when\": \"Training completed\"}]"
 	bg_onbox run
-	wait_for 10 grep -q '~3/10' "$(W)/state.json"
+	wait_for 10 grep -q '~3/10' "$W/state.json"
 	before=$(sshd_accepted_count)
 	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 0
@@ -82,14 +82,14 @@ test_needs_resume_then_auto_resume_once() {
 	assert_eq "$rc" 1
 	line_ok RESUMED "$T/p2"
 	wait_for 10 test -f "$T/launch.train"
-	pid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	pid=$(json "$W/state.json" 'd["onbox_pid"]')
 	echo "$pid" >>"$T/.pids"
 	rc=0; patrol >"$T/p3" 2>&1 || rc=$?
 	line_ok OK "$T/p3"	# first: a wrong verdict is printed whole
 	assert_eq "$rc" 0
 	assert_eq "$(launches)" 1
 	touch "$T/go"
-	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 10 test -f "$W/markers/TRAIN_DONE"
 }
 
 test_crashed_with_class() {
@@ -142,7 +142,7 @@ test_two_patrols_act_once() {
 	wait_for 10 test -f "$T/launch.train"
 	sleep 0.5
 	assert_eq "$(launches)" 1 "two patrols launched twice"
-	pid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	pid=$(json "$W/state.json" 'd["onbox_pid"]')
 	echo "$pid" >>"$T/.pids"
 	# Either the lock turned one away (75), or the second saw the run alive.
 	case "$ra:$rb" in *75*|1:0|0:1) ;; *) fail "exit codes $ra and $rb" ;; esac
@@ -173,8 +173,8 @@ test_monitor_stale_when_onbox_dies() {
 	waiting_stage
 	pconf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
-	wait_for 10 grep -q '"stage_pid":[[:space:]]*[1-9]' "$(W)/state.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
+	wait_for 10 grep -q '"stage_pid":[[:space:]]*[1-9]' "$W/state.json"
 	kill -9 "$LAST_PID"
 	wait "$LAST_PID" 2>/dev/null || true
 	rc=0; patrol >"$T/p" 2>&1 || rc=$?
@@ -189,7 +189,7 @@ test_disk_low() {
 	box
 	pconf '"patrol": {"disk_warn_pct": 1},' '[{"stage": "train", "run": "sleep 30"}]'
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	rc=0; patrol >"$T/p" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	line_ok DISK_LOW "$T/p"
@@ -204,7 +204,7 @@ test_transfer_incomplete_then_resumed() {
 	# An empty directory of the right name is not a transfer: counts decide.
 	pconf "\"transfer\": {\"local\": \"$T/src\", \"remote\": \"data\", \"resume\": \"cp -r $T/src/. $T/work/data/\"}," '[{"stage": "train", "run": "sleep 30"}]'
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	line_ok TRANSFER_INCOMPLETE "$T/p1"
@@ -260,14 +260,14 @@ test_deploy_uploads_and_starts_once() {
 	cmp "$T/wk.json" "$T/work/.watchkeeper/watchkeeper.json"
 	assert_grep 'started run t1' "$T/d1"
 	wait_for 10 test -f "$T/launch.train"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	# Alive: a second deploy refuses, never launches twice.
 	rc=0; patrol deploy --onbox "$ONBOX" >"$T/d2" 2>&1 || rc=$?
 	assert_eq "$rc" 75
 	assert_grep 'alive on the box' "$T/d2"
 	assert_eq "$(launches)" 1
 	touch "$T/go"
-	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 10 test -f "$W/markers/TRAIN_DONE"
 }
 
 test_verdict_changes_pushed_blips_not() {
@@ -275,7 +275,7 @@ test_verdict_changes_pushed_blips_not() {
 	start_receiver
 	pconf "\"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\"}]," '[{"stage": "train", "run": "sleep 30"}]'
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	# onbox on the box reads the same config: count only patrol's verdict events.
 	vc() { [ -f "$T/recv.jsonl" ] && recv_json "[json.loads(x['body']).get('$1') for x in r if json.loads(x['body'])['event'] == 'verdict_changed']" || echo "[]"; }
 	patrol >/dev/null 2>&1
@@ -325,7 +325,7 @@ test_digest_and_history() {
 	start_receiver
 	pconf "\"patrol\": {\"digest_s\": 3600}, \"notify\": [{\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/hook\", \"events\": [\"digest\"]}], \"progress\": {\"pattern\": \"step (\\\\d+)/(\\\\d+)\"}," '[{"stage": "train", "run": "echo step 5/9; sleep 30"}]'
 	bg_onbox run
-	wait_for 10 grep -q '~5/9' "$(W)/state.json"
+	wait_for 10 grep -q '~5/9' "$W/state.json"
 	patrol >/dev/null 2>&1
 	wait_for 5 test -s "$T/recv.jsonl"
 	assert_eq "$(recv_json "[json.loads(x['body'])['event'] for x in r]")" "['digest']"
@@ -359,7 +359,7 @@ test_transports_agree() {
 	line_ok NEEDS_RESUME "$T/a2"
 	# Alive: both see the same progress in one connection each.
 	bg_onbox run
-	wait_for 10 grep -q '~3/10' "$(W)/state.json"
+	wait_for 10 grep -q '~3/10' "$W/state.json"
 	before=$(sshd_accepted_count)
 	rc2=0; patrol --json >"$T/b2" || rc2=$?
 	assert_eq "$(( $(sshd_accepted_count) - before ))" 1
@@ -430,9 +430,9 @@ test_logbook_records_and_only_grows() {
 # kill_run: the box loses onbox and the stage at once (a reboot, a dead container).
 kill_run() {
 	local w s
-	w=$(json "$(W)/attempts/train.$1.json" 'd["wrapper_pid"]')
-	s=$(json "$(W)/attempts/train.$1.json" 'd["pid"]')
-	kill -9 "$(json "$(W)/state.json" 'd["onbox_pid"]')" "$w" 2>/dev/null || true
+	w=$(json "$W/attempts/train.$1.json" 'd["wrapper_pid"]')
+	s=$(json "$W/attempts/train.$1.json" 'd["pid"]')
+	kill -9 "$(json "$W/state.json" 'd["onbox_pid"]')" "$w" 2>/dev/null || true
 	kill -9 -- "-$s" 2>/dev/null || true
 	wait_for 10 sh -c "! kill -0 $w 2>/dev/null && ! kill -0 $s 2>/dev/null"
 }
@@ -443,20 +443,20 @@ test_resume_policy_escalates_repeat_loss() {
 	box
 	pconf '"patrol": {"auto_resume": true},' '[{"stage": "train", "run": "sleep 100"}]'
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
-	wait_for 10 grep -q '"pid":[[:space:]]*[1-9]' "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
+	wait_for 10 grep -q '"pid":[[:space:]]*[1-9]' "$W/attempts/train.1.json"
 	kill_run 1
 	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
 	line_ok RESUMED "$T/p1"
-	wait_for 10 test -f "$(W)/attempts/train.2.json"
-	wait_for 10 grep -q '"pid":[[:space:]]*[1-9]' "$(W)/attempts/train.2.json"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	wait_for 10 test -f "$W/attempts/train.2.json"
+	wait_for 10 grep -q '"pid":[[:space:]]*[1-9]' "$W/attempts/train.2.json"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	kill_run 2
 	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	line_ok NEEDS_RESUME "$T/p2"
 	assert_grep 'not resumed \(escalate\): .*lost' "$T/p2"
-	assert_no_file "$(W)/attempts/train.3.json"
+	assert_no_file "$W/attempts/train.3.json"
 }
 
 # Never restart what is finished: the final marker is there, an earlier one is
@@ -467,7 +467,7 @@ test_finished_run_never_resumed() {
 	pconf '"patrol": {"auto_resume": true},' '[{"stage": "train", "run": "echo t >>../launches"}, {"stage": "eval", "run": "true"}]'
 	onbox run >/dev/null 2>&1
 	assert_eq "$(wc -l <"$T/launches")" 1
-	rm "$(W)/markers/TRAIN_DONE"
+	rm "$W/markers/TRAIN_DONE"
 	rc=0; patrol >"$T/p" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	line_ok NEEDS_RESUME "$T/p"
@@ -492,12 +492,12 @@ SH
 	pconf '"progress": {"pattern": "step (\\d+)/(\\d+)"}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \
 		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 grep -q '~350/1000' "$(W)/state.json"
+	wait_for 10 grep -q '~350/1000' "$W/state.json"
 	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	line_ok OK "$T/p1"
 	touch "$T/go"
-	wait_for 10 grep -q '~900/1000' "$(W)/state.json"
+	wait_for 10 grep -q '~900/1000' "$W/state.json"
 	rc=0; patrol >"$T/p2" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	line_ok DEGRADED "$T/p2"

@@ -32,13 +32,13 @@ test_retryable_restarted_within_budget() {
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0 "onbox exit"
 	assert_eq "$(launches)" 3
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_file "$(W)/markers/EVAL_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_file "$W/markers/EVAL_DONE"
 	# A restarted failure leaves no FAILED marker; its events say it restarted.
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_eq "$(grep -c '"restarting":true' "$(W)/events.jsonl")" 2
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(grep -c '"restarting":true' "$W/events.jsonl")" 2
 	assert_grep 'restart 2 of restart.max 3' "$T/out"
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["policy"]["rule"]')" retry
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][0]["policy"]["rule"]')" retry
 }
 
 test_budget_spent_stops() {
@@ -47,10 +47,10 @@ test_budget_spent_stops() {
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_eq "$(launches)" 3 "two restarts, then stop"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" budget
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["attempt"]')" 3
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" budget
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["attempt"]')" 3
 	assert_grep 'not restarted: .*restart budget spent' "$T/out"
-	assert_no_file "$(W)/markers/EVAL_DONE"
+	assert_no_file "$W/markers/EVAL_DONE"
 }
 
 test_never_retry_class_not_restarted() {
@@ -59,8 +59,8 @@ test_never_retry_class_not_restarted() {
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_eq "$(launches)" 1
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" never_retry
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" never_retry
 	assert_grep 'Lower the batch size' "$T/out"
 }
 
@@ -70,7 +70,7 @@ test_same_class_right_after_restart_escalates() {
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_eq "$(launches)" 2 "one restart, then escalated"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" escalate
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" escalate
 }
 
 test_flapping_stops() {
@@ -79,7 +79,7 @@ test_flapping_stops() {
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_eq "$(launches)" 3 "more than 2 failures in the window stops"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" flapping
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" flapping
 }
 
 # Preemption (SIGTERM from outside) is infrastructure: restarted even with no budget at all.
@@ -96,8 +96,8 @@ SH
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_eq "$(launches)" 3
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["class"]')" preempted
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][1]["policy"]["counts"]')" false
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][0]["class"]')" preempted
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][1]["policy"]["counts"]')" false
 }
 
 # A retryable failure restarts from the newest COMPLETE checkpoint by numeric
@@ -122,8 +122,8 @@ SH
 	assert_eq "$rc" 0
 	assert_eq "$(sed -n 1p "$T/args")" "" "a fresh start gets checkpoints.none"
 	assert_eq "$(sed -n 2p "$T/args")" "$T/work/ckpt/step_10"
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][1]["checkpoint"]')" "$T/work/ckpt/step_10"
-	assert_grep '"checkpoint":"[^"]*/ckpt/step_10"' "$(W)/events.jsonl"
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][1]["checkpoint"]')" "$T/work/ckpt/step_10"
+	assert_grep '"checkpoint":"[^"]*/ckpt/step_10"' "$W/events.jsonl"
 	assert_grep 'resumes from checkpoint .*step_10 \(step 10\)' "$T/out"
 	# onbox status reports the newest complete one and its age.
 	onbox status >"$T/st"
@@ -141,8 +141,8 @@ test_no_checkpoint_fallback_stop() {
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_eq "$(launches)" 0
-	json "$(W)/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'no complete checkpoint in .*ckpt (1 entr.*newest incomplete: step 5.*fallback is stop' ||
-		fail "FAILED marker: $(<"$(W)/markers/TRAIN_DONE.FAILED")"
+	json "$W/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'no complete checkpoint in .*ckpt (1 entr.*newest incomplete: step 5.*fallback is stop' ||
+		fail "FAILED marker: $(<"$W/markers/TRAIN_DONE.FAILED")"
 }
 
 # {checkpoint} without a checkpoints section is a config error (78), before anything runs.

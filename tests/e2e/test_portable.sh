@@ -118,19 +118,19 @@ SH
 	local rc=0
 	ponbox run >"$T/out" 2>&1 || rc=$?
 	[ $rc -eq 0 ] || { cat "$T/out" >&2; fail "onbox run exited $rc"; }
-	assert_file "$(W)/markers/PREP_DONE"
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["exit_code"]')" 0
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["attempt"]')" 1
-	assert_grep 'train finished in 4 steps' "$(W)/logs/train.1.log"
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" done
-	assert_eq "$(json "$(W)/state.json" 'd["progress"]["text"]')" "~3/3"
-	assert_eq "$(grep -c '"stage_done"' "$(W)/events.jsonl")" 2
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 1
+	assert_file "$W/markers/PREP_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["exit_code"]')" 0
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 1
+	assert_grep 'train finished in 4 steps' "$W/logs/train.1.log"
+	assert_eq "$(json "$W/state.json" 'd["status"]')" done
+	assert_eq "$(json "$W/state.json" 'd["progress"]["text"]')" "~3/3"
+	assert_eq "$(grep -c '"stage_done"' "$W/events.jsonl")" 2
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 1
 	ponbox status >"$T/status" 2>&1
 	ponbox run >"$T/out2" 2>&1
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 1
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 1
 	assert_eq "$(wc -l <"$T/launch.train" | tr -d ' ')" 1
 }
 
@@ -148,9 +148,9 @@ test_start_detached() {
 	pid=$(sed -n 's/.*(onbox pid \([0-9]*\)).*/\1/p' "$T/start.out")
 	[ -n "$pid" ] || { cat "$T/start.out" >&2; fail "no onbox pid in start's output"; }
 	echo "$pid" >>"$T/.pids"
-	wait_for 30 test -f "$(W)/markers/B_DONE"
-	assert_file "$(W)/markers/A_DONE"
-	wait_for 30 eval '[ "$(json "$(W)/state.json" "d[\"status\"]")" = done ]'
+	wait_for 30 test -f "$W/markers/B_DONE"
+	assert_file "$W/markers/A_DONE"
+	wait_for 30 eval '[ "$(json "$W/state.json" "d[\"status\"]")" = done ]'
 	wait_for 30 eval '! kill -0 '"$pid"' 2>/dev/null'
 }
 

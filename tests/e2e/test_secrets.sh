@@ -129,7 +129,7 @@ deploy_delivers() {
 	# Not in the stage's environment, nor onbox's, nor tmux's.
 	! holds "/proc/$pid/environ" || fail "the stage's environment has the secret"
 	tr '\0' '\n' <"/proc/$pid/environ" | grep -q '^WK_SSHD_TAG=' || fail "read the wrong environ"
-	opid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	opid=$(json "$W/state.json" 'd["onbox_pid"]')
 	echo "$opid" >>"$T/.pids"
 	! holds "/proc/$opid/environ" || fail "onbox's environment has the secret"
 	tmux has-session -t =wk-t1
@@ -139,7 +139,7 @@ deploy_delivers() {
 	! holds "$T/tmux.g" "$T/tmux.s" || fail "tmux's environment has the secret"
 	assert_no_grep 'WK_TEST_URL' "$T/tmux.g"
 	touch "$T/go"
-	wait_for 15 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 15 test -f "$W/markers/TRAIN_DONE"
 	wait_for 15 sh -c "grep -q chain_done '$T/recv.jsonl' 2>/dev/null"
 	sampler_stop
 	# Nothing anywhere said it: reports, logs, state, events, outbox, handbook.
@@ -191,7 +191,7 @@ test_file_wins_and_bad_files_hold() {
 	start_receiver
 	u="http://127.0.0.1:$RPORT"
 	conf "\"notify\": [{\"type\": \"generic\", \"url_env\": \"WK_TEST_URL\"}]," '[{"stage": "train", "run": "true"}]'
-	mkdir -p "$(W)"
+	mkdir -p "$W"
 	( umask 077; printf '{"WK_TEST_URL": "%s/from-file"}' "$u" >"$(SEC)" )
 	WK_TEST_URL="$u/from-env" onbox notify --test >"$T/n1" 2>&1
 	assert_eq "$(recv_json "[x['path'] for x in r]")" "['/from-file']"
@@ -209,11 +209,11 @@ test_file_wins_and_bad_files_hold() {
 	printf '{\n"WK_TEST_URL": "%s/from-file",\n}\n' "$u" >"$(SEC)"
 	chmod 600 "$(SEC)"
 	WK_TEST_URL="$u/from-env" onbox run >"$T/run.out" 2>&1 || true
-	assert_grep "$(SEC): line 3: not valid JSON" "$(W)/onbox.log"
-	assert_no_grep 'from-file' "$(W)/onbox.log"
+	assert_grep "$(SEC): line 3: not valid JSON" "$W/onbox.log"
+	assert_no_grep 'from-file' "$W/onbox.log"
 	onbox status >"$T/status.out" 2>&1 || true
 	assert_grep 'cannot be used' "$T/status.out"
-	n=$(find "$(W)/outbox" -name '0*.json' | wc -l)
+	n=$(find "$W/outbox" -name '0*.json' | wc -l)
 	[ "$n" -ge 2 ] || fail "expected the run's events in the outbox, found $n"
 	assert_eq "$(recv_json "len(r)")" 2
 }
@@ -229,9 +229,9 @@ test_resume_refreshes() {
 	wait_for 15 test -s "$T/stage.pid"
 	wait_for 15 sh -c "grep -q stage_started '$T/recv.jsonl' 2>/dev/null"
 	# The whole run dies: onbox, the stage's group, its wrapper.
-	opid=$(json "$(W)/state.json" 'd["onbox_pid"]')
+	opid=$(json "$W/state.json" 'd["onbox_pid"]')
 	kill -9 "$opid"
-	f="$(W)/attempts/train.1.json"
+	f="$W/attempts/train.1.json"
 	kill -9 -- "-$(json "$f" 'd["pid"]')" 2>/dev/null || true
 	kill -9 "$(json "$f" 'd.get("wrapper_pid",0)')" 2>/dev/null || true
 	wait_for 10 sh -c "! kill -0 $opid 2>/dev/null && ! kill -0 $(<"$T/stage.pid") 2>/dev/null"
@@ -243,10 +243,10 @@ test_resume_refreshes() {
 	# The resumed onbox finds the killed attempt (a SIGKILL we did not send, the
 	# cgroup's oom_kill counter unchanged: killed, retryable), says so and restarts
 	# it, all to the new URL.
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	wait_for 15 sh -c "grep -q stage_failed '$T/recv.jsonl' 2>/dev/null"
 	assert_eq "$(recv_json "[x['path'] for x in r if json.loads(x['body'])['event'] == 'stage_failed']")" "['/new']"
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["class"]')" killed
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][0]["class"]')" killed
 	wait_for 15 sh -c "[ \$(grep -c stage_started '$T/recv.jsonl') -ge 2 ]"
 	assert_eq "$(recv_json "[x['path'] for x in r if json.loads(x['body'])['event'] == 'stage_started']")" "['/old', '/new']"
 }
@@ -257,19 +257,19 @@ test_resume_says_when_secrets_fail() {
 	pid_stage
 	pconf "\"patrol\": {\"auto_resume\": true}, \"notify\": [{\"type\": \"generic\", \"url_env\": \"WK_TEST_URL\"}]," \
 		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
-	mkdir -p "$(W)"
+	mkdir -p "$W"
 	mkdir "$(SEC)"	# a directory where the file goes: mv cannot replace it
 	touch "$(SEC)/keep"
 	rc=0; WK_TEST_URL="http://127.0.0.1:9/x" patrol >"$T/p1" 2>&1 || rc=$?
 	assert_grep ' t1 RESUMED .*the notification secrets could not be refreshed' "$T/p1"
 	assert_grep 'the notification secrets could not be refreshed' "$T/state/watchkeeper/t1/report.log"
 	wait_for 15 test -s "$T/stage.pid"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	# And a deploy in the same state fails before starting.
 	touch "$T/go"
-	wait_for 15 test -f "$(W)/markers/TRAIN_DONE"
-	rm -rf "$(W)/markers"
-	wait_for 15 sh -c "! kill -0 $(json "$(W)/state.json" 'd["onbox_pid"]') 2>/dev/null"
+	wait_for 15 test -f "$W/markers/TRAIN_DONE"
+	rm -rf "$W/markers"
+	wait_for 15 sh -c "! kill -0 $(json "$W/state.json" 'd["onbox_pid"]') 2>/dev/null"
 	rm -f "$T/stage.pid" "$T/go"
 	rc=0; WK_TEST_URL="http://127.0.0.1:9/x" patrol deploy >"$T/d.out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
@@ -294,9 +294,9 @@ test_start_keeps_named_variables_off_tmux_command() {
 	! holds "$T/panecmd" || fail "the secret is in tmux's command line"
 	assert_no_grep 'WK_TEST_HOOK' "$T/panecmd"
 	wait_for 15 test -s "$T/stage.pid"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	touch "$T/go"
-	wait_for 15 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 15 test -f "$W/markers/TRAIN_DONE"
 }
 
 t deploy_delivers_libssh2 test_deploy_delivers_libssh2

@@ -56,11 +56,11 @@ found_mid_wait() {
 	waiting_stage
 	sconf '' "$(train_chain)"
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	bg_sentinel s --marker TRAIN_DONE --interval 1 --max-ticks 1000
 	wait_for 20 grep -q 'tick 2/1000: TRAIN_DONE not yet (stage train attempt 1 running)' "$T/s.err"
 	touch "$T/go"
-	wait_for 10 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 10 test -f "$W/markers/TRAIN_DONE"
 	n=$(not_yet "$T/s.err")
 	wait_for 20 exited "$SPID"
 	rc=0; wait "$SPID" || rc=$?
@@ -161,7 +161,7 @@ supersede() {
 	waiting_stage
 	sconf '' "$(train_chain)"
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	bg_sentinel s1 --marker TRAIN_DONE --interval 1 --max-ticks 1000
 	s1=$SPID
 	wait_for 20 grep -q 'tick 1/1000' "$T/s1.err"
@@ -191,7 +191,7 @@ supersede_mid_follow_openssh() {
 	waiting_stage
 	sconf '"poll_ms": 600000, "sentinel": {"follow_s": 60},' "$(train_chain)"
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	bg_sentinel s1 --marker TRAIN_DONE --interval 600 --max-ticks 1000 --follow
 	s1=$SPID
 	wait_for 20 pgrep -f "[w]ait --workdir $T/work" >/dev/null
@@ -217,12 +217,12 @@ any_first_of_several() {
 	waiting_stage
 	sconf '' "$(train_chain)"
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	bg_sentinel s --any TRAIN_DONE,HANDOFF --interval 1 --max-ticks 1000 --json
 	wait_for 20 grep -q 'tick 1/1000: HANDOFF or TRAIN_DONE not yet (stage train attempt 1 running)' "$T/s.err"
 	assert_file "$T/state/watchkeeper/t1/sentinel.HANDOFF.lock"
 	assert_file "$T/state/watchkeeper/t1/sentinel.TRAIN_DONE.lock"
-	touch "$(W)/markers/HANDOFF"	# a bare marker: the user's own script touches it
+	touch "$W/markers/HANDOFF"	# a bare marker: the user's own script touches it
 	wait_for 20 exited "$SPID"
 	rc=0; wait "$SPID" || rc=$?
 	assert_eq "$rc" 0
@@ -263,21 +263,21 @@ SH
 	# Attempt 1 fails for real; attempt 2 runs.
 	rc=0; onbox run >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	cp "$(W)/markers/TRAIN_DONE.FAILED" "$T/stale.json"
+	cp "$W/markers/TRAIN_DONE.FAILED" "$T/stale.json"
 	assert_eq "$(json "$T/stale.json" 'd["attempt"]')" 1
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.2.json"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	wait_for 10 test -f "$W/attempts/train.2.json"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 	# A leftover FAILED twin of attempt 1 while attempt 2 runs: not a failure of this attempt.
-	cp "$T/stale.json" "$(W)/markers/TRAIN_DONE.FAILED"
+	cp "$T/stale.json" "$W/markers/TRAIN_DONE.FAILED"
 	bg_sentinel s --marker TRAIN_DONE --interval 1 --max-ticks 1000 --json
 	wait_for 20 grep -q 'tick 1/1000: TRAIN_DONE not yet (stage train attempt 2 running)' "$T/s.err"
 	! exited "$SPID" || fail "the sentinel took a stale FAILED twin for a failure"
 	# Attempt 2 is lost (onbox and the stage killed); a new onbox starts attempt 3.
 	kill -9 "$LAST_PID"
 	wait "$LAST_PID" 2>/dev/null || true
-	p=$(json "$(W)/attempts/train.2.json" 'd["pid"]')
-	wp=$(json "$(W)/attempts/train.2.json" 'd["wrapper_pid"]')
+	p=$(json "$W/attempts/train.2.json" 'd["pid"]')
+	wp=$(json "$W/attempts/train.2.json" 'd["wrapper_pid"]')
 	kill -9 -- "-$p" "$wp" 2>/dev/null || true
 	wait_for 10 sh -c "! kill -0 $wp 2>/dev/null"
 	bg_onbox run
@@ -297,7 +297,7 @@ follow_within_a_second() {
 	waiting_stage
 	sconf '"poll_ms": 600000, "sentinel": {"follow_s": 60},' "$(train_chain)"
 	bg_onbox run
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
+	wait_for 10 test -f "$W/attempts/train.1.json"
 	bg_sentinel s --marker TRAIN_DONE --interval 600 --max-ticks 5 --follow
 	wait_for 20 pgrep -f "[w]ait --workdir $T/work --marker TRAIN_DONE --stage-of TRAIN_DONE=train" >/dev/null
 	touch "$T/go"
@@ -323,14 +323,14 @@ follow_sees_relaunch() {
 	chmod +x "$T/bin/t.sh"
 	sconf '"poll_ms": 600000, "sentinel": {"follow_s": 60},' "[{\"stage\": \"train\", \"run\": \"$T/bin/t.sh\", \"marker\": \"TRAIN_DONE\"}]"
 	bg_onbox run
-	wait_for 10 grep -q '"stage_pid":[[:space:]]*[1-9]' "$(W)/state.json"
+	wait_for 10 grep -q '"stage_pid":[[:space:]]*[1-9]' "$W/state.json"
 	bg_sentinel s --marker TRAIN_DONE --interval 600 --max-ticks 5 --follow
 	wait_for 20 pgrep -f "[w]ait --workdir $T/work" >/dev/null
 	# onbox and attempt 1 vanish; a new onbox runs attempt 2.
 	kill -9 "$LAST_PID"
 	wait "$LAST_PID" 2>/dev/null || true
-	p=$(json "$(W)/attempts/train.1.json" 'd["pid"]')
-	wp=$(json "$(W)/attempts/train.1.json" 'd["wrapper_pid"]')
+	p=$(json "$W/attempts/train.1.json" 'd["pid"]')
+	wp=$(json "$W/attempts/train.1.json" 'd["wrapper_pid"]')
 	kill -9 -- "-$p" "$wp" 2>/dev/null || true
 	bg_onbox run
 	wait_for 10 grep -q 'stage train was relaunched: attempt 2 (was 1)' "$T/s.err"
@@ -352,8 +352,8 @@ follow_falls_back_without_onbox() {
 	assert_grep 'no `onbox wait`: --follow falls back to polling every 1 s' "$T/s.err"
 	assert_eq "$(not_yet "$T/s.err")" 2
 	assert_eq "$(sshd_accepted_count)" 2
-	mkdir -p "$(W)/markers"
-	echo '{}' >"$(W)/markers/TRAIN_DONE"
+	mkdir -p "$W/markers"
+	echo '{}' >"$W/markers/TRAIN_DONE"
 	rc=0; sentinel --marker TRAIN_DONE --interval 1 --max-ticks 2 --follow >"$T/f.out" 2>"$T/f.err" || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'TRAIN_DONE found \(tick 1,' "$T/f.out"
@@ -371,8 +371,8 @@ onbox_wait_direct() {
 	p=$!
 	echo "$p" >>"$T/.pids"
 	sleep 0.3
-	mkdir -p "$(W)/markers"
-	touch "$(W)/markers/TRAIN_DONE"
+	mkdir -p "$W/markers"
+	touch "$W/markers/TRAIN_DONE"
 	wait_for 10 exited "$p"
 	rc=0; wait "$p" || rc=$?
 	assert_eq "$rc" 0

@@ -32,7 +32,7 @@ all_jobs() { squeue -h -t all -n "wk-t1-$1" -o %i | wc -l | tr -d ' '; }
 job_of() { squeue -h -t all -n "wk-t1-$1" -o '%i %T' | sort -n | tail -n 1 | cut -d' ' -f1; }
 job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
 job_reason() { squeue -h -j "$1" -o %r 2>/dev/null; }
-has_marker() { [ -f "$(W)/markers/$1" ]; }
+has_marker() { [ -f "$W/markers/$1" ]; }
 
 # A stage script: fails (exit 3) until $T/ok.<name> exists.
 flaky() {
@@ -72,11 +72,11 @@ test_chain_completes_and_start_is_idempotent() {
 	has_marker A_DONE && has_marker B_DONE
 	# Each stage ran once, in its own job, as onbox's stage wrapper.
 	for s in a b c; do
-		assert_eq "$(json "$(W)/stages/$s.json" 'len(d["attempts"])')" 1
-		id=$(json "$(W)/stages/$s.json" 'd["attempts"][0]["job_id"]')
-		assert_eq "$id" "$(json "$(W)/slurm.json" "d['stages']['$s']['job_id']")" "stage $s's job"
+		assert_eq "$(json "$W/stages/$s.json" 'len(d["attempts"])')" 1
+		id=$(json "$W/stages/$s.json" 'd["attempts"][0]["job_id"]')
+		assert_eq "$id" "$(json "$W/slurm.json" "d['stages']['$s']['job_id']")" "stage $s's job"
 	done
-	assert_grep '"event":"chain_done"' "$(W)/events.jsonl"
+	assert_grep '"event":"chain_done"' "$W/events.jsonl"
 	# A third start has nothing to do; patrol over ssh says DONE.
 	onbox start >"$T/s3" 2>&1
 	assert_grep 'nothing to do' "$T/s3"
@@ -90,10 +90,10 @@ test_failed_middle_stage_strands_the_next() {
 	touch "$T/ok.a" "$T/ok.c"
 	AUTO=true sconf '' "$(three)"
 	onbox start >"$T/s1" 2>&1
-	wait_for 90 test -f "$(W)/markers/B_DONE.FAILED"
-	assert_no_file "$(W)/markers/B_DONE"
-	assert_eq "$(json "$(W)/markers/B_DONE.FAILED" 'd["class"]')" unknown
-	c1=$(json "$(W)/slurm.json" "d['stages']['c']['job_id']")
+	wait_for 90 test -f "$W/markers/B_DONE.FAILED"
+	assert_no_file "$W/markers/B_DONE"
+	assert_eq "$(json "$W/markers/B_DONE.FAILED" 'd["class"]')" unknown
+	c1=$(json "$W/slurm.json" "d['stages']['c']['job_id']")
 	wait_for 30 sh -c "[ \"\$(squeue -h -j $c1 -o %r)\" = DependencyNeverSatisfied ]"
 	# Patrol names the failed stage and the stranded one; the policy does not retry
 	# an unrecognised failure, so nothing is resubmitted and the stranded job stays.
@@ -108,11 +108,11 @@ test_failed_middle_stage_strands_the_next() {
 	assert_eq "$rc" 0 "$(<"$T/s2")"
 	assert_grep 'a \(done\), b job [0-9]+ \(submitted\), c job [0-9]+ \(submitted, after' "$T/s2"
 	wait_for 90 has_marker C_DONE
-	assert_eq "$(json "$(W)/stages/b.json" 'len(d["attempts"])')" 2
-	c2=$(json "$(W)/slurm.json" "d['stages']['c']['job_id']")
+	assert_eq "$(json "$W/stages/b.json" 'len(d["attempts"])')" 2
+	c2=$(json "$W/slurm.json" "d['stages']['c']['job_id']")
 	[ "$c2" != "$c1" ] || fail "c was not replaced"
 	assert_eq "$(scontrol -o show job "$c1" | grep -o 'JobState=[A-Z]*')" JobState=CANCELLED
-	assert_grep '"event":"job_cancelled".*"stage":"c"' "$(W)/events.jsonl"
+	assert_grep '"event":"job_cancelled".*"stage":"c"' "$W/events.jsonl"
 	rc=0; patrol --once >"$T/p2" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep ' DONE ' "$T/p2"
@@ -136,9 +136,9 @@ SH
 	# --no-requeue: the cluster would requeue it (JobRequeue=1); this job ends NODE_FAIL.
 	AUTO=true sconf '' "[{\"stage\": \"a\", \"run\": \"$T/bin/a.sh\", \"sbatch\": {\"no-requeue\": true}}, {\"stage\": \"b\", \"run\": \"$T/bin/b.sh\"}]"
 	onbox start >"$T/s1" 2>&1
-	a1=$(json "$(W)/slurm.json" "d['stages']['a']['job_id']")
-	b1=$(json "$(W)/slurm.json" "d['stages']['b']['job_id']")
-	wait_for 60 grep -qs 'a running' "$(W)/logs/a.1.log"
+	a1=$(json "$W/slurm.json" "d['stages']['a']['job_id']")
+	b1=$(json "$W/slurm.json" "d['stages']['b']['job_id']")
+	wait_for 60 grep -qs 'a running' "$W/logs/a.1.log"
 	scontrol update NodeName="$SLURM_NODE" State=DOWN Reason=wk-test
 	wait_for 60 sh -c "scontrol -o show job $a1 | grep -q JobState=NODE_FAIL"
 	# ReturnToService=2 may bring the node back by itself first (then RESUME is refused).
@@ -159,8 +159,8 @@ test_resubmitted_by_hand_is_reconciled() {
 	touch "$T/ok.b" "$T/ok.c"
 	AUTO=false sconf '' "$(three)"
 	onbox start >"$T/s1" 2>&1
-	wait_for 90 test -f "$(W)/markers/A_DONE.FAILED"
-	a1=$(json "$(W)/slurm.json" "d['stages']['a']['job_id']")
+	wait_for 90 test -f "$W/markers/A_DONE.FAILED"
+	a1=$(json "$W/slurm.json" "d['stages']['a']['job_id']")
 	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
 	assert_grep ' CRASHED a ' "$T/p1"
 	# While patrol is away, someone cancels the stranded jobs and resubmits a by hand, held.
@@ -210,17 +210,17 @@ SH
 	sconf '"restart": {"max": 1, "window_s": 600, "max_in_window": 10, "retry_classes": ["unknown"]},' \
 		"[{\"stage\": \"a\", \"run\": \"$T/bin/a.sh\", \"sbatch\": {\"requeue\": true, \"time\": \"10:00\"}}]"
 	onbox start >"$T/s1" 2>&1
-	id=$(json "$(W)/slurm.json" "d['stages']['a']['job_id']")
-	wait_for 60 grep -qs 'a run 1' "$(W)/logs/a.1.log"
+	id=$(json "$W/slurm.json" "d['stages']['a']['job_id']")
+	wait_for 60 grep -qs 'a run 1' "$W/logs/a.1.log"
 	scontrol requeue "$id"
 	wait_for 120 has_marker A_DONE
-	h="$(W)/stages/a.json"
+	h="$W/stages/a.json"
 	assert_eq "$(json "$h" '[a.get("class") for a in d["attempts"]]')" "['preempted', 'unknown', None]"
 	assert_eq "$(json "$h" 'd["attempts"][0]["requeued"]')" true
 	assert_eq "$(json "$h" '[a["job_id"] for a in d["attempts"]]')" "['$id', '$id', '$id']"
 	assert_eq "$(json "$h" '[a["slurm_restart_count"] for a in d["attempts"]]')" "[0, 1, 1]"
-	assert_grep '"event":"stage_requeued"' "$(W)/events.jsonl"
-	assert_no_file "$(W)/markers/A_DONE.FAILED"
+	assert_grep '"event":"stage_requeued"' "$W/events.jsonl"
+	assert_no_file "$W/markers/A_DONE.FAILED"
 }
 
 test_unreadable_queue_is_not_dead() {
@@ -282,9 +282,9 @@ SH
 	assert_grep 'stopped run t1: stage a attempt 1 \(SIGTERM; it ended within stop_grace_s=5s\)' "$T/stop.out"
 	assert_eq "$(<"$T/term.a")" TERM
 	wait_for 30 sh -c "[ \"\$(squeue -h -t PD,R,CG,CF -n wk-t1-a,wk-t1-b -o %i | wc -l)\" = 0 ]"
-	assert_eq "$(json "$(W)/stages/a.json" 'd["attempts"][-1]["result"]')" stopped
-	assert_no_file "$(W)/markers/A_DONE.FAILED"
-	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
+	assert_eq "$(json "$W/stages/a.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_no_file "$W/markers/A_DONE.FAILED"
+	assert_eq "$(grep -c '"run_stopped"' "$W/events.jsonl")" 1
 	rc=0; patrol --once >"$T/p" 2>&1 || rc=$?
 	assert_eq "$rc" 0 "patrol: $(<"$T/p")"
 	assert_grep ' STOPPED stopped on purpose by onbox stop' "$T/p"

@@ -53,24 +53,24 @@ sconf() {
 }
 
 # att STAGE EXPR: EXPR over the attempts list a of STAGE's history.
-att() { python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["attempts"]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$(W)/stages/$1.json" "$2"; }
+att() { python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["attempts"]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$W/stages/$1.json" "$2"; }
 # evs EXPR: EXPR over the list e of events (events.jsonl).
-evs() { python3 -c 'import json,sys; e=[json.loads(l) for l in open(sys.argv[1])]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$(W)/events.jsonl" "$1"; }
+evs() { python3 -c 'import json,sys; e=[json.loads(l) for l in open(sys.argv[1])]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$W/events.jsonl" "$1"; }
 # rec STAGE N KEY: a key of attempt N's process record.
-rec() { json "$(W)/attempts/$1.$2.json" "d.get('$3', 0)"; }
+rec() { json "$W/attempts/$1.$2.json" "d.get('$3', 0)"; }
 # gone PID: no such process, or only its zombie (which holds no lock and runs nothing).
 gone() { [ ! -e "/proc/$1" ] || grep -q ') [ZX] ' "/proc/$1/stat" 2>/dev/null; }
 # snap: every file under .watchkeeper with its digest, to prove nothing was written.
-snap() { (cd "$(W)" && find . -type f -exec sha1sum {} + | sort); }
+snap() { (cd "$W" && find . -type f -exec sha1sum {} + | sort); }
 
 # start_train_job COUNT: `onbox run --stage prep` done, then `--stage train` in the
 # background as Slurm job 77 (restart COUNT), until its first attempt runs.
 start_train_job() {
 	onbox run --stage prep >/dev/null 2>&1
 	SLURM_JOB_ID=77 SLURM_RESTART_COUNT=$1 bg_onbox run --stage train
-	wait_for 10 test -f "$(W)/attempts/train.1.json"
-	wait_for 10 grep -q '"stage_started".*"train"' "$(W)/events.jsonl"
-	wait_for 10 grep -q 'step 1/5' "$(W)/logs/train.1.log"
+	wait_for 10 test -f "$W/attempts/train.1.json"
+	wait_for 10 grep -q '"stage_started".*"train"' "$W/events.jsonl"
+	wait_for 10 grep -q 'step 1/5' "$W/logs/train.1.log"
 	JOB_ONBOX=$LAST_PID
 	WRAPPER=$(rec train 1 wrapper_pid)
 	STAGE=$(rec train 1 pid)
@@ -93,29 +93,29 @@ test_chain_stage_by_stage() {
 	mkstage prep; mkstage train; mkstage eval
 	sconf ''
 	onbox run --stage prep >"$T/out1" 2>&1
-	assert_file "$(W)/markers/PREP_DONE"
-	assert_no_file "$(W)/markers/TRAIN_DONE"
+	assert_file "$W/markers/PREP_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE"
 	assert_eq "$(launches train)" 0 "--stage prep runs prep only"
 	# One stage done, the chain is not: nothing runs, the next stage's job is awaited.
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" waiting
-	assert_eq "$(json "$(W)/state.json" 'd["stage"]')" prep
+	assert_eq "$(json "$W/state.json" 'd["status"]')" waiting
+	assert_eq "$(json "$W/state.json" 'd["stage"]')" prep
 	assert_grep 'the chain continues with train' "$T/out1"
 	onbox run --stage train >"$T/out2" 2>&1
 	assert_eq "$(launches eval)" 0
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" waiting
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 0
+	assert_eq "$(json "$W/state.json" 'd["status"]')" waiting
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 0
 	onbox run --stage eval >"$T/out3" 2>&1
-	for m in PREP_DONE TRAIN_DONE EVAL_DONE; do assert_file "$(W)/markers/$m"; done
-	assert_eq "$(grep -c '"stage_started"' "$(W)/events.jsonl")" 3
-	assert_eq "$(grep -c '"stage_done"' "$(W)/events.jsonl")" 3
+	for m in PREP_DONE TRAIN_DONE EVAL_DONE; do assert_file "$W/markers/$m"; done
+	assert_eq "$(grep -c '"stage_started"' "$W/events.jsonl")" 3
+	assert_eq "$(grep -c '"stage_done"' "$W/events.jsonl")" 3
 	# The last stage's job reports the chain, once.
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 1
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 1
 	assert_grep 'chain DONE' "$T/out3"
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" done
+	assert_eq "$(json "$W/state.json" 'd["status"]')" done
 	for s in prep train eval; do assert_eq "$(launches $s)" 1 "$s"; done
 	# Run again (a requeued last job): nothing launched, no second chain_done.
 	onbox run --stage eval >"$T/out4" 2>&1
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 1
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 1
 	assert_eq "$(launches eval)" 1
 	onbox status --json >"$T/s.json"
 	assert_eq "$(json "$T/s.json" 'd["done"]')" true
@@ -141,8 +141,8 @@ test_earlier_marker_missing_exits_1_writes_nothing() {
 	assert_grep 'stage train has no marker TRAIN_DONE \(it failed: see its .FAILED marker\): eval.s job must run after train.s' "$T/out"
 	snap >"$T/after"
 	cmp "$T/before" "$T/after" || fail "--stage eval wrote into .watchkeeper: $(diff "$T/before" "$T/after")"
-	assert_no_file "$(W)/stages/eval.json"
-	assert_no_file "$(W)/markers/EVAL_DONE.FAILED"
+	assert_no_file "$W/stages/eval.json"
+	assert_no_file "$W/markers/EVAL_DONE.FAILED"
 	assert_eq "$(launches eval)" 0
 }
 
@@ -167,11 +167,11 @@ test_failing_stage_exits_1_with_failed_marker() {
 	onbox run --stage prep >/dev/null 2>&1
 	rc=0; onbox run --stage train >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
-	assert_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_no_file "$(W)/markers/TRAIN_DONE"
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" never_retry
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" failed
+	assert_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_no_file "$W/markers/TRAIN_DONE"
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["class"]')" cuda_oom
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["policy"]["rule"]')" never_retry
+	assert_eq "$(json "$W/state.json" 'd["status"]')" failed
 	assert_eq "$(evs "[x['class'] for x in e if x['event'] == 'stage_failed']")" "['cuda_oom']"
 	assert_grep 'train FAILED \(cuda_oom' "$T/out"
 	assert_eq "$(launches eval)" 0
@@ -186,8 +186,8 @@ test_policy_restart_inside_the_stage_job() {
 	rc=0; onbox run --stage train >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_eq "$(launches train)" 2
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 	assert_eq "$(launches eval)" 0
 }
 
@@ -196,14 +196,14 @@ test_marker_present_exits_0_without_launch() {
 	sconf ''
 	onbox run --stage prep >/dev/null 2>&1
 	onbox run --stage train >/dev/null 2>&1
-	h=$(sha1sum <"$(W)/stages/train.json")
+	h=$(sha1sum <"$W/stages/train.json")
 	rc=0; SLURM_JOB_ID=90 onbox run --stage train >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'stage train: its marker TRAIN_DONE is already there: nothing to run' "$T/out"
 	assert_eq "$(launches train)" 1
 	assert_eq "$(att train 'len(a)')" 1
-	assert_eq "$(sha1sum <"$(W)/stages/train.json")" "$h" "no new attempt"
-	assert_eq "$(grep -c '"stage_started"' "$(W)/events.jsonl")" 2
+	assert_eq "$(sha1sum <"$W/stages/train.json")" "$h" "no new attempt"
+	assert_eq "$(grep -c '"stage_started"' "$W/events.jsonl")" 2
 }
 
 test_slurm_attributes_recorded() {
@@ -239,10 +239,10 @@ test_slurm_env_garbage_ignored() {
 	assert_grep 'SLURMD_NODENAME is not a node name' "$T/out3"
 	# Never copied anywhere: not into records, events, logs, warnings.
 	for g in 'touch pwned' "$long" 'node\$\(id\)' '1 2"'; do
-		! grep -rqE -- "$g" "$(W)" "$T/out1" "$T/out2" "$T/out3" || fail "garbage /$g/ was copied"
+		! grep -rqE -- "$g" "$W" "$T/out1" "$T/out2" "$T/out3" || fail "garbage /$g/ was copied"
 	done
 	assert_no_file "$T/work/pwned"
-	for m in PREP_DONE TRAIN_DONE EVAL_DONE; do assert_file "$(W)/markers/$m"; done
+	for m in PREP_DONE TRAIN_DONE EVAL_DONE; do assert_file "$W/markers/$m"; done
 }
 
 # The requeue: job 77's first run is SIGKILLed whole (onbox, wrapper, stage) before
@@ -263,15 +263,15 @@ test_requeue_ends_attempt_as_preempted() {
 	assert_eq "$(att train '(a[1]["result"], a[1]["job_id"], a[1]["slurm_restart_count"])')" "('done', '77', 1)"
 	assert_eq "$(evs "[(x['attempt'], x['job_id'], x['slurm_restart_count']) for x in e if x['event'] == 'stage_requeued']")" "[(1, '77', 1)]"
 	assert_eq "$(evs "[x['attempt'] for x in e if x['event'] in ('stage_failed', 'stage_lost')]")" "[]"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_file "$W/markers/TRAIN_DONE"
 	assert_eq "$(launches train)" 2
 	onbox status >"$T/st"
 	assert_grep 'stage_requeued train#1 \(preempted\)' "$T/st"
 	# The chain completes: eval's job runs, and reports the chain.
 	SLURM_JOB_ID=78 onbox run --stage eval >/dev/null 2>&1
-	assert_file "$(W)/markers/EVAL_DONE"
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 1
+	assert_file "$W/markers/EVAL_DONE"
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 1
 }
 
 # The wrapper outlived its stage long enough to record the SIGKILL: still a requeue,
@@ -283,14 +283,14 @@ test_requeue_after_wrapper_recorded_the_kill() {
 	{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\", \"done_when\": \"train completed\"}]"
 	start_train_job 0
 	slurm_kill stage
-	wait_for 10 grep -q '"exited"' "$(W)/attempts/train.1.json"
+	wait_for 10 grep -q '"exited"' "$W/attempts/train.1.json"
 	wait_for 10 gone "$WRAPPER"
 	rc=0; SLURM_JOB_ID=77 SLURM_RESTART_COUNT=1 onbox run --stage train >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_eq "$(att train '(a[0]["class"], a[0]["requeued"], a[0]["signal"])')" "('preempted', True, 9)"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_eq "$(grep -c '"chain_done"' "$(W)/events.jsonl")" 1 "train is the last stage here"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_eq "$(grep -c '"chain_done"' "$W/events.jsonl")" 1 "train is the last stage here"
 }
 
 # The requeued attempt costs nothing: with restart.max 1, the counting failure after
@@ -319,8 +319,8 @@ SH
 	assert_eq "$(att train '[(x["result"], x.get("class")) for x in a]')" "[('failed', 'preempted'), ('failed', 'nccl_timeout'), ('done', None)]"
 	assert_eq "$(att train '(a[1]["policy"]["rule"], a[1]["policy"]["counts"], a[1]["policy"]["budget_used"], a[1]["policy"]["budget_max"])')" "('retry', True, 1, 1)"
 	assert_eq "$(att train '[x["slurm_restart_count"] for x in a]')" "[0, 1, 1]"
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 }
 
 # Slurm's sweep (scancel, time limit, requeue) can reach the stage before onbox:
@@ -349,8 +349,8 @@ test_teardown_reaching_the_stage_first() {
 	rc=0; SLURM_JOB_ID=77 SLURM_RESTART_COUNT=1 onbox run --stage train >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_eq "$(att train '[(x["result"], x.get("class"), x.get("requeued", False)) for x in a]')" "[('failed', 'preempted', True), ('done', None, False)]"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_file "$W/markers/TRAIN_DONE"
 }
 
 # The attempt finished on its own (exit 0, done line) while its onbox was gone,
@@ -364,15 +364,15 @@ test_requeue_after_attempt_ended_on_its_own() {
 	kill -9 "$JOB_ONBOX"
 	wait "$JOB_ONBOX" 2>/dev/null || true
 	touch "$T/go.train"
-	wait_for 10 grep -q '"exited"' "$(W)/attempts/train.1.json"
+	wait_for 10 grep -q '"exited"' "$W/attempts/train.1.json"
 	wait_for 10 gone "$WRAPPER"
 	rc=0; SLURM_JOB_ID=77 SLURM_RESTART_COUNT=1 onbox run --stage train >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'attempt 1 ended on its own \(exit 0\) before Slurm requeued job 77' "$T/out"
 	assert_eq "$(launches train)" 1
 	assert_eq "$(att train '(len(a), a[0]["result"], "requeued" in a[0])')" "(1, 'done', False)"
-	assert_eq "$(grep -c '"stage_requeued"' "$(W)/events.jsonl")" 0
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE" 'd["attempt"]')" 1
+	assert_eq "$(grep -c '"stage_requeued"' "$W/events.jsonl")" 0
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 1
 }
 
 # Same job id, SLURM_RESTART_COUNT unchanged, previous run dead: not a requeue,
@@ -389,7 +389,7 @@ test_same_restart_count_is_lost_not_requeued() {
 	assert_eq "$(att train '(a[0]["result"], a[0]["class"], "requeued" in a[0], a[0]["policy"]["rule"])')" "('lost', 'lost', False, 'retry')"
 	assert_eq "$(evs "[x['event'] for x in e if x['event'] in ('stage_lost', 'stage_requeued')]")" "['stage_lost']"
 	assert_grep 'train attempt 1 LOST' "$T/out"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
 }
 
 # Slurm requeued the job but the attempt still runs here (it escaped Slurm's kill):
@@ -411,8 +411,8 @@ test_requeue_with_attempt_still_running_reattaches() {
 	assert_eq "$rc" 0
 	assert_eq "$(launches train)" 1
 	assert_eq "$(att train '(len(a), a[0]["result"])')" "(1, 'done')"
-	assert_eq "$(grep -c '"stage_requeued"' "$(W)/events.jsonl")" 0
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_eq "$(grep -c '"stage_requeued"' "$W/events.jsonl")" 0
+	assert_file "$W/markers/TRAIN_DONE"
 }
 
 # stage_requeued passes a sink's event filter and reads as a sentence.
@@ -456,14 +456,14 @@ test_sigterm_under_slurm() {
 	kill -TERM -- "-$STAGE"
 	rc=0; wait "$JOB_ONBOX" || rc=$?
 	assert_eq "$rc" 143
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" stopped
+	assert_eq "$(json "$W/state.json" 'd["status"]')" stopped
 	wait_for 10 gone "$STAGE"
 	wait_for 10 gone "$WRAPPER"
 	rc=0; SLURM_JOB_ID=78 onbox run --stage train >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_eq "$(att train 'a[0]["result"] in ("lost", "failed") and "requeued" not in a[0]')" true
 	assert_eq "$(att train '(a[1]["job_id"], a[1]["result"])')" "('78', 'done')"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
 }
 
 t chain_stage_by_stage test_chain_stage_by_stage

@@ -80,18 +80,18 @@ test_term_first_whole_group_receiver_once() {
 	# The runner has exited (onbox stop waited for it): 143, stopped on purpose.
 	rc=0; wait "$runner" || rc=$?
 	assert_eq "$rc" 143 "onbox run exit"
-	assert_eq "$(json "$(W)/stopped" 'd["stage"]')" train
-	assert_eq "$(json "$(W)/stopped" 'd["attempt"]')" 1
-	json "$(W)/stopped" 'd["by"]' | grep -q '^onbox stop (.*@.*)$'
-	assert_no_file "$(W)/stop.request"
+	assert_eq "$(json "$W/stopped" 'd["stage"]')" train
+	assert_eq "$(json "$W/stopped" 'd["attempt"]')" 1
+	json "$W/stopped" 'd["by"]' | grep -q '^onbox stop (.*@.*)$'
+	assert_no_file "$W/stop.request"
 	# Not a failure: no FAILED marker, no class, the attempt is "stopped".
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_no_file "$(W)/markers/TRAIN_DONE"
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
-	assert_eq "$(json "$(W)/stages/train.json" '"class" in d["attempts"][-1]')" false
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" stopped
-	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
-	assert_no_grep '"stage_failed"' "$(W)/events.jsonl"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_no_file "$W/markers/TRAIN_DONE"
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_eq "$(json "$W/stages/train.json" '"class" in d["attempts"][-1]')" false
+	assert_eq "$(json "$W/state.json" 'd["status"]')" stopped
+	assert_eq "$(grep -c '"run_stopped"' "$W/events.jsonl")" 1
+	assert_no_grep '"stage_failed"' "$W/events.jsonl"
 	# The receiver got run_stopped exactly once (delivered before onbox exited).
 	wait_for 10 sh -c "[ \"\$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(json.loads(l)[\"body\"]).get(\"event\") == \"run_stopped\"))' '$T/recv.jsonl')\" = 1 ]"
 	assert_eq "$(recv_n run_stopped)" 1
@@ -103,12 +103,12 @@ test_term_first_whole_group_receiver_once() {
 	onbox status --json >"$T/status.json" 2>/dev/null || true
 	assert_eq "$(json "$T/status.json" 'd["stopped"]["stage"]')" train
 	# A second stop changes nothing: the first record and its one event stand.
-	cp "$(W)/stopped" "$T/stopped.first"
+	cp "$W/stopped" "$T/stopped.first"
 	rc=0; onbox stop >"$T/stop2.out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'run t1 was already stopped and nothing runs' "$T/stop2.out"
-	cmp "$(W)/stopped" "$T/stopped.first"
-	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
+	cmp "$W/stopped" "$T/stopped.first"
+	assert_eq "$(grep -c '"run_stopped"' "$W/events.jsonl")" 1
 	assert_eq "$(recv_n run_stopped)" 1
 }
 
@@ -119,22 +119,22 @@ test_ignored_term_gets_kill_after_grace() {
 	runner=$LAST_PID
 	wait_for 10 test -f "$T/ready.train"
 	gc=$(<"$T/gc.train")
-	pgid=$(json "$(W)/attempts/train.1.json" 'd["pgid"]')
+	pgid=$(json "$W/attempts/train.1.json" 'd["pgid"]')
 	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'SIGTERM, then SIGKILL after stop_grace_s=2s' "$T/stop.out"
 	gone "$gc"
 	# The order, from onbox's own log: SIGTERM to the group, then SIGKILL.
-	t=$(grep -n "stopping process group $pgid: SIGTERM" "$(W)/onbox.log" | head -n 1 | cut -d: -f1)
-	k=$(grep -n "process group $pgid still runs 2 s after SIGTERM: SIGKILL" "$(W)/onbox.log" | head -n 1 | cut -d: -f1)
+	t=$(grep -n "stopping process group $pgid: SIGTERM" "$W/onbox.log" | head -n 1 | cut -d: -f1)
+	k=$(grep -n "process group $pgid still runs 2 s after SIGTERM: SIGKILL" "$W/onbox.log" | head -n 1 | cut -d: -f1)
 	[ -n "$t" ] && [ -n "$k" ] && [ "$t" -lt "$k" ] || fail "SIGTERM line $t, SIGKILL line $k"
 	# The script ignoring SIGTERM is gone too (SIGKILL): nothing of the group lives.
 	gone "$(<"$T/leader.train")"
 	[ -z "$(group_live "$pgid")" ] || fail "process group $pgid still has live members: $(group_live "$pgid")"
 	rc=0; wait "$runner" || rc=$?
 	assert_eq "$rc" 143
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_eq "$(json "$(W)/stopped" 'd["how"]')" "SIGTERM, then SIGKILL after stop_grace_s=2s"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(json "$W/stopped" 'd["how"]')" "SIGTERM, then SIGKILL after stop_grace_s=2s"
 }
 
 test_orphan_stage_stopped_without_its_onbox() {
@@ -153,13 +153,13 @@ test_orphan_stage_stopped_without_its_onbox() {
 	# The leader took SIGTERM (its trap); the grandchild ignoring it got SIGKILL.
 	assert_eq "$(<"$T/term.train")" TERM
 	gone "$gc"
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
-	assert_eq "$(grep -c '"run_stopped"' "$(W)/events.jsonl")" 1
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_eq "$(json "$(W)/state.json" 'd["status"]')" stopped
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_eq "$(grep -c '"run_stopped"' "$W/events.jsonl")" 1
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(json "$W/state.json" 'd["status"]')" stopped
 	# The attempt's wrapper recorded the end and is gone too.
-	gone "$(json "$(W)/attempts/train.1.json" 'd["wrapper_pid"]')"
-	assert_eq "$(json "$(W)/attempts/train.1.json" 'd["state"]')" exited
+	gone "$(json "$W/attempts/train.1.json" 'd["wrapper_pid"]')"
+	assert_eq "$(json "$W/attempts/train.1.json" 'd["state"]')" exited
 }
 
 test_start_again_from_first_missing_marker() {
@@ -169,18 +169,18 @@ test_start_again_from_first_missing_marker() {
 	wait_for 10 test -f "$T/ready.train"
 	onbox stop >"$T/stop.out" 2>&1
 	wait "$LAST_PID" || true
-	assert_file "$(W)/stopped"
-	assert_file "$(W)/markers/PREP_DONE"
+	assert_file "$W/stopped"
+	assert_file "$W/markers/PREP_DONE"
 	# onbox start removes the stopped record and runs from the first missing marker: train, attempt 2.
 	onbox start >"$T/start.out" 2>&1
 	assert_grep 'run t1 was stopped on purpose: starting it again from the first missing marker' "$T/start.out"
-	assert_no_file "$(W)/stopped"
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
-	wait_for 10 grep -q '"status":[[:space:]]*"done"' "$(W)/state.json"
+	assert_no_file "$W/stopped"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	wait_for 10 grep -q '"status":[[:space:]]*"done"' "$W/state.json"
 	assert_eq "$(launches prep)" 1 "prep is not run again"
 	assert_eq "$(launches train)" 2
-	assert_eq "$(json "$(W)/stages/train.json" '[a["result"] for a in d["attempts"]]')" "['stopped', 'done']"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(json "$W/stages/train.json" '[a["result"] for a in d["attempts"]]')" "['stopped', 'done']"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 }
 
 test_nothing_running_done_usage_and_help() {
@@ -190,19 +190,19 @@ test_nothing_running_done_usage_and_help() {
 	rc=0; onbox stop >"$T/s1" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'run t1: nothing was running; recorded as stopped so that nothing resumes it' "$T/s1"
-	assert_eq "$(json "$(W)/stopped" 'd["how"]')" "nothing was running"
-	assert_eq "$(json "$(W)/stopped" 'd["stage"]')" prep
+	assert_eq "$(json "$W/stopped" 'd["how"]')" "nothing was running"
+	assert_eq "$(json "$W/stopped" 'd["stage"]')" prep
 	# onbox run removes it (and says so in its log), then runs the chain to the end.
 	echo x >"$T/launch.train"	# the stage script completes at once from here
 	onbox run >"$T/r1" 2>&1
 	assert_grep 'was stopped on purpose: started again from the first missing marker' "$T/r1"
-	assert_no_file "$(W)/stopped"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_no_file "$W/stopped"
+	assert_file "$W/markers/TRAIN_DONE"
 	# A done run has nothing to stop and is not recorded stopped.
 	rc=0; onbox stop >"$T/s2" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'is done \(every marker is present\): nothing to stop' "$T/s2"
-	assert_no_file "$(W)/stopped"
+	assert_no_file "$W/stopped"
 	# Usage and config errors; the help texts.
 	rc=0; onbox stop extra >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 64
@@ -216,11 +216,11 @@ test_nothing_running_done_usage_and_help() {
 	# detach slurm with a queue that cannot be read (no cluster here): 75, nothing recorded
 	# (test_slurm: onbox_stop_under_slurm stops a real one).
 	sed -i 's/"detach": "nohup"/"detach": "slurm"/' "$T/wk.json"
-	rm -f "$(W)/markers/TRAIN_DONE"
+	rm -f "$W/markers/TRAIN_DONE"
 	rc=0; SLURM_CONF="$T/no-slurm.conf" onbox stop >"$T/s3" 2>&1 || rc=$?
 	assert_eq "$rc" 75
 	assert_grep 'cannot read the Slurm queue .*nothing cancelled, nothing recorded' "$T/s3"
-	assert_no_file "$(W)/stopped"
+	assert_no_file "$W/stopped"
 }
 
 test_tmux_detach() {
@@ -247,14 +247,14 @@ test_wait_stage_stopped() {
 	conf '' "[{\"stage\": \"train\", \"wait\": {\"log\": \"train.log\", \"pattern\": \"Training completed\", \"timeout_s\": 600}, \"marker\": \"TRAIN_DONE\"}]"
 	bg_onbox run
 	runner=$LAST_PID
-	wait_for 10 grep -q '"stage_started"' "$(W)/events.jsonl"
+	wait_for 10 grep -q '"stage_started"' "$W/events.jsonl"
 	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_grep 'stopped run t1: stage train attempt 1 \(a wait: nothing of ours to signal\)' "$T/stop.out"
 	rc=0; wait "$runner" || rc=$?
 	assert_eq "$rc" 143
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][-1]["result"]')" stopped
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 }
 
 # ---- patrol stop ----
@@ -269,7 +269,7 @@ test_patrol_stop_stopped_every_tick_never_resumed() {
 	sed -i 's|"config": "[^"]*", ||' "$T/wk.json"
 	patrol deploy --onbox "$ONBOX" >"$T/d1" 2>&1
 	wait_for 10 test -f "$T/ready.train"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	rc=0; patrol --once >"$T/p0" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	line_ok OK "$T/p0"
@@ -280,7 +280,7 @@ test_patrol_stop_stopped_every_tick_never_resumed() {
 	assert_eq "$(( $(sshd_accepted_count) - before ))" 1 "connections for patrol stop"
 	assert_grep 'stopped run t1: stage train attempt 1 \(SIGTERM; it ended within stop_grace_s=5s\), by patrol stop \(.*@.*\), on the box as ' "$T/ps"
 	assert_eq "$(<"$T/term.train")" TERM
-	json "$(W)/stopped" 'd["by"]' | grep -q '^patrol stop ('
+	json "$W/stopped" 'd["by"]' | grep -q '^patrol stop ('
 	# Every tick: STOPPED, exit 0, nothing resumed (auto_resume is on).
 	for i in 1 2 3; do
 		rc=0; patrol >"$T/p$i" 2>&1 || rc=$?
@@ -290,7 +290,7 @@ test_patrol_stop_stopped_every_tick_never_resumed() {
 	done
 	assert_no_grep 'resumed' "$T/p3"
 	assert_eq "$(launches train)" 1 "nothing started by a tick"
-	assert_eq "$(json "$(W)/stages/train.json" 'len(d["attempts"])')" 1
+	assert_eq "$(json "$W/stages/train.json" 'len(d["attempts"])')" 1
 	assert_eq "$(grep -c ' STOPPED ' "$T/state/watchkeeper/t1/report.log")" 3
 	# The crontab entry is not removed for STOPPED (only DONE removes it).
 	# The logbook has the stop; the sinks got run_stopped once and the verdict change once.
@@ -302,7 +302,7 @@ test_patrol_stop_stopped_every_tick_never_resumed() {
 	# patrol deploy starts it again, from the first missing marker (train, attempt 2).
 	patrol deploy --onbox "$ONBOX" >"$T/d2" 2>&1
 	assert_grep 'stopped on purpose: starting it again from the first missing marker' "$T/d2"
-	wait_for 20 test -f "$(W)/markers/TRAIN_DONE"
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 	assert_eq "$(launches prep)" 1
 	assert_eq "$(launches train)" 2
 	rc=0; patrol >"$T/p4" 2>&1 || rc=$?
@@ -326,8 +326,8 @@ test_patrol_stop_unreachable_records_nothing() {
 	assert_grep 'cannot reach the box: .*nothing was stopped and nothing recorded' "$T/ps"
 	cmp "$sd/patrol.json" "$T/patrol.json.before"
 	cmp "$sd/report.log" "$T/report.log.before"
-	assert_no_file "$(W)/stopped"
-	assert_no_file "$(W)/stop.request"
+	assert_no_file "$W/stopped"
+	assert_no_file "$W/stop.request"
 	live "$(<"$T/gc.train")"
 	assert_no_file "$T/term.train"
 	# patrol --help lists STOPPED and the stop command.
@@ -349,7 +349,7 @@ test_sentinel_gives_up_on_stopped_run() {
 	sed -i 's|"config": "[^"]*", ||' "$T/wk.json"
 	patrol deploy --onbox "$ONBOX" >"$T/d1" 2>&1
 	wait_for 10 test -f "$T/ready.train"
-	echo "$(json "$(W)/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
+	echo "$(json "$W/state.json" 'd["onbox_pid"]')" >>"$T/.pids"
 	# One polls every second (up to 300 ticks); one follows (a first look, then
 	# one window of 600 s that only inotify on the box can end early).
 	$ONBOX_WRAP "$TOP/$BUILD/sentinel" -c "$T/wk.json" --marker TRAIN_DONE --interval 1 \

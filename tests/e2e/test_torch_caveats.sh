@@ -28,7 +28,7 @@ chain_done() {
 e=[json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["event"]=="chain_done"]
 assert len(e)==1, e
 v=eval(sys.argv[2],{"e":e[0]})
-print(v if not isinstance(v,bool) else str(v).lower())' "$(W)/events.jsonl" "$1"
+print(v if not isinstance(v,bool) else str(v).lower())' "$W/events.jsonl" "$1"
 }
 
 # NaN loss from step 5 on (loss.on_nan alert, the default): the training
@@ -39,9 +39,9 @@ test_nan_loss_done_with_caveat() {
 	tconf "--fail nan --fail-at 5" "\"notify\": [{\"type\": \"generic\", \"url\": \"$u/generic\"}, {\"type\": \"slack\", \"url\": \"$u/slack\"}],"
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
-	assert_file "$(W)/markers/EVAL_DONE"
+	assert_file "$W/markers/EVAL_DONE"
 	# The health checker alerted it (critical), once.
-	assert_eq "$(grep -c '"event":"health_alert".*"kind":"nan_loss"' "$(W)/events.jsonl")" 1
+	assert_eq "$(grep -c '"event":"health_alert".*"kind":"nan_loss"' "$W/events.jsonl")" 1
 	# chain_done carries the caveats, and its line says them.
 	assert_eq "$(chain_done 'e["caveats_text"]')" "nan_loss at step 5 (attempt 1)"
 	assert_eq "$(chain_done '[(c["kind"], c["stage"], c["attempt"], c["step"]) for c in e["caveats"]]')" \
@@ -49,7 +49,7 @@ test_nan_loss_done_with_caveat() {
 	assert_grep 'chain DONE · caveats: nan_loss at step 5 \(attempt 1\)$' "$T/out"
 	assert_no_grep 'every marker present' "$T/out"
 	# caveats.json, what patrol's probe reads.
-	assert_eq "$(json "$(W)/caveats.json" 'd["text"]')" "nan_loss at step 5 (attempt 1)"
+	assert_eq "$(json "$W/caveats.json" 'd["text"]')" "nan_loss at step 5 (attempt 1)"
 	# The webhook: the whole event, and the text.
 	wait_for 20 sh -c "grep -q chain_done '$T/recv.jsonl' && [ \$(grep -c '\"/slack\"' '$T/recv.jsonl') -ge 1 ] && grep '\"/slack\"' '$T/recv.jsonl' | grep -q 'chain DONE'"
 	assert_eq "$(recv_json "[json.loads(x['body'])['caveats_text'] for x in r if x['path']=='/generic' and json.loads(x['body'])['event']=='chain_done']")" \
@@ -71,9 +71,9 @@ test_restart_done_with_caveat() {
 	tconf "--fail sigterm --fail-at 6 --fail-once $T/flag" '"restart": {"max": 2},'
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
-	assert_file "$(W)/markers/EVAL_DONE"
-	assert_eq "$(json "$(W)/stages/train.json" 'len(d["attempts"])')" 2
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["class"]')" preempted
+	assert_file "$W/markers/EVAL_DONE"
+	assert_eq "$(json "$W/stages/train.json" 'len(d["attempts"])')" 2
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][0]["class"]')" preempted
 	assert_eq "$(chain_done 'e["caveats_text"]')" "1 restart (preempted)"
 	assert_eq "$(chain_done '[(c["kind"], c["count"], c["classes"]) for c in e["caveats"]]')" \
 		"[('restart', 1, ['preempted'])]"
@@ -89,18 +89,18 @@ test_restart_done_with_caveat() {
 test_clean_done_no_caveats() {
 	tconf "--fail nan --fail-at 5"
 	onbox run >"$T/out" 2>&1
-	assert_file "$(W)/caveats.json"
+	assert_file "$W/caveats.json"
 	# Run the chain again from scratch, cleanly: the old caveats go.
-	rm -rf "$T/work/ckpt" "$T/work/results" "$T/work/train.log" "$(W)/markers"/*
+	rm -rf "$T/work/ckpt" "$T/work/results" "$T/work/train.log" "$W/markers"/*
 	tconf ""
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
-	assert_no_file "$(W)/caveats.json"
+	assert_no_file "$W/caveats.json"
 	assert_grep 'chain DONE: every marker present$' "$T/out"
 	assert_no_grep '· caveats' "$T/out"
 	python3 -c 'import json,sys
 e=[json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["event"]=="chain_done"]
-assert len(e)==2 and "caveats" in e[0] and "caveats" not in e[1] and "caveats_text" not in e[1], e' "$(W)/events.jsonl"
+assert len(e)==2 and "caveats" in e[0] and "caveats" not in e[1] and "caveats_text" not in e[1], e' "$W/events.jsonl"
 	onbox status >"$T/st"
 	assert_grep '^DONE: every marker present$' "$T/st"
 	assert_eq "$(onbox status --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(str("caveats" in d).lower())')" false
@@ -129,7 +129,7 @@ test_patrol_done_with_caveats() {
 		"['nan_loss at step 5 (attempt 1)']"
 	assert_grep '^- Caveats: .*nan_loss at step 5 \(attempt 1\)' "$T/state/watchkeeper/t1/HANDBOOK.md"
 	# The chain again, cleanly: no caveats anywhere patrol looks.
-	rm -rf "$T/work/ckpt" "$T/work/results" "$T/work/train.log" "$(W)/markers"/*
+	rm -rf "$T/work/ckpt" "$T/work/results" "$T/work/train.log" "$W/markers"/*
 	tconf "" "\"box\": {\"host\": \"box\", \"ssh_config\": \"$SSH_CFG\", \"config\": \"$T/wk.json\", \"connect_timeout_s\": 3},"
 	onbox run >"$T/out2" 2>&1
 	rc=0; patrol --once >"$T/p3" 2>&1 || rc=$?

@@ -17,28 +17,28 @@ tconf() {
   $extra" "[ { \"stage\": \"train\", \"run\": \"$TORCH_PY $TORCH_TRAIN --out . --no-bar --pidfile $T/train.pid $args --resume {checkpoint} >> train.log 2>&1\", \"log\": \"train.log\", \"done_when\": \"Training completed\" },
     { \"stage\": \"eval\", \"run\": \"echo ran >> $T/eval.ran\" } ]"
 }
-F() { echo "$(W)/markers/$1.FAILED"; }
+F() { echo "$W/markers/$1.FAILED"; }
 # gone PID: no such process, or a zombie its new parent has yet to reap.  The stage's
 # shell dies first; the python in its group gets the same SIGTERM and is dying, an
 # orphan of a reaper that may not be onbox any more (after a restart): wait for it, bounded.
 gone() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
-attempts() { json "$(W)/stages/$1.json" 'len(d["attempts"])'; }
+attempts() { json "$W/stages/$1.json" 'len(d["attempts"])'; }
 
 test_missing_results_file() {
 	tconf "--steps 6 --ckpt-every 3 --step-sleep 0 --no-results" \
 		'"completion": { "require": ["results/metrics.json", "{final_checkpoint}"] },'
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1 "onbox exit"
-	assert_file "$(W)/markers/TRAIN_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
 	assert_file "$T/eval.ran"
-	assert_no_file "$(W)/markers/EVAL_DONE"
+	assert_no_file "$W/markers/EVAL_DONE"
 	assert_eq "$(json "$(F EVAL_DONE)" 'd["class"]')" missing_artifacts
 	assert_eq "$(json "$(F EVAL_DONE)" 'd["evidence"]')" "missing: results/metrics.json"
 	assert_eq "$(json "$(F EVAL_DONE)" 'd["retryable"]')" false
 	assert_eq "$(json "$(F EVAL_DONE)" 'd["policy"]["rule"]')" never_retry
 	assert_eq "$(attempts eval)" 1
-	assert_no_grep '"restarting":true' "$(W)/events.jsonl"
-	assert_no_grep 'chain_done' "$(W)/events.jsonl"
+	assert_no_grep '"restarting":true' "$W/events.jsonl"
+	assert_no_grep 'chain_done' "$W/events.jsonl"
 	assert_grep 'eval FAILED \(missing_artifacts.*missing: results/metrics.json' "$T/out"
 }
 
@@ -56,7 +56,7 @@ PY
 	assert_eq "$rc" 1 "onbox exit"
 	assert_file "$T/work/results/metrics.json"
 	assert_file "$T/work/ckpt/step_000010/metadata.json"
-	assert_no_file "$(W)/markers/EVAL_DONE"
+	assert_no_file "$W/markers/EVAL_DONE"
 	assert_eq "$(json "$(F EVAL_DONE)" 'd["class"]')" missing_artifacts
 	assert_eq "$(json "$(F EVAL_DONE)" 'd["evidence"]')" \
 		"final checkpoint: newest complete is step_000010, progress.max is 12"
@@ -78,9 +78,9 @@ test_all_present_done() {
 		'"completion": { "require": ["results/*.json", "ckpt", "{final_checkpoint}"] },'
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0 "onbox exit"
-	assert_file "$(W)/markers/EVAL_DONE"
+	assert_file "$W/markers/EVAL_DONE"
 	assert_no_file "$(F EVAL_DONE)"
-	assert_grep '"event":"chain_done"' "$(W)/events.jsonl"
+	assert_grep '"event":"chain_done"' "$W/events.jsonl"
 }
 
 # An empty result file is not a result.
@@ -107,15 +107,15 @@ test_on_nan_stop() {
 	assert_grep 'nan' "$T/evidence"
 	assert_eq "$(json "$(F TRAIN_DONE)" 'd["policy"]["rule"]')" never_retry
 	assert_eq "$(attempts train)" 1
-	assert_eq "$(json "$(W)/stages/train.json" 'd["attempts"][0]["nan_stop"]')" "$(<"$T/evidence")"
+	assert_eq "$(json "$W/stages/train.json" 'd["attempts"][0]["nan_stop"]')" "$(<"$T/evidence")"
 	pid=$(<"$T/train.pid")
 	wait_for 30 gone "$pid" || fail "the training (pid $pid) still runs"
 	assert_no_file "$T/eval.ran"
-	assert_no_file "$(W)/markers/EVAL_DONE"
-	assert_no_file "$(W)/stages/eval.json"
-	assert_grep '"kind":"nan_loss"' "$(W)/events.jsonl"
-	assert_grep '"action":"stop_stage"' "$(W)/events.jsonl"
-	assert_no_grep '"restarting":true' "$(W)/events.jsonl"
+	assert_no_file "$W/markers/EVAL_DONE"
+	assert_no_file "$W/stages/eval.json"
+	assert_grep '"kind":"nan_loss"' "$W/events.jsonl"
+	assert_grep '"action":"stop_stage"' "$W/events.jsonl"
+	assert_no_grep '"restarting":true' "$W/events.jsonl"
 	assert_grep 'train FAILED \(nan_loss' "$T/out"
 }
 
@@ -128,7 +128,7 @@ test_on_nan_stop_across_onbox_restart() {
 	kill -9 "$LAST_PID"
 	wait "$LAST_PID" 2>/dev/null || true
 	wait_for 60 grep -qs '^step 9/400 loss=nan' "$T/work/train.log"
-	assert_no_grep '"kind":"nan_loss"' "$(W)/events.jsonl"
+	assert_no_grep '"kind":"nan_loss"' "$W/events.jsonl"
 	pid=$(<"$T/train.pid")
 	kill -0 "$pid" || fail "the training should still run"
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
@@ -138,20 +138,20 @@ test_on_nan_stop_across_onbox_restart() {
 	wait_for 30 gone "$pid" || fail "the training (pid $pid) still runs"
 	assert_no_grep 'Training completed' "$T/work/train.log"
 	assert_no_file "$T/eval.ran"
-	assert_eq "$(grep -c '"kind":"nan_loss"' "$(W)/events.jsonl")" 1
+	assert_eq "$(grep -c '"kind":"nan_loss"' "$W/events.jsonl")" 1
 }
 
 test_on_nan_alert_default_done() {
 	tconf "$NAN_ARGS" '"loss": { "pattern": "loss=([-+\\w.]+)" },'
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0 "onbox exit"
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_file "$(W)/markers/EVAL_DONE"
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_file "$W/markers/EVAL_DONE"
 	assert_file "$T/eval.ran"
 	assert_grep 'Training completed' "$T/work/train.log"
-	assert_grep '"event":"health_alert".*"kind":"nan_loss"' "$(W)/events.jsonl"
-	assert_no_grep '"action":"stop_stage"' "$(W)/events.jsonl"
-	assert_grep '"event":"chain_done"' "$(W)/events.jsonl"
+	assert_grep '"event":"health_alert".*"kind":"nan_loss"' "$W/events.jsonl"
+	assert_no_grep '"action":"stop_stage"' "$W/events.jsonl"
+	assert_grep '"event":"chain_done"' "$W/events.jsonl"
 }
 
 tt missing_results_file test_missing_results_file

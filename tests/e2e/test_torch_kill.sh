@@ -87,20 +87,20 @@ test_oom_kill_in_own_cgroup() {
 		>"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	[ "$(cg_oom_kills)" -ge 1 ] || fail "the kernel counted no OOM kill in $CG"
-	local f="$(W)/markers/TRAIN_DONE.FAILED"
+	local f="$W/markers/TRAIN_DONE.FAILED"
 	assert_file "$f"
 	assert_eq "$(json "$f" 'd["class"]')" cgroup_oom
 	assert_eq "$(json "$f" '"guess" in d')" false "the counter grew: not a guess"
 	# Not retried: cgroup_oom is not retryable, whatever the budget.
-	local h="$(W)/stages/train.json"
+	local h="$W/stages/train.json"
 	assert_eq "$(json "$h" 'len(d["attempts"])')" 1
 	assert_eq "$(json "$h" 'd["attempts"][0]["class"]')" cgroup_oom
 	# The counter of the stage's own cgroup, not of /sys/fs/cgroup's root.
 	assert_eq "$(json "$h" 'd["attempts"][0]["oom_cgroup"]')" "$CG"
 	assert_eq "$(json "$h" 'd["attempts"][0]["oom_kill_base"]')" 0
-	assert_grep '"event":"stage_failed".*"class":"cgroup_oom"' "$(W)/events.jsonl"
-	assert_no_grep '"guess"' "$(W)/events.jsonl"
-	assert_no_file "$(W)/markers/EVAL_DONE"
+	assert_grep '"event":"stage_failed".*"class":"cgroup_oom"' "$W/events.jsonl"
+	assert_no_grep '"guess"' "$W/events.jsonl"
+	assert_no_file "$W/markers/EVAL_DONE"
 	# Every process of the test gone from the cgroup, then the cgroup itself.
 	wait_for 20 cg_empty
 	trap - EXIT
@@ -129,9 +129,9 @@ test_foreign_sigkill_is_killed_and_resumed() {
 	[ -n "$ck" ] || fail "no complete checkpoint"
 	step=$((10#${ck##*step_}))
 	[ "$step" -ge 4 ] || fail "newest complete checkpoint $ck"
-	wait_for 120 test -f "$(W)/markers/EVAL_DONE"
+	wait_for 120 test -f "$W/markers/EVAL_DONE"
 	wait "$LAST_PID"
-	h="$(W)/stages/train.json"
+	h="$W/stages/train.json"
 	assert_eq "$(json "$h" 'len(d["attempts"])')" 2
 	# The counter of the stage's own cgroup was readable and did not move: killed.
 	assert_eq "$(json "$h" 'd["attempts"][0]["class"]')" killed
@@ -139,13 +139,13 @@ test_foreign_sigkill_is_killed_and_resumed() {
 	test -d "$(json "$h" 'd["attempts"][0]["oom_cgroup"]')" || fail "oom_cgroup is no directory"
 	assert_eq "$(json "$h" 'd["attempts"][1]["checkpoint"]')" "$ck"
 	assert_grep "^resumed from $ck at step $step\$" "$T/work/train.log"
-	assert_grep '"event":"stage_failed".*"class":"killed".*"restarting":true' "$(W)/events.jsonl"
-	assert_no_grep '"class":"cgroup_oom"' "$(W)/events.jsonl"
-	assert_no_grep '"guess"' "$(W)/events.jsonl"
+	assert_grep '"event":"stage_failed".*"class":"killed".*"restarting":true' "$W/events.jsonl"
+	assert_no_grep '"class":"cgroup_oom"' "$W/events.jsonl"
+	assert_no_grep '"guess"' "$W/events.jsonl"
 	# Both markers, no FAILED one: the chain is DONE.
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_file "$(W)/markers/EVAL_DONE"
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_file "$W/markers/EVAL_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
 	assert_grep 'Training completed' "$T/work/train.log"
 	onbox status >"$T/st" || true
 	assert_grep 'DONE' "$T/st"

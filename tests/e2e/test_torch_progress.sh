@@ -22,9 +22,9 @@ tconf() {
     { \"stage\": \"eval\", \"run\": \"test -s results/metrics.json\", \"marker\": \"EVAL_DONE\" } ]"
 }
 
-attempts() { json "$(W)/stages/train.json" 'len(d["attempts"])'; }
-att() { json "$(W)/stages/train.json" "d[\"attempts\"][$1]$2"; }
-alerts() { grep -c "\"event\":\"health_alert\".*\"kind\":\"$1\"" "$(W)/events.jsonl" || true; }
+attempts() { json "$W/stages/train.json" 'len(d["attempts"])'; }
+att() { json "$W/stages/train.json" "d[\"attempts\"][$1]$2"; }
+alerts() { grep -c "\"event\":\"health_alert\".*\"kind\":\"$1\"" "$W/events.jsonl" || true; }
 
 # Preempted (SIGTERM) at step 2 every time, checkpoints every 5 steps: no
 # attempt ever completes a checkpoint.  restart.max 5 would allow five
@@ -42,7 +42,7 @@ test_no_new_checkpoint_stops() {
 	assert_eq "$(att 0 '["policy"]["rule"]')" retry
 	assert_eq "$(att 1 '["policy"]["rule"]')" no_progress
 	assert_no_file "$T/work/ckpt/step_000005"
-	local m="$(W)/markers/TRAIN_DONE.FAILED"
+	local m="$W/markers/TRAIN_DONE.FAILED"
 	assert_file "$m"
 	assert_eq "$(json "$m" 'd["attempt"]')" 2
 	assert_eq "$(json "$m" 'd["policy"]["rule"]')" no_progress
@@ -53,8 +53,8 @@ test_no_new_checkpoint_stops() {
 	assert_no_grep 'budget' "$T/reason"
 	assert_eq "$(json "$m" 'd["policy"]["budget_used"]')" 0
 	assert_grep 'train FAILED \(preempted, .*attempt 2 .*not restarted: attempts 1 and 2 both failed without a new complete checkpoint' "$T/out"
-	assert_eq "$(grep -c '"restarting":true' "$(W)/events.jsonl")" 1
-	assert_no_file "$(W)/markers/EVAL_DONE"
+	assert_eq "$(grep -c '"restarting":true' "$W/events.jsonl")" 1
+	assert_no_file "$W/markers/EVAL_DONE"
 }
 
 # Preempted twice, each time after a new complete checkpoint (attempt 1 at
@@ -73,11 +73,11 @@ test_progress_between_failures_finishes() {
 	assert_eq "$(att 1 '["policy"]["rule"]')" retry
 	assert_eq "$(att 2 '["checkpoint"]')" "$T/work/ckpt/step_000006"
 	assert_eq "$(att 2 '["result"]')" done
-	assert_no_file "$(W)/markers/TRAIN_DONE.FAILED"
-	assert_file "$(W)/markers/TRAIN_DONE"
-	assert_file "$(W)/markers/EVAL_DONE"
+	assert_no_file "$W/markers/TRAIN_DONE.FAILED"
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_file "$W/markers/EVAL_DONE"
 	assert_grep 'resumed from .*step_000006 at step 6' "$T/work/train.log"
-	assert_no_grep 'no_progress' "$(W)/events.jsonl"
+	assert_no_grep 'no_progress' "$W/events.jsonl"
 	# Each relaunch logged its first step long before the default limit (600 s at least).
 	assert_eq "$(alerts recovery_stalled)" 0
 }
@@ -91,23 +91,23 @@ test_recovery_stalled_once() {
 	tconf '{"max": 3, "recovery_s": 3}' "if [ -e f1 ]; then F='--ckpt-every 3 --fail hang --fail-at 4'; else F='--ckpt-every 3 --fail sigterm --fail-at 4 --fail-once f1'; fi;" 1
 	bg_onbox run
 	local runner=$LAST_PID
-	wait_for 120 sh -c "grep -q '\"kind\":\"recovery_stalled\"' '$(W)/events.jsonl' 2>/dev/null"
+	wait_for 120 sh -c "grep -q '\"kind\":\"recovery_stalled\"' '$W/events.jsonl' 2>/dev/null"
 	# Five more heartbeats (heartbeat_s 1, each a health tick) after the alert.
 	local t0
-	t0=$(json "$(W)/state.json" 'd["time_unix"]')
-	wait_for 60 sh -c "[ \$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))[\"time_unix\"]))' '$(W)/state.json') -ge $((${t0%.*} + 5)) ]"
+	t0=$(json "$W/state.json" 'd["time_unix"]')
+	wait_for 60 json_ge "$W/state.json" 'd["time_unix"]' $((${t0%.*} + 5))
 	assert_eq "$(att 1 '["result"]')" running
 	assert_eq "$(alerts recovery_stalled)" 1
-	grep '"kind":"recovery_stalled"' "$(W)/events.jsonl" >"$T/ev"
+	grep '"kind":"recovery_stalled"' "$W/events.jsonl" >"$T/ev"
 	assert_eq "$(json "$T/ev" 'd["attempt"]')" 2
 	assert_eq "$(json "$T/ev" 'd["stage"]')" train
 	assert_eq "$(json "$T/ev" 'd["severity"]')" degraded
 	json "$T/ev" 'd["text"]' >"$T/text"
 	assert_grep '^no new step [0-9]+ s after the relaunch \(attempt 2; before the failure a step came every [0-9.]+ s\)$' "$T/text"
 	# Attempt 1 left its step interval for it (a step a second, as onbox read the lines).
-	assert_eq "$(json "$(W)/stages/train.json" '0 < d["attempts"][0]["step_interval_s"] <= 3')" true
+	assert_eq "$(json "$W/stages/train.json" '0 < d["attempts"][0]["step_interval_s"] <= 3')" true
 	# The heartbeat's health view says it while no step comes.
-	json "$(W)/state.json" 'd["health"]["degraded"]' >"$T/degraded"
+	json "$W/state.json" 'd["health"]["degraded"]' >"$T/degraded"
 	assert_grep 'recovery_stalled: no new step within 3 s of the relaunch \(attempt 2' "$T/degraded"
 	assert_grep 'resumed from .*step_000003 at step 3' "$T/work/train.log"
 	# Stop it on purpose; still one alert.

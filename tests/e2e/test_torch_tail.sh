@@ -38,7 +38,7 @@ tail_conf() {
 
 # The real training with its bar, a KeyError at step 15 of 20 after many redraws.
 test_keyerror_with_bar() {
-	local f="$(W)/markers/TRAIN_DONE.FAILED" n
+	local f="$W/markers/TRAIN_DONE.FAILED" n
 	start_receiver
 	tail_conf "\"notify\": [{\"type\": \"slack\", \"url\": \"http://127.0.0.1:$RPORT/slack\"}]," \
 	    "$TORCH_PY $TORCH_TRAIN --out . --steps 20 --step-sleep 0.02 --fail keyerror --fail-at 15 >> train.log 2>&1"
@@ -78,7 +78,7 @@ assert sum(1 for l in lines if l.startswith("step ")) >= 5, "the log lines went 
 assert len(lines) <= 60, len(lines)
 PY
 	# The event carries the same lines; the webhook text the traceback's last line.
-	python3 - "$(W)/events.jsonl" "$f" <<'PY'
+	python3 - "$W/events.jsonl" "$f" <<'PY'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if '"stage_failed"' in l][-1]
 assert ev["last_lines"] == json.load(open(sys.argv[2]))["last_lines"]
@@ -105,7 +105,7 @@ mk_recursion() {
 }
 
 test_long_traceback_whole() {
-	local f="$(W)/markers/TRAIN_DONE.FAILED" n
+	local f="$W/markers/TRAIN_DONE.FAILED" n
 	mk_recursion
 	tail_conf "" "python3 $T/rec.py >> train.log 2>&1"
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
@@ -119,7 +119,7 @@ test_long_traceback_whole() {
 
 # The traceback is read by one onbox, the failure judged by the next: same lines.
 test_reattach_keeps_traceback() {
-	local f="$(W)/markers/TRAIN_DONE.FAILED" n
+	local f="$W/markers/TRAIN_DONE.FAILED" n
 	mk_recursion
 	cat >"$T/rec.sh" <<SH
 #!/bin/sh
@@ -133,13 +133,13 @@ SH
 	tail_conf "" "$T/rec.sh >> train.log 2>&1"
 	bg_onbox run
 	first=$LAST_PID
-	wait_for 20 sh -c "grep -q 'warmup_steps' '$(W)/scan.json'"
+	wait_for 20 sh -c "grep -q 'warmup_steps' '$W/scan.json'"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
 	bg_onbox run
 	second=$LAST_PID
 	wait_for 10 grep -q 're-attaching to attempt 1' "$T/onbox.out"
-	wait_for 10 grep -q 'log continues at byte [1-9]' "$(W)/onbox.log"
+	wait_for 10 grep -q 'log continues at byte [1-9]' "$W/onbox.log"
 	touch "$T/go"
 	wait_for 20 test -f "$f"
 	wait "$second" || true

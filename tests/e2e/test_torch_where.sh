@@ -28,7 +28,7 @@ test_keyerror_where() {
 	 {\"type\": \"slack\", \"url\": \"http://127.0.0.1:$RPORT/slack\"}]," \
 		"$(train_chain '--fail keyerror --fail-at 5')"
 	onbox run >"$T/out" 2>&1 || true
-	fm="$(W)/markers/TRAIN_DONE.FAILED"
+	fm="$W/markers/TRAIN_DONE.FAILED"
 	assert_file "$fm"
 	assert_eq "$(json "$fm" 'd["class"]')" code_error
 	assert_eq "$(json "$fm" 'd["evidence"]')" "KeyError: 'warmup_steps'"
@@ -36,7 +36,7 @@ test_keyerror_where() {
 	assert_eq "$(json "$fm" 'd["where"]["line"]')" "$line"
 	assert_eq "$(json "$fm" 'd["where"]["function"]')" lr_at
 	# The event says the same; the webhook's text says it beside the evidence.
-	ev=$(grep '"stage_failed"' "$(W)/events.jsonl")
+	ev=$(grep '"stage_failed"' "$W/events.jsonl")
 	assert_eq "$(echo "$ev" | python3 -c 'import json,sys; w=json.load(sys.stdin)["where"]; print(w["line"], w["function"])')" "$line lr_at"
 	wait_for 20 sh -c "grep -q stage_failed '$T/recv.jsonl' && [ \$(grep -c '/slack' '$T/recv.jsonl') -ge 2 ]"
 	recv_json "[json.loads(x['body'])['text'] for x in r if x['path']=='/slack' and 'FAILED' in json.loads(x['body'])['text']][0]" >"$T/slack.txt"
@@ -53,7 +53,7 @@ test_shape_error_names_the_users_line() {
 	[ -n "$line" ] || fail "no shape line in $TORCH_TRAIN"
 	conf "$PROGRESS" "$(train_chain '--fail shape --fail-at 2')"
 	onbox run >"$T/out" 2>&1 || true
-	fm="$(W)/markers/TRAIN_DONE.FAILED"
+	fm="$W/markers/TRAIN_DONE.FAILED"
 	assert_file "$fm"
 	# The RuntimeError is raised in torch's linear.py; the marker names train.py's call.
 	assert_eq "$(json "$fm" 'any("torch/nn/modules/linear.py" in l for l in d["last_lines"])')" true
@@ -71,7 +71,7 @@ test_patrol_crashed_says_where() {
 	line=$(grep -nF 'warm = cfg["warmup_steps"]' "$T/work/train.py" | head -n 1 | cut -d: -f1)
 	pconf "$PROGRESS" "[{\"stage\": \"train\", \"run\": \"$TORCH_PY train.py --out . --steps 8 --step-sleep 0.01 --no-bar --fail keyerror --fail-at 3\", \"done_when\": \"Training completed\", \"marker\": \"TRAIN_DONE\"}]"
 	onbox run >"$T/out" 2>&1 || true
-	assert_eq "$(json "$(W)/markers/TRAIN_DONE.FAILED" 'd["where"]["file"]')" train.py
+	assert_eq "$(json "$W/markers/TRAIN_DONE.FAILED" 'd["where"]["file"]')" train.py
 	rc=0; patrol >"$T/p" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_grep " t1 CRASHED train \(code_error\) attempt 1: .* · last: KeyError: 'warmup_steps' at train\.py:$line in lr_at" "$T/p"

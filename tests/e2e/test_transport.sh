@@ -46,7 +46,7 @@ test_rsa_user_auto() {
 	pconf '"progress": {"pattern": "step (\\d+)/(\\d+)", "max": 10},' \
 		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\", \"done_when\": \"Training completed\"}]"
 	bg_onbox run
-	wait_for 10 grep -q '~3/10' "$(W)/state.json"
+	wait_for 10 grep -q '~3/10' "$W/state.json"
 	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	line_ok OK "$T/p1"
@@ -159,7 +159,7 @@ test_ed25519_stays_libssh2() {
 	waiting_stage
 	pconf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	bg_onbox run
-	wait_for 10 grep -q 'attempt' "$(W)/state.json"
+	wait_for 10 grep -q 'attempt' "$W/state.json"
 	rc=0; patrol >"$T/p1" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	line_ok OK "$T/p1"
