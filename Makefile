@@ -156,7 +156,8 @@ $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
 	@$(CC) $(WK_CFLAGS) -Issh -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS)
 
 # The e2e tests' own tools: a file-wait without polling for their stage
-# scripts (tests/unit/await.c) and json()'s reader (tests/unit/jsonq.c).  Not
+# scripts (tests/unit/await.c), json()'s reader (tests/unit/jsonq.c) and
+# port_take's holder (tests/unit/porthold.c; the demo's too).  Not
 # the product: built without the sanitizers in every build, so that an ASan
 # build's tests do not pay ASan's start and exit (some 50 ms of CPU) at each
 # of their thousands of calls.
@@ -171,7 +172,12 @@ $(BUILD)/jsonq: tests/unit/jsonq.c
 	@echo "  CC+LD   $@"
 	@$(CC) $(HELPER_CFLAGS) -o $@ $< $(LDFLAGS) $(PKG_LIBS) -lm
 
-unit: $(UNIT_BINS) $(BUILD)/sshtool $(BUILD)/await $(BUILD)/jsonq
+$(BUILD)/porthold: tests/unit/porthold.c
+	@mkdir -p $(dir $@)
+	@echo "  CC+LD   $@"
+	@$(CC) $(HELPER_CFLAGS) -o $@ $< $(LDFLAGS)
+
+unit: $(UNIT_BINS) $(BUILD)/sshtool $(BUILD)/await $(BUILD)/jsonq $(BUILD)/porthold
 
 # The README's test command.  Both builds, then every test file of both, JOBS
 # files at a time (tests/run.sh: default twice the cores, at least 4), then one
@@ -206,7 +212,7 @@ test-plain: all unit
 	bash tests/run.sh $(BUILD)
 
 # The demo deploys with no flags: the portable onbox for this machine's arch.
-demo: all
+demo: all $(BUILD)/porthold
 	$(MAKE) --no-print-directory onbox-portable PORTABLE_ARCHS=$$(uname -m | sed s/arm64/aarch64/) || \
 		echo "make demo: no portable onbox (the demo says why and uses --onbox)"
 	bash examples/demo/demo.sh $(BUILD)

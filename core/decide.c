@@ -277,11 +277,15 @@ pred_monitor_stale(const struct decide_in *in, const struct decide_facts *f, str
 		return 0;
 	if (f->slurm != NULL && !f->onbox_alive)
 		return 0;	/* its job waits in the queue: no heartbeat is due */
-	if (f->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= heartbeat_stale_s(hb))
+	if (f->onbox_alive && f->heartbeat_age >= 0 && f->heartbeat_age <= heartbeat_stale_s(hb) &&
+	    f->heartbeat_ahead == 0)
 		return 0;
 	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
 	if (!f->onbox_alive)
 		say(o, "onbox is not running while the run lives (the run is unwatched on the box)");
+	else if (f->heartbeat_ahead > 0)
+		say(o, "onbox's heartbeat is %lds ahead of the box's clock (interval %lds): "
+		    "the clock was set back, or state.json is not onbox's", f->heartbeat_ahead, hb);
 	else if (f->heartbeat_age < 0)
 		say(o, "onbox has written no heartbeat (interval %lds)", hb);
 	else
@@ -516,6 +520,7 @@ decide(const struct decide_in *in, struct decide_out *out)
 	memset(&f, 0, sizeof(f));
 	f.first_missing = -1;
 	f.progress = f.progress_max = f.heartbeat_age = f.eta_s = -1;
+	f.heartbeat_ahead = 0;
 	if (in->seen) {
 		const struct probe *p = in->p;
 
@@ -534,12 +539,18 @@ decide(const struct decide_in *in, struct decide_out *out)
 		 * box_time >= 0 and time_unix > 0: the difference cannot overflow.
 		 * The probe reads the box's clock first and state.json later: on a
 		 * loaded box a heartbeat can land in between, "from the future" by
-		 * a second or so.  It is fresh (age 0), not missing.
+		 * a second or so.  It is fresh (age 0), not missing, as long as it
+		 * is ahead by less than a stale heartbeat's age: further ahead, no
+		 * probe was that slow, and the box's clock was stepped back (or
+		 * state.json is not onbox's own): not fresh, said so.
 		 */
 		if (p->state != NULL && json_num(p->state, "time_unix", 0) > 0 && p->box_time >= 0) {
 			f.heartbeat_age = (long)(p->box_time - json_long(p->state, "time_unix", 0));
-			if (f.heartbeat_age < 0)
+			if (f.heartbeat_age < 0) {
+				if (-f.heartbeat_age > heartbeat_stale_s(in->cfg->heartbeat_s))
+					f.heartbeat_ahead = -f.heartbeat_age;
 				f.heartbeat_age = 0;
+			}
 		}
 		facts_progress(in, &f);
 		if (!f.alive && !f.done && f.failed == NULL)

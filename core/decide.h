@@ -99,6 +99,7 @@ struct decide_facts {
 	long		 progress;	/* -1 unknown */
 	long		 progress_max;
 	long		 heartbeat_age;	/* seconds, box clock; -1 no heartbeat */
+	long		 heartbeat_ahead; /* seconds the heartbeat is beyond the box's clock past the race's bound; 0 none */
 	char		*ckpt_stall;	/* checkpoints stopped advancing: why (owned), or NULL */
 	long		 eta_s;		/* onbox's estimate from the recent rate; -1 unknown */
 };

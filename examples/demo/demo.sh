@@ -49,6 +49,7 @@ die() {
 for b in onbox patrol sentinel handbook; do
 	[ -x "$bin/$b" ] || die "$bin/$b is not built (make all BUILD=$build)"
 done
+[ -x "$bin/porthold" ] || die "$bin/porthold is not built (make $build/porthold)"
 for c in "$SSHD_BIN" ssh-keygen ssh python3 ss; do
 	command -v "$c" >/dev/null 2>&1 || die "$c is missing (scripts/install-deps.sh installs it)"
 done
@@ -221,11 +222,11 @@ trap 'exit 143' TERM
 
 say "1. the box: a throwaway sshd on 127.0.0.1 (own host key, own client key)"
 # The receiver's port, taken now and held until the receiver binds it
-# (tests/e2e/ports.py hold): bound with SO_REUSEADDR and never listening, so
+# ($bin/porthold hold, tests/unit/porthold.c): bound with SO_REUSEADDR and never listening, so
 # a webhook sent meanwhile is refused, and no other process (an outgoing
 # connection's port, another bind) can take it in the half minute before the
 # receiver, which binds with SO_REUSEADDR too, takes it over.
-python3 "$top/tests/e2e/ports.py" hold "$D/recv.hold" >"$D/hold.out" 2>&1 &
+"$bin/porthold" hold "$D/recv.hold" >"$D/hold.out" 2>&1 &
 HOLD_PID=$!
 wait_until 10 test -s "$D/recv.hold" || die "no port for the receiver: $(cat "$D/hold.out")"
 RECV_PORT=$(cat "$D/recv.hold")

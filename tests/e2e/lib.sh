@@ -20,6 +20,8 @@ AWAIT="$TOP/$BUILD/await"
 [ -x "$AWAIT" ] || { echo "FAIL setup: $AWAIT not built (make unit)"; exit 1; }
 JSONQ="$TOP/$BUILD/jsonq"
 [ -x "$JSONQ" ] || { echo "FAIL setup: $JSONQ not built (make unit)"; exit 1; }
+PORTHOLD="$TOP/$BUILD/porthold"
+[ -x "$PORTHOLD" ] || { echo "FAIL setup: $PORTHOLD not built (make unit)"; exit 1; }
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
@@ -207,17 +209,18 @@ t() {
 }
 
 # port_take MODE VAR: a TCP port on 127.0.0.1 that this test owns, in VAR.
-# tests/e2e/ports.py takes it with bind(0) and holds it until the test ends
-# (its pid is in $T/.pids): MODE hold hands it over to a server that binds
-# it with SO_REUSEADDR (sshd, slurmctld, slurmd) and keeps it refused and
-# untaken after that server stops; full never answers; mute never speaks.
+# build/porthold (tests/unit/porthold.c) takes it with bind(0) and holds it
+# until the test ends (its pid is in $T/.pids): MODE hold hands it over to a
+# server that binds it with SO_REUSEADDR (sshd, slurmctld, slurmd) and keeps
+# it refused and untaken after that server stops; full never answers; mute
+# never speaks.
+_WK_PORTN=0
 port_take() {
-	local f
-	f=$(mktemp -u "$T/.port.XXXXXX")
-	python3 "$TOP/tests/e2e/ports.py" "$1" "$f" >>"$T/ports.out" 2>&1 &
+	local _wk_pf="$T/.port.$BASHPID.$((++_WK_PORTN))"	# (not f: VAR may be f)
+	"$PORTHOLD" "$1" "$_wk_pf" >>"$T/ports.out" 2>&1 &
 	echo $! >>"$T/.pids"
-	wait_for 30 test -s "$f" || { fail "tests/e2e/ports.py $1 took no port"; return 1; }
-	printf -v "$2" '%s' "$(<"$f")"
+	wait_for 30 test -s "$_wk_pf" || { fail "porthold $1 took no port: $(<"$T/ports.out")"; return 1; }
+	printf -v "$2" "%s" "$(<"$_wk_pf")"
 }
 
 # start_receiver [PORT]: the webhook receiver on 127.0.0.1; sets RPORT, RPID.

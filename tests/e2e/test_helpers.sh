@@ -85,5 +85,32 @@ test_json_function() {
 	[ "$(type -t json)" = alias ] || fail "json is not an alias here (expand_aliases)"
 }
 
+# porthold (port_take's holder): hold refuses, mute accepts and never speaks,
+# full never answers; a server with SO_REUSEADDR takes a held port over; the
+# holder ends with the shell that started it.
+test_porthold_modes() {
+	local p q m fp rc=0
+	port_take hold p
+	! timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2>/dev/null || fail "a held port accepted"
+	python3 -c 'import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("took")' "$p" >"$T/took" ||
+		fail "a server could not take the held port over"
+	assert_eq "$(<"$T/took")" took
+	port_take mute m
+	timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$m; ! timeout 1 head -c 1 <&3 | grep -q ." ||
+		fail "mute did not accept, or spoke"
+	port_take full fp
+	timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$fp" 2>/dev/null || rc=$?
+	assert_eq $rc 124 "a connect to full was answered"
+	[ "$p" != "$m" ] && [ "$m" != "$fp" ] && [ "$p" != "$fp" ] || fail "one port twice: $p $m $fp"
+	# It ends with its parent (the test's shell), within a second.
+	bash -c '"$1" hold "$2" & echo $! >"$3"; wait_s=0; while [ ! -s "$2" ] && [ $wait_s -lt 100 ]; do sleep 0.05; wait_s=$((wait_s + 1)); done' \
+		_ "$PORTHOLD" "$T/q.port" "$T/q.pid"
+	q=$(<"$T/q.pid")
+	wait_for 5 gone "$q" || fail "porthold outlived its parent"
+}
+
 t jsonq_is_python test_jsonq_is_python
 t json_function test_json_function
+t porthold_modes test_porthold_modes

@@ -371,6 +371,18 @@ test_rows(void **state)
 	b.state = "{\"time_unix\": 1795000602, \"stage\": \"train\", \"attempt\": 2, "
 	    "\"progress\": {\"cur\": 4600, \"max\": 5155}}";
 	run_case(&b, 4500, 0, V_OK, "train attempt 2 ~4600/5155", &o);
+	/*
+	 * MONITOR_STALE: an hour ahead is no slow probe: the clock was set
+	 * back (or the file is not onbox's), and the heartbeat proves nothing.
+	 * At the bound (120 s, interval 60) it is still the race.
+	 */
+	b.state = "{\"time_unix\": 1795004200, \"stage\": \"train\"}";
+	run_case(&b, -1, 0, V_MONITOR_STALE, "3600s ahead of the box's clock (interval 60s)", &o);
+	b.state = "{\"time_unix\": 1795000720, \"stage\": \"train\", \"attempt\": 2, "
+	    "\"progress\": {\"cur\": 4600, \"max\": 5155}}";
+	run_case(&b, 4500, 0, V_OK, "train attempt 2 ~4600/5155", &o);
+	b.state = "{\"time_unix\": 1795000721, \"stage\": \"train\"}";
+	run_case(&b, -1, 0, V_MONITOR_STALE, "121s ahead", &o);
 	b.state = HB_FRESH;
 	/* DISK_LOW by bytes, and by inodes. */
 	b.disk = 93;
