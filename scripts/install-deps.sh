@@ -108,6 +108,19 @@ install_oldbox() {
 		echo "install-deps: no Debian 11 root: test_oldbox will try again, or say SKIP" >&2
 }
 
+# cJSON's and PCRE2's static libraries for the portable onbox, per
+# architecture: built once a machine from Debian's source packages into
+# /var/cache/watchkeeper/portable (scripts/portable.sh --deps), like the
+# older box's root: dependencies, which every clone's make onbox-portable
+# then copies (some 70 s of CPU each time otherwise).  Without the cross
+# compiler or the source entries it says why, and make onbox-portable does too.
+install_portable() {
+	local err
+	command -v apt-get >/dev/null 2>&1 || return 0
+	err=$(cd "$TOP" && bash scripts/portable.sh --deps 2>&1 >/dev/null) ||
+		echo "install-deps: no cached cJSON/PCRE2 for the portable onbox: ${err:-scripts/portable.sh --deps failed} (make onbox-portable builds them, or says why)" >&2
+}
+
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -128,6 +141,7 @@ have_deb_src || need_src=1
 if [ -z "$missing$optional$need_src" ]; then
 	install_sdk
 	install_oldbox
+	install_portable
 	echo "install-deps: all packages present"
 	exit 0
 fi
@@ -172,4 +186,5 @@ if [ -n "$optional" ]; then
 fi
 install_sdk
 install_oldbox
+install_portable
 echo "install-deps: done"

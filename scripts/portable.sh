@@ -5,6 +5,10 @@
 # images with an old glibc and no cJSON need.
 #
 #   scripts/portable.sh [ARCH...]      (default: x86_64 aarch64)
+#   scripts/portable.sh --deps [ARCH...]
+#                                      only cJSON's and PCRE2's sources and
+#                                      static libraries, into the machine's
+#                                      cache (scripts/install-deps.sh)
 #
 # Writes build/portable/onbox-<arch>-linux (stripped; the unstripped binary,
 # the objects and the static libraries are in build/portable/<arch>/).
@@ -18,6 +22,18 @@
 #   Each is compiled per architecture into a static library: cJSON is one .c
 #   file; PCRE2 is compiled directly from its source list (its
 #   NON-AUTOTOOLS-BUILD), 8-bit, Unicode and JIT on as in Debian's build.
+# - Both are dependencies, built once a machine: the source trees and the
+#   static libraries are kept in $WATCHKEEPER_PORTABLE_CACHE
+#   (/var/cache/watchkeeper/portable, as the older box's root is kept in
+#   /var/cache/watchkeeper/oldbox), and a clone copies them from there
+#   instead of fetching and compiling them again (PCRE2 is some 70 s of CPU
+#   for the two architectures here).  A source tree is kept under its
+#   package and version, and used only while that version is the newest apt
+#   knows; a library under a checksum of everything that makes it (the
+#   architecture, the compiler's version, the flags, the source tree's name),
+#   so a change to any of them builds it again.  Entries are written to a
+#   temporary name and renamed, so a half-written or concurrent one is never
+#   used; a cache that cannot be written is only not used.
 # - Watchkeeper's own objects are built by the Makefile's rules (a sub-make
 #   with BUILD=build/portable/<arch>), with -DWK_PORTABLE=1: core/curlapi.c
 #   then loads no libcurl (a static glibc cannot dlopen the box's
@@ -56,13 +72,32 @@ cd "$top"
 out=build/portable
 src=$out/src
 MAKE=${MAKE:-make}
+deps_only=0
+[ "${1:-}" = --deps ] && { deps_only=1; shift; }
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(x86_64 aarch64)
+CACHE=${WATCHKEEPER_PORTABLE_CACHE:-/var/cache/watchkeeper/portable}
 host=$(uname -m)
 [ "$host" = arm64 ] && host=aarch64
 mkdir -p "$src"
 
 say() { echo "onbox-portable: $*"; }
+
+# cache_put SRC NAME: SRC (a file or a directory) kept as $CACHE/NAME, written
+# to a temporary name and renamed; quietly nothing when the cache cannot be
+# written or NAME is there already (another build kept it first).
+cache_put() {
+	local tmp
+	mkdir -p "$(dirname "$CACHE/$2")" 2>/dev/null && [ -w "$CACHE" ] || return 0
+	[ -e "$CACHE/$2" ] && return 0
+	tmp=$(mktemp -d "$CACHE/.put.XXXXXX" 2>/dev/null) || return 0
+	if cp -a "$1" "$tmp/x" 2>/dev/null && mv -T "$tmp/x" "$CACHE/$2" 2>/dev/null; then
+		rm -rf "$tmp"
+	else
+		rm -rf "$tmp"
+	fi
+	return 0
+}
 
 # The functions whose presence in a static onbox would need the box's glibc
 # at run time (NSS): none may be linked.  dlopen is checked apart (see the top).
@@ -85,6 +120,17 @@ fetch_one() {
 		why="apt knows no source package $pkg (no deb-src entries: scripts/install-deps.sh adds them)"
 		return 1
 	fi
+	# The machine's copy of the newest version, when there is one.
+	v=${vers%%[[:space:]]*}
+	for tmp in "$CACHE/src/${pkg}_$v"/"$pkg"-*/; do
+		[ -d "$tmp" ] || continue
+		if cp -a "${tmp%/}" "$src/.cache.$$" && mv -T "$src/.cache.$$" "$src/$(basename "$tmp")"; then
+			echo "$pkg $v" >>"$src/VERSIONS"
+			say "source: $pkg $v (the machine's copy, $CACHE)"
+			return 0
+		fi
+		rm -rf "$src/.cache.$$"
+	done
 	tmp=$(mktemp -d "$src/.fetch.XXXXXX")
 	for v in $vers; do
 		[ -n "$newest" ] || newest=$v
@@ -98,6 +144,12 @@ fetch_one() {
 	if [ -n "$got" ]; then
 		mv "$tmp/$pkg"-*/ "$src/" 2>/dev/null || true
 		echo "$pkg $got" >>"$src/VERSIONS"
+		# kept for the next clone: the tree as apt-get source unpacked it
+		v=$(find "$src" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | sort | tail -n 1)
+		if [ -n "$v" ]; then
+			mkdir -p "$tmp.keep" && cp -a "$v" "$tmp.keep/" && cache_put "$tmp.keep" "src/${pkg}_$got"
+			rm -rf "$tmp.keep"
+		fi
 	fi
 	rm -rf "$tmp" "$tmp.log"
 	if [ -z "$got" ]; then
@@ -152,16 +204,50 @@ deb_arch() { case $1 in x86_64) echo amd64 ;; aarch64) echo arm64 ;; *) echo "$1
 # newer LIB TREE: LIB exists and is newer than every file of TREE.
 newer() { [ -f "$1" ] && [ -z "$(find "$2" -newer "$1" -type f -print -quit)" ]; }
 
+# lib_key TREE FLAGS...: the cache's name for a library built from TREE with
+# FLAGS by this architecture's compiler.
+lib_key() {
+	local t=$1
+	shift
+	key=$arch-$(basename "$t")-$({ "$cc" --version 2>/dev/null | head -n 1; "$cc" -dumpmachine; echo "$*"; } | cksum | cut -d' ' -f1)
+}
+
+# from_cache KEY DIR LIB HEADER: the machine's LIB and HEADER into DIR/lib
+# and DIR/include (copied now: newer than the source tree); 1 when it has none.
+from_cache() {
+	[ -f "$CACHE/lib/$1/$3" ] && [ -f "$CACHE/lib/$1/$4" ] || return 1
+	mkdir -p "$2/lib" "$2/include" &&
+		cp "$CACHE/lib/$1/$3" "$2/lib/$3.tmp" && mv "$2/lib/$3.tmp" "$2/lib/$3" &&
+		cp "$CACHE/lib/$1/$4" "$2/include/$4"
+}
+
+# to_cache KEY DIR LIB HEADER: kept for the next clone.
+to_cache() {
+	local t
+	t=$(mktemp -d "$2/.keep.XXXXXX") || return 0
+	cp "$2/lib/$3" "$2/include/$4" "$t/" && cache_put "$t" "lib/$1"
+	rm -rf "$t"
+}
+
 build_cjson() {
-	local dir=$1 cs
+	local dir=$1 cs key
 	cs=$(cjson_dir)
-	newer "$dir/lib/libcjson.a" "$cs" && return 0
+	lib_key "$cs" -O2 -fno-strict-aliasing
+	if newer "$dir/lib/libcjson.a" "$cs"; then
+		[ -e "$CACHE/lib/$key" ] || to_cache "$key" "$dir" libcjson.a cJSON.h
+		return 0
+	fi
+	if from_cache "$key" "$dir" libcjson.a cJSON.h; then
+		say "$arch: cJSON: the machine's copy ($CACHE/lib/$key)"
+		return 0
+	fi
 	say "$arch: cJSON from $cs"
 	mkdir -p "$dir/lib" "$dir/include" "$dir/cjson" &&
 		"$cc" -O2 -fno-strict-aliasing -c -o "$dir/cjson/cJSON.o" "$cs/cJSON.c" &&
 		cp "$cs/cJSON.h" "$dir/include/cJSON.h" &&
 		rm -f "$dir/lib/libcjson.a" &&
-		ar rcs "$dir/lib/libcjson.a" "$dir/cjson/cJSON.o"
+		ar rcs "$dir/lib/libcjson.a" "$dir/cjson/cJSON.o" &&
+		to_cache "$key" "$dir" libcjson.a cJSON.h
 }
 
 # PCRE2's own list (NON-AUTOTOOLS-BUILD), less pcre2_ucptables.c which
@@ -176,9 +262,18 @@ PCRE2_DEFS="-DHAVE_CONFIG_H -DPCRE2_CODE_UNIT_WIDTH=8 -DPCRE2_STATIC -DSUPPORT_P
 -DHAVE_SYS_STAT_H -DHAVE_PTHREAD"
 
 build_pcre2() {
-	local dir=$1 ps s objs=() n=0 f
+	local dir=$1 ps s objs=() n=0 f key
 	ps=$(pcre2_dir)
-	newer "$dir/lib/libpcre2-8.a" "$ps" && return 0
+	# shellcheck disable=SC2086
+	lib_key "$ps" -O2 $PCRE2_DEFS $PCRE2_SRCS
+	if newer "$dir/lib/libpcre2-8.a" "$ps"; then
+		[ -e "$CACHE/lib/$key" ] || to_cache "$key" "$dir" libpcre2-8.a pcre2.h
+		return 0
+	fi
+	if from_cache "$key" "$dir" libpcre2-8.a pcre2.h; then
+		say "$arch: PCRE2: the machine's copy ($CACHE/lib/$key)"
+		return 0
+	fi
 	say "$arch: PCRE2 from $ps"
 	mkdir -p "$dir/lib" "$dir/include" "$dir/pcre2" &&
 		cp "$ps/src/config.h.generic" "$dir/pcre2/config.h" &&
@@ -200,7 +295,8 @@ build_pcre2() {
 		return 1
 	fi
 	rm -f "$f" "$dir/lib/libpcre2-8.a"
-	ar rcs "$dir/lib/libpcre2-8.a" "${objs[@]}"
+	ar rcs "$dir/lib/libpcre2-8.a" "${objs[@]}" &&
+		to_cache "$key" "$dir" libpcre2-8.a pcre2.h
 }
 
 # curl's headers (see the top): from the host's libcurl development package.
@@ -253,6 +349,7 @@ build_arch() {
 	copy_curl_headers "$dir" || return 2
 	build_cjson "$dir" || return 1
 	build_pcre2 "$dir" || return 1
+	[ "$deps_only" = 0 ] || return 0
 	log=$dir/link.log
 	# The Makefile's own rules; the ld warnings go to the log too.
 	if ! "$MAKE" --no-print-directory -C "$top" BUILD="$dir" SANITIZE=0 OPT=-O2 CC="$cc" \
@@ -307,6 +404,11 @@ for i in "${!archs[@]}"; do
 	cat "$out/.err-$arch" >&2
 	why=$(cat "$out/.why-$arch" 2>/dev/null || true)
 	rm -f "$out/.out-$arch" "$out/.err-$arch" "$out/.why-$arch"
+	if [ "$deps_only" = 1 ]; then
+		# what cannot be built here is said, and left to make onbox-portable
+		[ $r -eq 0 ] || { echo "onbox-portable: $arch: no cJSON/PCRE2 built${why:+: $why}" >&2; rc=$r; }
+		continue
+	fi
 	case $r in
 	0)
 		rm -f "$out/onbox-$arch-linux.skip"
