@@ -180,7 +180,7 @@ $(BUILD)/porthold: tests/unit/porthold.c
 unit: $(UNIT_BINS) $(BUILD)/sshtool $(BUILD)/await $(BUILD)/jsonq $(BUILD)/porthold
 
 # The README's test command.  Both builds, then every test file of both, JOBS
-# files at a time (tests/run.sh: default twice the cores, at least 4), then one
+# files at a time (tests/run.sh: default three a core, at least 6), then one
 # summary line and the ten slowest files.  The portable onbox needs optional
 # packages: when it cannot be built, test_portable SKIPs (or FAILs, for a
 # build error) with the reason.

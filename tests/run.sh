@@ -4,8 +4,10 @@
 #
 #   tests/run.sh [-j N] [--times] [--quick] [--valgrind] [--only unit|e2e] BUILD...
 #
-#   -j N        files run at once (default: twice nproc, at least 4: most e2e
-#               files wait on an sshd, tmux, a chroot or a timer, not a CPU)
+#   -j N        files run at once (default: three a core, at least 6: most
+#               e2e files wait on an sshd, tmux, a chroot or a timer, not a
+#               CPU; at two a core, four long waiting files side by side left
+#               the two cores a fifth idle for minutes)
 #   --times     every file's wall time at the end (the ten slowest are
 #               printed after every run)
 #   --quick     only the unit tests and the e2e files whose last measured
@@ -37,8 +39,8 @@ only=""
 times=0
 quick=0
 match=""
-jobs=$(( $(nproc 2>/dev/null || echo 2) * 2 ))
-[ "$jobs" -ge 4 ] || jobs=4
+jobs=$(( $(nproc 2>/dev/null || echo 2) * 3 ))
+[ "$jobs" -ge 6 ] || jobs=6
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--valgrind) valgrind=1; shift ;;
