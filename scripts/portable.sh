@@ -378,7 +378,7 @@ build_arch() {
 # apart and printed whole when it ends: one after the other, the second
 # waited for most of a minute on a compile the first left a core idle for.
 set +e
-fetch_sources >/dev/null 2>&1
+fetch_sources 2>/dev/null
 set -e
 pids=()
 for arch in "${archs[@]}"; do
