@@ -278,11 +278,14 @@ start_alive(long pid)
 }
 
 /*
- * Wait until the new onbox holds the lock, or has already finished; sets
- * s->pid; 0 it runs, 1 it ran the chain and has ended already (exit 0), else
- * an exit code.  With tmux the onbox is not our child: after the lock, wait on
- * (same bound) for state.json to name it; if it never does, the lock is still
- * proof enough to say "started", with the pid unknown.
+ * Wait until the new onbox holds the lock and state.json names it, or it has
+ * already finished; sets s->pid; 0 it runs, 1 it ran the chain and has ended
+ * already (exit 0), else an exit code.  state.json too, not the lock alone:
+ * `onbox status` (or a script reading state.json) right after start then sees
+ * the new onbox, never the old record or none (a loaded box takes a moment
+ * between the lock and the first state.json).  If state.json never names it
+ * within the bound, the lock is still proof enough to say "started": with
+ * the pid our child's (nohup, job), or unknown (tmux: not our child).
  */
 static int
 start_confirm(struct start_ctx *s, int (*has_session)(const char *))
@@ -305,13 +308,9 @@ start_confirm(struct start_ctx *s, int (*has_session)(const char *))
 			    WIFEXITED(wst) ? WEXITSTATUS(wst) : WTERMSIG(wst), s->cfg->workdir);
 			return WIFEXITED(wst) ? WEXITSTATUS(wst) : WK_EX_SOFTWARE;
 		}
-		if (locked && s->child > 0) {
-			s->pid = s->child;
-			return 0;
-		}
 		if (locked) {
 			start_state(s->cfg, &pid, status, sizeof(status));
-			if (pid != s->oldpid && start_alive(pid)) {
+			if (s->child > 0 ? pid == s->child : pid != s->oldpid && start_alive(pid)) {
 				s->pid = pid;
 				return 0;
 			}
@@ -328,8 +327,10 @@ start_confirm(struct start_ctx *s, int (*has_session)(const char *))
 		}
 		usleep(20000);
 	}
-	if (locked)
+	if (locked) {
+		s->pid = s->child > 0 ? s->child : 0;
 		return 0;
+	}
 	log_error("onbox did not take the run's lock within %d s; see %s/.watchkeeper/onbox.log",
 	    START_WAIT_MS / 1000, s->cfg->workdir);
 	return WK_EX_SOFTWARE;

@@ -316,9 +316,10 @@ test_id_changed_old_gone() { id_changed gone; }
 test_start_twice_submits_once() {
 	jconf
 	onbox start >"$T/start.out" 2>&1
+	# start returns once state.json names the onbox it started (no wait here)
 	pid=$(json "$W/state.json" 'd["onbox_pid"]')
 	echo "$pid" >>"$T/.pids"
-	assert_grep 'started run t1 with job' "$T/start.out"
+	assert_grep "started run t1 with job \(onbox pid $pid\)" "$T/start.out"
 	rc=0; onbox start >"$T/start2.out" 2>&1 || rc=$?
 	assert_eq "$rc" 75
 	assert_grep 'already running' "$T/start2.out"

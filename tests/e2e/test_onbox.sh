@@ -342,8 +342,10 @@ test_start_nohup_and_refuse() {
 	conf '' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
 	onbox start >"$T/start.out" 2>&1
 	assert_grep 'started run t1 with nohup' "$T/start.out"
+	# start returns once state.json names the onbox it started (no wait here)
 	pid=$(json "$W/state.json" 'd["onbox_pid"]')
 	echo "$pid" >>"$T/.pids"
+	assert_grep "\(onbox pid $pid\)" "$T/start.out"
 	rc=0; onbox start >"$T/start2.out" 2>&1 || rc=$?
 	assert_eq "$rc" 75
 	assert_grep 'already running' "$T/start2.out"
