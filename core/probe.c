@@ -81,14 +81,15 @@ probe_sh_prelude(struct buf *b)
  * The alive section's data: onbox's and the stage's pid, and whether each
  * lives.  Each pid is the first integer "onbox_pid" / "stage_pid" of
  * $D/state.json (a key on a line of its own, as onbox writes it), both read
- * by one awk that stops once it has both.
+ * by one awk that stops once it has both.  [ \t], not [[:space:]]: mawk
+ * before 1.3.4 (Debian 10 and older boxes) has no character classes.
  */
 void
 probe_sh_alive(struct buf *b)
 {
 	/* The onbox pid must still be an onbox: a reused pid is not our monitor. */
 	buf_puts(b, "ob=; sp=\n"
-	    "[ -f \"$D/state.json\" ] && for v in $(awk 'function g(k, n,  p) { if (v[k] != \"\" || !match($0, \"^[[:space:]]*\\\"\" n \"\\\":[[:space:]]*[0-9]\")) return; "
+	    "[ -f \"$D/state.json\" ] && for v in $(awk 'function g(k, n,  p) { if (v[k] != \"\" || !match($0, \"^[ \\t]*\\\"\" n \"\\\":[ \\t]*[0-9]\")) return; "
 	    "p = substr($0, RLENGTH); sub(/[^0-9].*/, \"\", p); v[k] = p } { g(\"o\", \"onbox_pid\"); g(\"s\", \"stage_pid\") } "
 	    "v[\"o\"] != \"\" && v[\"s\"] != \"\" { exit } END { print \"o\" v[\"o\"], \"s\" v[\"s\"] }' "
 	    "\"$D/state.json\" 2>/dev/null); do case $v in o*) ob=${v#o} ;; s*) sp=${v#s} ;; esac; done\n"

@@ -91,11 +91,8 @@ cache_put() {
 	mkdir -p "$(dirname "$CACHE/$2")" 2>/dev/null && [ -w "$CACHE" ] || return 0
 	[ -e "$CACHE/$2" ] && return 0
 	tmp=$(mktemp -d "$CACHE/.put.XXXXXX" 2>/dev/null) || return 0
-	if cp -a "$1" "$tmp/x" 2>/dev/null && mv -T "$tmp/x" "$CACHE/$2" 2>/dev/null; then
-		rm -rf "$tmp"
-	else
-		rm -rf "$tmp"
-	fi
+	cp -a "$1" "$tmp/x" 2>/dev/null && mv -T "$tmp/x" "$CACHE/$2" 2>/dev/null
+	rm -rf "$tmp"
 	return 0
 }
 
