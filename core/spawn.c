@@ -161,16 +161,36 @@ spawn_report(int errfd, int err)
 	_exit(127);
 }
 
+/* In the child: wait for the parent's started() to return (EOF on gate). */
+static void
+spawn_gate_wait(int gate)
+{
+	char c;
+	ssize_t n;
+
+	do {
+		n = read(gate, &c, 1);
+	} while (n < 0 && errno == EINTR);
+	close(gate);
+}
+
 static pid_t
 spawn_exec(const char *path, char *const argv[], int use_path, const struct spawn_opts *o)
 {
 	sigset_t all, old;
 	pid_t pid;
-	int pfd[2], child_err = 0, saved;
+	int pfd[2], gate[2] = { -1, -1 }, child_err = 0, saved;
 	ssize_t n;
 
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return WK_ERR_SYSTEM;
+	if (o->started != NULL && pipe2(gate, O_CLOEXEC) != 0) {
+		saved = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		errno = saved;
+		return WK_ERR_SYSTEM;
+	}
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
@@ -178,6 +198,10 @@ spawn_exec(const char *path, char *const argv[], int use_path, const struct spaw
 		int err;
 
 		close(pfd[0]);
+		if (gate[1] >= 0) {
+			close(gate[1]);
+			spawn_gate_wait(gate[0]);
+		}
 		if ((err = spawn_child_setup(o)) != 0)
 			spawn_report(pfd[1], err);
 		if (use_path)
@@ -189,6 +213,12 @@ spawn_exec(const char *path, char *const argv[], int use_path, const struct spaw
 	saved = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(pfd[1]);
+	if (gate[0] >= 0)
+		close(gate[0]);
+	if (pid > 0 && gate[1] >= 0)
+		o->started(pid, o->started_arg);
+	if (gate[1] >= 0)
+		close(gate[1]);		/* the child goes on */
 	if (pid < 0) {
 		close(pfd[0]);
 		errno = saved;

@@ -6,6 +6,8 @@
  * the ones it was asked to keep, and only then execs.  A failure in the child
  * before or at exec is reported back through a close-on-exec pipe, so the
  * caller gets the real errno instead of an exit status 127 to guess from.
+ * spawn_sh and spawn_argv can hold the child until the parent has recorded
+ * it (spawn_opts.started); spawn_fork does not exec and ignores it.
  */
 #ifndef WK_SPAWN_H
 #define WK_SPAWN_H
@@ -27,6 +29,14 @@ struct spawn_opts {
 	const int	*keep_fds;	/* descriptors that stay open in the child */
 	size_t		 nkeep;
 	char *const	*env;		/* NULL: the parent's environment */
+	/*
+	 * Called in the parent once the child exists and before it execs: the
+	 * child waits for the call to return, so what the callback records
+	 * (the child's pid, its identity) is on disk before the program runs
+	 * a single instruction.  NULL: the child goes straight on.
+	 */
+	void		(*started)(pid_t pid, void *arg);
+	void		*started_arg;
 };
 
 /* Options with every stream on /dev/null and nothing else set. */

@@ -133,6 +133,30 @@ wrapper_record(const char *path, const char *stage, long n, const struct proc_id
 	}
 }
 
+/* The wrapper's record of its stage, written by wrapper_started(). */
+struct wrapper_rec {
+	const char		*path;
+	const char		*stage;
+	long			 n;
+	const struct proc_id	*self;
+	struct proc_id		*child;
+};
+
+/*
+ * spawn's started() callback: record the stage's process before it runs a
+ * single instruction, so whoever sees the stage's first effect (a file it
+ * writes, a line it logs) also finds its attempt record: onbox stop and
+ * status right after start know its process group.
+ */
+static void
+wrapper_started(pid_t pid, void *arg)
+{
+	struct wrapper_rec *w = arg;
+
+	proc_identify(pid, w->child);
+	wrapper_record(w->path, w->stage, w->n, w->self, w->child, 0, 0, 0);
+}
+
 /* In the wrapper process: never returns. */
 static _Noreturn void
 wrapper_main(const struct wk_config *cfg, const struct wk_stage *st, const char *command, long n,
@@ -141,6 +165,7 @@ wrapper_main(const struct wk_config *cfg, const struct wk_stage *st, const char 
 	struct spawn_opts o;
 	struct proc_id self, child;
 	char *rec = layout_attempt_record(cfg->workdir, st->name, n);
+	struct wrapper_rec w = { rec, st->name, n, &self, &child };
 	char num[32];
 	int status = 0;
 	pid_t pid;
@@ -160,13 +185,13 @@ wrapper_main(const struct wk_config *cfg, const struct wk_stage *st, const char 
 	o.fd_out = logfd;
 	o.fd_err = SPAWN_STDOUT;
 	o.new_pgrp = 1;		/* so a timeout can stop the whole tree */
+	o.started = wrapper_started;
+	o.started_arg = &w;
 	pid = spawn_sh(command, &o);
 	if (pid < 0) {
 		wrapper_record(rec, st->name, n, &self, &child, 0, errno ? errno : ENOEXEC, 1);
 		_exit(0);
 	}
-	proc_identify(pid, &child);
-	wrapper_record(rec, st->name, n, &self, &child, 0, 0, 0);
 	close(logfd);
 	if (spawn_wait(pid, &status) != 0)
 		_exit(1);	/* no status to record: onbox reports the attempt as lost */

@@ -228,13 +228,16 @@ test_resume_refreshes() {
 	WK_TEST_URL="http://127.0.0.1:$RPORT/old" patrol deploy >"$T/d.out" 2>&1
 	wait_for 15 test -s "$T/stage.pid"
 	wait_for 15 sh -c "grep -q stage_started '$T/recv.jsonl' 2>/dev/null"
-	# The whole run dies: onbox, the stage's group, its wrapper.
+	# The whole run dies: onbox and the stage's group.  The wrapper records
+	# the SIGKILL and leaves (killing it too would race its record: a wrapper
+	# killed before it writes makes the attempt lost, not killed).
 	opid=$(json "$W/state.json" 'd["onbox_pid"]')
 	kill -9 "$opid"
 	f="$W/attempts/train.1.json"
+	wpid=$(json "$f" 'd["wrapper_pid"]')
 	kill -9 -- "-$(json "$f" 'd["pid"]')" 2>/dev/null || true
-	kill -9 "$(json "$f" 'd.get("wrapper_pid",0)')" 2>/dev/null || true
-	wait_for 10 sh -c "! kill -0 $opid 2>/dev/null && ! kill -0 $(<"$T/stage.pid") 2>/dev/null"
+	wait_for 10 json_ne "$f" 'd["state"]' running
+	wait_for 10 sh -c "! kill -0 $opid 2>/dev/null && ! kill -0 $(<"$T/stage.pid") 2>/dev/null && ! kill -0 $wpid 2>/dev/null"
 	rm -f "$T/stage.pid"
 	rc=0; WK_TEST_URL="http://127.0.0.1:$RPORT/new" patrol >"$T/p1" 2>&1 || rc=$?
 	assert_grep ' t1 RESUMED ' "$T/p1"

@@ -194,6 +194,60 @@ test_fork_closes_others(void **state)
 	close(keep);
 }
 
+/* started(): what it writes is there before the child's program runs. */
+struct started_seen {
+	pid_t	 pid;
+	char	 path[64];
+};
+
+static void
+started_write(pid_t pid, void *arg)
+{
+	struct started_seen *s = arg;
+	FILE *fp;
+
+	s->pid = pid;
+	usleep(50 * 1000);	/* a slow recorder: the child still waits */
+	assert_non_null(fp = fopen(s->path, "w"));
+	fprintf(fp, "%ld\n", (long)pid);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void
+test_started_before_exec(void **state)
+{
+	struct started_seen seen = { 0, "" };
+	struct spawn_opts o;
+	char cmd[256];
+	pid_t pid;
+	int status;
+
+	(void)state;
+	snprintf(seen.path, sizeof(seen.path), "/tmp/wk-spawn-started.%ld", (long)getpid());
+	unlink(seen.path);
+	snprintf(cmd, sizeof(cmd), "test \"$(cat %s)\" = $$", seen.path);
+	spawn_opts_init(&o);
+	o.started = started_write;
+	o.started_arg = &seen;
+	pid = spawn_sh(cmd, &o);
+	assert_true(pid > 0);
+	assert_int_equal(seen.pid, pid);
+	assert_int_equal(spawn_wait(pid, &status), 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* A failing exec still reports its errno, after started(). */
+	seen.pid = 0;
+	{
+		char *argv[] = { "/nonexistent/wk-no-such-program", NULL };
+
+		errno = 0;
+		assert_int_equal(spawn_argv(argv, &o), WK_ERR_EXEC);
+		assert_int_equal(errno, ENOENT);
+		assert_true(seen.pid > 0);
+	}
+	unlink(seen.path);
+}
+
 static void
 test_capture_cap(void **state)
 {
@@ -217,6 +271,7 @@ main(void)
 		cmocka_unit_test(test_signals_reset),
 		cmocka_unit_test(test_new_session),
 		cmocka_unit_test(test_fork_closes_others),
+		cmocka_unit_test(test_started_before_exec),
 		cmocka_unit_test(test_capture_cap),
 	};
 
