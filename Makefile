@@ -3,6 +3,7 @@
 #   make              build what exists (build/)
 #   make onbox        build only the on-box agent (needs libc, libcurl, cJSON, PCRE2)
 #   make onbox-portable  static onbox for x86_64 and aarch64 (build/portable/, scripts/portable.sh)
+#   make check-macos  the owner's side compiled and linked for aarch64/x86_64 macOS (zig cc)
 #   make test         unit + end-to-end tests, plain and under ASan+UBSan (JOBS=N at once)
 #   make test-quick   the unit tests and the e2e files under 40 s (plain build, < 3 min)
 #   make demo         all four layers against a throwaway sshd on 127.0.0.1 (~20 s)
@@ -48,11 +49,23 @@ WK_LDFLAGS = $(LDSAN) $(LDFLAGS)
 # own archive, so `make onbox` builds on a box that has only libc, libcurl's
 # headers, cJSON and PCRE2.  Only patrol, sentinel, handbook and the tests see
 # its headers (-Issh); core/ and onbox/ never do.
-CORE_SRCS  := $(sort $(wildcard core/*.c))
+# What differs per system is in two files (core/os.h): os-linux.c with
+# lock-ofd.c here, os-darwin.c with lock-flock.c on a Mac; make check-macos
+# compiles and links the Mac's set from this machine.
+UNAME_S    := $(shell uname -s)
+ifeq ($(UNAME_S),Darwin)
+CORE_OS_OTHER := core/os-linux.c core/lock-ofd.c
+else
+CORE_OS_OTHER := core/os-darwin.c core/lock-flock.c
+endif
+CORE_SRCS  := $(filter-out $(CORE_OS_OTHER),$(sort $(wildcard core/*.c)))
 CORE_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 SSH_SRCS   := $(sort $(wildcard ssh/*.c))
 SSH_OBJS   := $(SSH_SRCS:%.c=$(BUILD)/obj/%.o)
 SSH_LIBS   := $(shell $(PKG_CONFIG) --libs libssh2 2>/dev/null || echo -lssh2)
+# Their headers too: Homebrew's libssh2 and openssl@3 (keg-only) are not on
+# the compiler's default path (README: On macOS).
+SSH_CFLAGS := $(shell $(PKG_CONFIG) --cflags libssh2 libcrypto 2>/dev/null)
 # patrol deploy compares files with the box's copies by sha256 (libcrypto:
 # OpenSSL, which libssh2's -dev package already pulls in).
 CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null || echo -lcrypto)
@@ -78,7 +91,7 @@ UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/onbox $(BUILD)/patrol $(if $(SENTINEL_SRCS),$(BUILD)/sentinel) \
 	$(if $(HANDBOOK_SRCS),$(BUILD)/handbook)
 
-.PHONY: all onbox onbox-portable patrol sentinel handbook unit test test-quick test-plain test-asan demo bench memcheck chaos fuzz install clean
+.PHONY: check-macos all onbox onbox-portable patrol sentinel handbook unit test test-quick test-plain test-asan demo bench memcheck chaos fuzz install clean
 all: $(BINS)
 onbox: $(BUILD)/onbox
 patrol: $(BUILD)/patrol
@@ -91,8 +104,13 @@ PORTABLE_ARCHS := x86_64 aarch64
 onbox-portable:
 	+@MAKE="$(MAKE)" bash scripts/portable.sh $(PORTABLE_ARCHS)
 
+# Would the owner's side build and link on a Mac?  (scripts/check-macos.sh;
+# make test runs it as tests/e2e/test_macos.sh.)
+check-macos:
+	@bash scripts/check-macos.sh
+
 $(BUILD)/obj/ssh/%.o $(BUILD)/obj/patrol/%.o $(BUILD)/obj/sentinel/%.o \
-    $(BUILD)/obj/handbook/%.o: WK_CFLAGS += -Issh
+    $(BUILD)/obj/handbook/%.o: WK_CFLAGS += -Issh $(SSH_CFLAGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -136,24 +154,24 @@ $(BUILD)/handbook: $(HANDBOOK_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -Issh -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
+	@$(CC) $(WK_CFLAGS) -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
 $(BUILD)/tests/test_handbook: tests/unit/test_handbook.c $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -Ihandbook -Issh -MMD -MP -o $@ $< $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
+	@$(CC) $(WK_CFLAGS) -Ihandbook -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
 # test_mcp links patrol's objects but its main (patrol.o), for the real tool table.
 MCP_TEST_OBJS := $(filter-out $(BUILD)/obj/patrol/patrol.o,$(PATROL_OBJS))
 $(BUILD)/tests/test_mcp: tests/unit/test_mcp.c $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -Ipatrol -Ihandbook -Issh -MMD -MP -o $@ $< $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS) -lcmocka
+	@$(CC) $(WK_CFLAGS) -Ipatrol -Ihandbook -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS) -lcmocka
 
 # A driver for the ssh transport's end-to-end tests (tests/e2e/test_ssh.sh).
 $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -Issh -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS)
+	@$(CC) $(WK_CFLAGS) -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS)
 
 # The e2e tests' own tools: a file-wait without polling for their stage
 # scripts (tests/unit/await.c), json()'s reader (tests/unit/jsonq.c) and

@@ -16,6 +16,7 @@
 
 #include "atomic.h"
 #include "err.h"
+#include "os.h"
 #include "xmalloc.h"
 
 int
@@ -109,7 +110,7 @@ append_record(const char *path, const void *data, size_t len)
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return WK_ERR_SYSTEM;
-	if (write_full(fd, data, len) != 0 || fdatasync(fd) != 0)
+	if (write_full(fd, data, len) != 0 || os_datasync(fd) != 0)
 		r = WK_ERR_SYSTEM;
 	saved = errno;
 	close(fd);

@@ -6,39 +6,12 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "childio.h"
 
 void
-childio_sigpipe_block(struct childio_sigpipe *g)
-{
-	sigemptyset(&g->set);
-	sigaddset(&g->set, SIGPIPE);
-	sigpending(&g->before);
-	g->epipe = 0;
-	sigprocmask(SIG_BLOCK, &g->set, &g->old);
-}
-
-void
-childio_sigpipe_restore(struct childio_sigpipe *g)
-{
-	sigset_t after;
-
-	sigpending(&after);
-	if (g->epipe || (sigismember(&after, SIGPIPE) && !sigismember(&g->before, SIGPIPE))) {
-		struct timespec zero = { 0, 0 };
-
-		while (sigtimedwait(&g->set, NULL, &zero) == SIGPIPE)
-			;
-	}
-	sigprocmask(SIG_SETMASK, &g->old, NULL);
-}
-
-void
-childio_feed(int *fd, const char *p, size_t len, size_t *off, struct childio_sigpipe *g)
+childio_feed(int *fd, const char *p, size_t len, size_t *off, struct wk_sigpipe *g)
 {
 	ssize_t n;
 

@@ -4,7 +4,7 @@
  * curlcmd.c (the curl command) and notify-cmd.c (a command sink) both write
  * a body into a child's stdin and read what it prints, with non-blocking
  * pipes inside their own poll loop.  What they share is here, once: keeping
- * a child that stops reading from killing us with SIGPIPE, one write step,
+ * a child that stops reading from killing us with SIGPIPE (wk_sigpipe_ignore), one write step,
  * one read step, a capped append and closing a pipe's ends.  Spawning is
  * spawn.c's; the loops, deadlines and verdicts stay with the callers.
  */
@@ -17,22 +17,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
-
-struct childio_sigpipe {
-	sigset_t	set;		/* SIGPIPE */
-	sigset_t	old;		/* the mask before */
-	sigset_t	before;		/* what was pending before */
-	int		epipe;		/* a write saw EPIPE */
-};
-
-/* Block SIGPIPE (a child that exits without reading must not kill us). */
-void childio_sigpipe_block(struct childio_sigpipe *g);
-
-/*
- * Take a SIGPIPE our writes raised (one that was pending before is left
- * alone) and restore the signal mask.
- */
-void childio_sigpipe_restore(struct childio_sigpipe *g);
+#include "portable.h"
 
 /*
  * Write what the non-blocking *fd takes of p[*off..len), advancing *off.
@@ -40,7 +25,7 @@ void childio_sigpipe_restore(struct childio_sigpipe *g);
  * closed and set to -1 (EPIPE, the child stopped reading, is noted in g: its
  * exit status decides).  Nothing is written when *fd is -1.
  */
-void childio_feed(int *fd, const char *p, size_t len, size_t *off, struct childio_sigpipe *g);
+void childio_feed(int *fd, const char *p, size_t len, size_t *off, struct wk_sigpipe *g);
 
 /* Add fd to pf[*np] for events when it is open (>= 0). */
 void childio_poll_add(struct pollfd *pf, nfds_t *np, int fd, short events);

@@ -15,6 +15,7 @@
 #include "crontab.h"
 #include "err.h"
 #include "layout.h"
+#include "portable.h"
 #include "spawn.h"
 #include "sshq.h"
 #include "xmalloc.h"
@@ -77,7 +78,7 @@ crontab_write(const char *text)
 	int fds[2], status = -1;
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC) != 0)
+	if (wk_pipe_cloexec(fds) != 0)
 		return WK_ERR_SYSTEM;
 	spawn_opts_init(&o);
 	o.fd_in = fds[0];

@@ -17,10 +17,9 @@
 #endif
 
 #include "curlapi.h"
+#include "os.h"
 
 #if !WK_PORTABLE
-
-static const char *const curl_sonames[] = { "libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4" };
 
 static const struct {
 	const char	*sym;
@@ -97,10 +96,10 @@ curl_api_get(const char **why)
 	}
 #if !WK_PORTABLE
 	if (state == 0) {
-		for (i = 0; i < sizeof(curl_sonames) / sizeof(curl_sonames[0]) && h == NULL; i++)
-			h = dlopen(curl_sonames[i], RTLD_NOW | RTLD_LOCAL);
+		for (i = 0; os_curl_libs[i] != NULL && h == NULL; i++)
+			h = dlopen(os_curl_libs[i], RTLD_NOW | RTLD_LOCAL);
 		state = -1;
-		fail = "libcurl (libcurl.so.4) is not installed on this machine";
+		fail = os_curl_missing;
 		for (i = 0; h != NULL && i < sizeof(curl_syms) / sizeof(curl_syms[0]); i++) {
 			if ((fn = dlsym(h, curl_syms[i].sym)) == NULL) {
 				fail = "the libcurl found lacks a function watchkeeper needs";

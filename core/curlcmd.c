@@ -38,6 +38,7 @@
 #include "monotime.h"
 #include "notify.h"
 #include "notify-int.h"	/* a part of notify: its second way to HTTP */
+#include "portable.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -367,15 +368,15 @@ curlcmd_exec(const char *path, const char *conf, uint64_t ms, struct curlcmd_run
 {
 	struct spawn_opts o;
 	struct deadline dl;
-	struct childio_sigpipe pg;
+	struct wk_sigpipe pg;
 	char *argv[5];
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 }, r = 0, saved;
 	size_t off = 0, len = strlen(conf);
 	pid_t pid = -1, w;
 
 	/* A curl that exits before reading its whole config must not kill us with SIGPIPE. */
-	childio_sigpipe_block(&pg);
-	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+	wk_sigpipe_ignore(&pg);
+	if (wk_pipe_cloexec(in) != 0 || wk_pipe_cloexec(out) != 0 || wk_pipe_cloexec(err) != 0) {
 		r = WK_ERR_SYSTEM;
 		goto out;
 	}
@@ -435,7 +436,7 @@ curlcmd_exec(const char *path, const char *conf, uint64_t ms, struct curlcmd_run
 	childio_close(in);
 	childio_close(out);
 	childio_close(err);
-	childio_sigpipe_restore(&pg);
+	wk_sigpipe_restore(&pg);
 	errno = saved;
 	return r;
 }
@@ -546,7 +547,7 @@ curlcmd_send(const struct notify_sinks *all, const struct notify_sink *s,
 		errno = EAGAIN;
 	if (conf != NULL) {
 		/* it holds the URL */
-		explicit_bzero(conf, strlen(conf));
+		wk_bzero_secret(conf, strlen(conf));
 		free(conf);
 	}
 	free(none);

@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "err.h"
 #include "fsutil.h"
+#include "os.h"
 #include "xmalloc.h"
 
 int
@@ -173,13 +174,7 @@ fs_abspath(const char *path)
 char *
 fs_self_exe(void)
 {
-	char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-
-	if (n <= 0)
-		return NULL;
-	path[n] = '\0';
-	return xstrdup(path);
+	return os_self_exe();
 }
 
 char *

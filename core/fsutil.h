@@ -27,7 +27,7 @@ char *fs_join(const char *a, const char *b);
 int fs_exists(const char *path);
 /* Absolute, without "." / ".." components or doubled slashes; no symlink resolution. */
 char *fs_abspath(const char *path);
-/* The path of the running executable (from /proc/self/exe); caller frees; NULL on failure. */
+/* The path of the running executable (os.h: os_self_exe); caller frees; NULL on failure. */
 char *fs_self_exe(void);
 /* The directory holding the running executable ("/" at the root); caller frees; NULL on failure. */
 char *fs_self_dir(void);

@@ -17,6 +17,7 @@
 
 #include "health-int.h"
 #include "logscan.h"
+#include "portable.h"
 
 #define HL_NUM_MAX	64	/* longest captured number we parse */
 #define HL_WB_SCAN	4096	/* bytes of a W&B line searched, after ANSI removal */
@@ -602,7 +603,7 @@ health_line(struct health *h, const char *line, size_t len, time_t now)
 	if (len > HEALTH_LINE_MAX)
 		len = HEALTH_LINE_MAX;
 	/* A redrawn bar the caller did not split: its newest non-empty state. */
-	while ((cr = memrchr(line, '\r', len)) != NULL) {
+	while ((cr = wk_memrchr(line, '\r', len)) != NULL) {
 		if (cr + 1 < line + len) {
 			len -= (size_t)(cr + 1 - line);
 			line = cr + 1;

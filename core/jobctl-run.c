@@ -5,7 +5,7 @@
  * jobctl_run() starts a command with spawn_sh() in its own process group,
  * keeps stdout's head (or tail) and stderr's tail through non-blocking pipes,
  * and bounds it by a deadline on the monotonic clock; the exit is noticed
- * with waitid(WNOWAIT) so that the group id stays reserved until the group
+ * by proc_exited (a zombie, not reaped) so that the group id stays reserved until the group
  * has been killed (SIGTERM, a grace, SIGKILL: the same shape as sshcli.c).
  * Its why names the command's config key and quotes the CLI's last line.
  * jobctl_exec() is the same runner for a caller's own command.  The tables
@@ -29,6 +29,8 @@
 #include "jobctl.h"
 #include "jobctl-int.h"
 #include "monotime.h"
+#include "portable.h"
+#include "proc.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -120,18 +122,6 @@ jobctl_closefd(int *fd)
 	*fd = -1;
 }
 
-/* 1 when our child pid has exited (left unreaped), 0 not yet, -1 it is not ours to wait for. */
-static int
-jobctl_exited(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
-		return errno == EINTR ? 0 : -1;
-	return si.si_pid == pid;
-}
-
 /* End pid's process group: SIGTERM, a grace, SIGKILL.  1 when pid itself needed SIGKILL. */
 static int
 jobctl_kill(pid_t pid)
@@ -141,9 +131,10 @@ jobctl_kill(pid_t pid)
 
 	(void)kill(-pid, SIGTERM);
 	deadline_set(&grace, JOBCTL_KILL_GRACE_MS);
-	while (jobctl_exited(pid) == 0 && !deadline_expired(&grace))
+	/* proc_exited: pid stays unreaped meanwhile, so the group's id stays its own. */
+	while (!proc_exited(pid) && !deadline_expired(&grace))
 		(void)poll(NULL, 0, JOBCTL_REAP_MS);
-	hard = jobctl_exited(pid) == 0;
+	hard = !proc_exited(pid);
 	/* Also whatever it started in its group that outlived the SIGTERM. */
 	(void)kill(-pid, SIGKILL);
 	return hard;
@@ -169,7 +160,7 @@ jobctl_run(const struct jobctl *jc, const char *key, const char *cmd, size_t cap
 	nfds_t n;
 	pid_t pid;
 
-	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0) {
+	if (wk_pipe_cloexec(outp) != 0 || wk_pipe_cloexec(errp) != 0) {
 		*why = xstrfmt("%s: cannot make a pipe: %s", key, wk_strerror(WK_ERR_SYSTEM));
 		ret = WK_ERR_SYSTEM;
 		goto out;
@@ -192,7 +183,7 @@ jobctl_run(const struct jobctl *jc, const char *key, const char *cmd, size_t cap
 	chunk = xmalloc(JOBCTL_CHUNK);
 	deadline_set(&dl, (uint64_t)timeout_ms);
 	for (;;) {
-		if ((ex = jobctl_exited(pid)) != 0)
+		if ((ex = proc_exited(pid)) != 0)
 			break;
 		if (deadline_expired(&dl)) {
 			timed_out = 1;
@@ -214,8 +205,8 @@ jobctl_run(const struct jobctl *jc, const char *key, const char *cmd, size_t cap
 	}
 	if (timed_out)
 		hard = jobctl_kill(pid);
-	if (ex >= 0)
-		(void)spawn_wait(pid, &status);
+	if (spawn_wait(pid, &status) != 0)
+		ex = -1;	/* reaped by someone else: no status */
 	/*
 	 * What the exited processes wrote (it is in the pipes); a leftover in
 	 * the background that still holds them is not waited for.

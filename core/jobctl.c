@@ -27,6 +27,7 @@
 #include "jobctl.h"
 #include "jobctl-int.h"
 #include "pattern.h"
+#include "portable.h"
 #include "sshq.h"
 #include "xmalloc.h"
 
@@ -650,15 +651,11 @@ jobctl_stop(const struct jobctl *jc, const char *id, char **why)
 static int
 jobctl_write_all(int fd, const char *p, size_t n)
 {
-	sigset_t pipeset, old, before, after;
-	struct timespec zero = { 0, 0 };
+	struct wk_sigpipe g;
 	ssize_t w;
 	int ret = 0, saved = 0;
 
-	sigemptyset(&pipeset);
-	sigaddset(&pipeset, SIGPIPE);
-	sigpending(&before);
-	sigprocmask(SIG_BLOCK, &pipeset, &old);
+	wk_sigpipe_ignore(&g);
 	while (n > 0) {
 		w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
@@ -671,11 +668,7 @@ jobctl_write_all(int fd, const char *p, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
-	sigpending(&after);
-	if (sigismember(&after, SIGPIPE) && !sigismember(&before, SIGPIPE))
-		while (sigtimedwait(&pipeset, NULL, &zero) == SIGPIPE)
-			;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	wk_sigpipe_restore(&g);
 	errno = saved;
 	return ret;
 }

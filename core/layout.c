@@ -8,6 +8,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "layout.h"
+#include "os.h"
 #include "xmalloc.h"
 
 char *
@@ -97,7 +98,7 @@ statedir_base(void)
 	if (xdg != NULL && xdg[0] == '/')
 		return xstrfmt("%s/watchkeeper", xdg);
 	if (home != NULL)
-		return xstrfmt("%s/.local/state/watchkeeper", home);
+		return xstrfmt("%s/%s/watchkeeper", home, os_state_home);
 	errno = ENOENT;
 	return NULL;
 }

@@ -49,11 +49,12 @@ char *layout_attempt_lock(const char *workdir, const char *stage, long attempt);
 int layout_create(const char *workdir, char **failed);
 
 /*
- * On the owner's machine: $XDG_STATE_HOME/watchkeeper/<run> (default ~/.local/state/...), created
+ * On the owner's machine: $XDG_STATE_HOME/watchkeeper/<run> (default ~/.local/state/... on
+ * Linux, ~/Library/Application Support/... on macOS: os.h os_state_home), created
  * (0700) when create is set.  Returns a new string, or NULL with errno.
  */
 char *statedir_path(const struct wk_config *cfg, int create);
-/* $XDG_STATE_HOME/watchkeeper (default ~/.local/state/watchkeeper), not created; NULL with errno. */
+/* $XDG_STATE_HOME/watchkeeper (default ~/<os_state_home>/watchkeeper), not created; NULL with errno. */
 char *statedir_base(void);
 
 #endif

@@ -24,6 +24,7 @@
 #include "jsonfile.h"
 #include "monotime.h"
 #include "notify-int.h"
+#include "portable.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -130,7 +131,7 @@ notify_command(const struct notify_sinks *all, const struct notify_sink *s, cons
 	struct spawn_opts o;
 	struct deadline dl;
 	struct buf out = BUF_INIT, msg = BUF_INIT;
-	struct childio_sigpipe pg;
+	struct wk_sigpipe pg;
 	char **env = NULL, *own[2] = { NULL, NULL }, *detail = NULL;
 	int in[2] = { -1, -1 }, outp[2] = { -1, -1 }, status = 0, exited = 0, killed = 0, r;
 	int hard = 0, lost = 0;
@@ -139,8 +140,8 @@ notify_command(const struct notify_sinks *all, const struct notify_sink *s, cons
 
 	*permanent = 0;
 	/* A command that exits without reading stdin must not kill us with SIGPIPE. */
-	childio_sigpipe_block(&pg);
-	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(outp, O_CLOEXEC) != 0) {
+	wk_sigpipe_ignore(&pg);
+	if (wk_pipe_cloexec(in) != 0 || wk_pipe_cloexec(outp) != 0) {
 		buf_printf(&msg, "cannot run the command: %s; will retry", wk_strerror(WK_ERR_SYSTEM));
 		r = WK_ERR_SYSTEM;
 		goto out;
@@ -220,7 +221,7 @@ notify_command(const struct notify_sinks *all, const struct notify_sink *s, cons
  out:
 	childio_close(in);
 	childio_close(outp);
-	childio_sigpipe_restore(&pg);
+	wk_sigpipe_restore(&pg);
 	if (msg.len > 0)
 		*why = notify_scrub(all, buf_str(&msg));
 	free(own[0]);

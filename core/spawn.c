@@ -1,92 +1,31 @@
 /*
  * spawn.c: fork/exec done carefully, once (see spawn.h).
  *
- * The child's descriptor sweep uses close_range(CLOSE_RANGE_CLOEXEC) where the
- * kernel has it (5.11+) and otherwise walks /proc/self/fd with getdents64 on
- * a stack buffer: rented boxes run old kernels, and the child of a process that
- * may have had threads must not call malloc.
+ * The child's descriptor sweep is the system's (os.h: os_cloexec_fds,
+ * os_each_fd), allocating nothing: the child of a process that may have had
+ * threads must not call malloc.  PATH is searched by wk_execvpe (portable.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
+#include "os.h"
+#include "portable.h"
 #include "spawn.h"
 
 extern char **environ;
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
 
 void
 spawn_opts_init(struct spawn_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd_in = o->fd_out = o->fd_err = SPAWN_DEVNULL;
-}
-
-struct linux_dirent64 {
-	unsigned long long d_ino;
-	long long	d_off;
-	unsigned short	d_reclen;
-	unsigned char	d_type;
-	char		d_name[];
-};
-
-/*
- * Call fn for every descriptor above 2 listed in /proc/self/fd (not the
- * listing's own), read with getdents64 on a stack buffer: it runs in a
- * child after fork, where malloc is not safe.
- */
-static void
-spawn_each_fd(void (*fn)(int fd, const void *arg), const void *arg)
-{
-	char dents[1024];
-	long n, pos;
-	int dfd, fd;
-
-	dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
-		for (pos = 0; pos < n;) {
-			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + pos);
-
-			pos += d->d_reclen;
-			if (d->d_name[0] < '0' || d->d_name[0] > '9')
-				continue;
-			fd = atoi(d->d_name);
-			if (fd > 2 && fd != dfd)
-				fn(fd, arg);
-		}
-	}
-	close(dfd);
-}
-
-static void
-spawn_set_cloexec(int fd, const void *arg)
-{
-	int flags;
-
-	(void)arg;
-	if ((flags = fcntl(fd, F_GETFD)) >= 0)
-		fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-}
-
-static void
-spawn_cloexec_all(void)
-{
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
-		return;
-	spawn_each_fd(spawn_set_cloexec, NULL);
 }
 
 static int
@@ -141,7 +80,7 @@ spawn_child_setup(const struct spawn_opts *o)
 	} else if (spawn_stream(o->fd_err, 2, devnull) != 0)
 		return errno;
 
-	spawn_cloexec_all();
+	os_cloexec_fds();
 	for (i = 0; i < o->nkeep; i++) {
 		if ((flags = fcntl(o->keep_fds[i], F_GETFD)) < 0 ||
 		    fcntl(o->keep_fds[i], F_SETFD, flags & ~FD_CLOEXEC) < 0)
@@ -182,9 +121,9 @@ spawn_exec(const char *path, char *const argv[], int use_path, const struct spaw
 	int pfd[2], gate[2] = { -1, -1 }, child_err = 0, saved;
 	ssize_t n;
 
-	if (pipe2(pfd, O_CLOEXEC) != 0)
+	if (wk_pipe_cloexec(pfd) != 0)
 		return WK_ERR_SYSTEM;
-	if (o->started != NULL && pipe2(gate, O_CLOEXEC) != 0) {
+	if (o->started != NULL && wk_pipe_cloexec(gate) != 0) {
 		saved = errno;
 		close(pfd[0]);
 		close(pfd[1]);
@@ -205,7 +144,7 @@ spawn_exec(const char *path, char *const argv[], int use_path, const struct spaw
 		if ((err = spawn_child_setup(o)) != 0)
 			spawn_report(pfd[1], err);
 		if (use_path)
-			execvpe(path, argv, o->env != NULL ? o->env : environ);
+			wk_execvpe(path, argv, o->env != NULL ? o->env : environ);
 		else
 			execve(path, argv, o->env != NULL ? o->env : environ);
 		spawn_report(pfd[1], errno);
@@ -280,7 +219,7 @@ spawn_close_others(const int *keep, size_t nkeep)
 {
 	const struct spawn_keep k = { keep, nkeep };
 
-	spawn_each_fd(spawn_close_unkept, &k);
+	os_each_fd(spawn_close_unkept, &k);
 }
 
 pid_t
@@ -327,7 +266,7 @@ spawn_capture(char *const argv[], size_t cap, int inherit_err, int *status, char
 	pid_t pid;
 
 	*out = NULL;
-	if (pipe2(pfd, O_CLOEXEC) != 0)
+	if (wk_pipe_cloexec(pfd) != 0)
 		return WK_ERR_SYSTEM;
 	spawn_opts_init(&o);
 	o.fd_out = pfd[1];

@@ -27,7 +27,7 @@ FZ_CFLAGS	:= -std=c11 -D_GNU_SOURCE -g -O1 -I$(TOP)/core -I$(TOP)/fuzz -I$(TOP)/
 	-DWK_VERSION='"$(VERSION)"' -DWK_PROFILES_DIR='""' -DWK_SRC_PROFILES_DIR='"$(TOP)/profiles"' \
 	-Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
 
-CORE_SRCS	:= $(sort $(wildcard $(TOP)/core/*.c))
+CORE_SRCS	:= $(filter-out $(TOP)/core/os-darwin.c $(TOP)/core/lock-flock.c,$(sort $(wildcard $(TOP)/core/*.c)))
 CORE_OBJS	:= $(CORE_SRCS:$(TOP)/core/%.c=$(FUZZ_BUILD)/obj/core/%.o)
 UTIL_OBJ	:= $(FUZZ_BUILD)/obj/fuzz/fuzzutil.o
 LIB		:= $(FUZZ_BUILD)/libwkfuzz.a

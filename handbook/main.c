@@ -34,6 +34,7 @@
 #include "log.h"
 #include "pstate.h"
 #include "probe.h"
+#include "scheduler.h"
 #include "ssh.h"
 #include "target.h"
 #include "xmalloc.h"
@@ -161,7 +162,7 @@ handbook_check(const struct wk_config *cfg, const char *path)
 	struct probe p;
 	cJSON *claims = NULL;
 	char *text = NULL, *why = NULL, *name;
-	int r, seen = 0, rc, cur;
+	int r, seen = 0, rc, cur, mask;
 
 	memset(&p, 0, sizeof(p));
 	if (fs_read_file(path, HANDBOOK_MAX, &text, NULL) != 0) {
@@ -203,7 +204,8 @@ handbook_check(const struct wk_config *cfg, const char *path)
 
 	if (cron != NULL) {
 		k.nclaims++;
-		cur = crontab_installed(cfg);
+		mask = sched_installed(cfg);
+		cur = mask < 0 ? -1 : mask != 0;
 		if (cur < 0) {
 			k.nunknown++;
 			printf("?     cron: not checked (`crontab -l` failed)\n");
@@ -211,9 +213,13 @@ handbook_check(const struct wk_config *cfg, const char *path)
 			printf("ok    cron %s\n", cur ? "installed" : "not installed");
 		else {
 			k.ndrift++;
-			printf("DRIFT cron: the handbook says %s, the crontab %s\n",
-			    cJSON_IsTrue(cron) ? "installed" : "not installed",
-			    cur ? "has this run's line" : "does not have this run's line");
+			if (mask & (1 << SCHED_CRON) || !cur)
+				printf("DRIFT cron: the handbook says %s, the crontab %s\n",
+				    cJSON_IsTrue(cron) ? "installed" : "not installed",
+				    cur ? "has this run's line" : "does not have this run's line");
+			else
+				printf("DRIFT cron: the handbook says not installed, a %s has this run\n",
+				    sched_entry_name(mask));
 		}
 	} else
 		printf("-     cron: the handbook does not say (the crontab could not be read then)\n");
@@ -251,7 +257,7 @@ handbook_generate(const struct wk_config *cfg, const char *cfgpath, const char *
 	abs = fs_abspath(cfgpath);
 	ps = pstate_load(statedir);
 	c = (struct handbook_ctx){ .cfg = cfg, .config_path = abs, .bindir = bindir,
-	    .statedir = statedir, .pstate = ps, .cron = crontab_installed(cfg),
+	    .statedir = statedir, .pstate = ps, .cron = sched_is_installed(cfg),
 	    .generator = "handbook" };
 	/* The transport as patrol would choose it now (no connection is made). */
 	if (cfg->box.host != NULL) {

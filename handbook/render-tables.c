@@ -31,6 +31,7 @@
 #include "monotime.h"
 #include "notify.h"
 #include "remote.h"
+#include "scheduler.h"
 #include "slurm.h"
 #include "sshq.h"
 #include "traceback.h"
@@ -86,24 +87,39 @@ hb_cron(struct hb *h)
 	char *cfgp = xstrdup(h->c->config_path != NULL ? h->c->config_path : h->cfg->path);
 	char *line = crontab_line(h->cfg, self, cfgp);
 
-	buf_puts(b, "patrol runs from the user's crontab on the schedule ");
+	char *unitdir = sched_systemd_dir(), *plist = sched_launchd_path(h->cfg);
+
+	buf_puts(b, "patrol ticks on the schedule ");
 	md_code(b, sched);
-	buf_puts(b, " (patrol.schedule). The line `patrol --install-cron` installs:\n\n");
+	buf_puts(b, " (patrol.schedule) from the owner's scheduler: `patrol --install-schedule` "
+	    "uses cron where `crontab -l` works, a systemd user timer where systemd runs and there "
+	    "is no usable crontab (");
+	md_code(b, unitdir != NULL ? unitdir : "~/.config/systemd/user");
+	buf_printf(b, "/watchkeeper-%s.timer and .service; `Persistent=true`: a tick missed while "
+	    "the machine slept runs when it wakes), and a launchd agent on macOS (", h->cfg->run);
+	md_code(b, plist != NULL ? plist : "~/Library/LaunchAgents");
+	buf_puts(b, "); `--scheduler cron|systemd|launchd` picks one. Each tick's output is appended "
+	    "to cron.log in the local state directory. The line `patrol --install-cron` installs:\n\n");
 	if (line != NULL)
 		md_block(b, "", line);
 	else
 		buf_puts(b, "(none: patrol.schedule is not a cron schedule, so `--install-cron` refuses it)\n\n");
 	buf_printf(b, "Installed: %s.\n\n", h->c->cron == 1 ? "yes" : h->c->cron == 0 ? "no" :
 	    "unknown (`crontab -l` could not be read)");
-	buf_puts(b, "Install (or update) it:\n\n");
-	buf_printf(&cmd, "%s -c %s --install-cron\n", h->patrol, h->cfgq);
+	buf_puts(b, "Install (or update) it (`--install-cron` is the same):\n\n");
+	buf_printf(&cmd, "%s -c %s --install-schedule\n", h->patrol, h->cfgq);
 	md_block(b, "sh", cmd.data);
 	buf_reset(&cmd);
-	buf_puts(b, "Remove it (patrol also removes it by itself once the run is DONE):\n\n");
-	buf_printf(&cmd, "%s -c %s --uninstall-cron\n", h->patrol, h->cfgq);
+	buf_puts(b, "Remove it, from whichever scheduler has it (patrol also removes it by itself "
+	    "once the run is DONE):\n\n");
+	buf_printf(&cmd, "%s -c %s --uninstall-schedule\n", h->patrol, h->cfgq);
 	md_block(b, "sh", cmd.data);
-	buf_printf(b, "By hand: `crontab -e` and delete the line ending in `" CRONTAB_TAG "%s`.\n\n",
-	    h->cfg->run);
+	buf_printf(b, "By hand: `crontab -e` and delete the line ending in `" CRONTAB_TAG "%s`; "
+	    "`systemctl --user disable --now watchkeeper-%s.timer` and delete its two units; "
+	    "`launchctl bootout gui/$(id -u)/watchkeeper.patrol.%s` and delete its plist.\n\n",
+	    h->cfg->run, h->cfg->run, h->cfg->run);
+	free(unitdir);
+	free(plist);
 	buf_free(&cmd);
 	free(self);
 	free(cfgp);

@@ -1,6 +1,6 @@
 /*
  * mcp-box.c: the box of a run for patrol mcp's read-only calls (see
- * mcp-box.h): the target, the signalfd, one script per connection through
+ * mcp-box.h): the target, the signal pipe, one script per connection through
  * ssh/tick.c (the sentinel's own), and what each outcome means for a tool
  * result: unreachable is SSH_DOWN (a normal result, the caller's to
  * render), refused and cancelled are isError.
@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -24,20 +23,13 @@ mcp_box_open(struct mcp_box *b, const struct wk_config *cfg, struct mcp_out *out
 {
 	struct ssh_error err;
 	struct diag d = DIAG_INIT;
-	sigset_t mask;
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	int r = -1;
 
 	memset(b, 0, sizeof(*b));
 	b->cfg = cfg;
-	b->conn.sigfd = -1;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, &b->oldmask) == 0)
-		b->masked = 1;
-	if ((b->conn.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-		mcp_error(out, "run '%s': signalfd: %s", cfg->run, wk_strerror(WK_ERR_SYSTEM));
+	if ((b->conn.sigfd = sigwait_open(sigs, sizeof(sigs) / sizeof(sigs[0]))) < 0) {
+		mcp_error(out, "run '%s': the signal pipe: %s", cfg->run, wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
 	if (target_from_config(cfg, &b->target, &err, &d) != 0) {
@@ -103,9 +95,6 @@ mcp_box_close(struct mcp_box *b)
 		target_free(&b->target);
 	b->have_target = 0;
 	if (b->conn.sigfd >= 0)
-		close(b->conn.sigfd);
+		sigwait_close();
 	b->conn.sigfd = -1;
-	if (b->masked)
-		sigprocmask(SIG_SETMASK, &b->oldmask, NULL);
-	b->masked = 0;
 }

@@ -3,8 +3,8 @@
  * events): the target, and each script run in one short connection of its
  * own (ssh/tick.c) that a cancel ends at once.
  *
- * The call's child blocks SIGTERM, SIGINT and SIGHUP and reads them from a
- * signalfd (core/sigwait.h): the server's cancel (SIGTERM to the child's
+ * The call's child routes SIGTERM, SIGINT and SIGHUP to a
+ * signal pipe (core/sigwait.h): the server's cancel (SIGTERM to the child's
  * process group) ends the connection's process group too (tick_abort: its
  * ssh processes, and so the box's `onbox wait`, which exits when its reader
  * goes), then the call returns "cancelled".
@@ -12,7 +12,6 @@
 #ifndef WK_MCP_BOX_H
 #define WK_MCP_BOX_H
 
-#include <signal.h>
 
 #include "ssh.h"
 #include "tick.h"
@@ -25,13 +24,11 @@ struct mcp_box {
 	struct ssh_target	 target;
 	int			 have_target;
 	struct tick_conn	 conn;
-	sigset_t		 oldmask;
-	int			 masked;
 	char			 down[900];	/* the last failure: why the box was not seen */
 };
 
 /*
- * Resolve cfg's target and set up the signalfd.  0, or -1 with out set to
+ * Resolve cfg's target and set up the signal pipe.  0, or -1 with out set to
  * the isError result (no way to the box this transport can take).
  */
 int mcp_box_open(struct mcp_box *b, const struct wk_config *cfg, struct mcp_out *out);
@@ -49,7 +46,7 @@ enum mcp_box_res {
  */
 enum mcp_box_res mcp_box_run(struct mcp_box *b, const char *script, int budget_s,
     struct tick_res *r, struct mcp_out *out);
-/* Sleep up to ms on the signalfd: 0, or -1 with out set (cancelled). */
+/* Sleep up to ms on the signal pipe: 0, or -1 with out set (cancelled). */
 int mcp_box_sleep(struct mcp_box *b, int ms, struct mcp_out *out);
 void mcp_box_close(struct mcp_box *b);
 

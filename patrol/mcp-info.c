@@ -19,7 +19,9 @@
 #include "handbook.h"
 #include "jsonfile.h"
 #include "mcp.h"
+#include "os.h"
 #include "pstate.h"
+#include "scheduler.h"
 #include "xmalloc.h"
 
 #define MCP_HANDBOOK_MAX	(4u << 20)
@@ -106,9 +108,9 @@ mcp_call_runs(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 		cJSON_AddItemToArray(arr, mcp_run_entry(&runs[i], &text));
 	}
 	if (n == 0)
-		buf_puts(&text, ctx->nconfigs > 0 ? "no runs\n" : "no runs: no state dir under "
-		    "$XDG_STATE_HOME/watchkeeper (~/.local/state/watchkeeper) names its config; "
-		    "run `patrol -c FILE` once, or start patrol mcp with -c FILE\n");
+		buf_printf(&text, ctx->nconfigs > 0 ? "no runs\n" : "no runs: no state dir under "
+		    "$XDG_STATE_HOME/watchkeeper (~/%s/watchkeeper) names its config; "
+		    "run `patrol -c FILE` once, or start patrol mcp with -c FILE\n", os_state_home);
 	out->text = buf_detach(&text);
 	mcp_runs_free(runs, n);
 	return 0;
@@ -142,7 +144,7 @@ mcp_handbook_render(const struct wk_config *cfg, const char *config, const char 
 	cJSON *ps = pstate_load(statedir);
 
 	md = handbook_render(&(struct handbook_ctx){ .cfg = cfg, .config_path = config,
-	    .bindir = self, .statedir = statedir, .pstate = ps, .cron = crontab_installed(cfg) });
+	    .bindir = self, .statedir = statedir, .pstate = ps, .cron = sched_is_installed(cfg) });
 	cJSON_Delete(ps);
 	free(self);
 	return md;

@@ -30,6 +30,9 @@
 #include "log.h"
 #include "mcp.h"
 #include "monotime.h"
+#include "portable.h"
+#include "proc.h"
+#include "sigwait.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -58,15 +61,8 @@ struct mcp_server {
 	int		 broken;	/* stdout is gone */
 };
 
-static volatile sig_atomic_t mcp_stop;
-static sigset_t mcp_waitmask;	/* the mask inside ppoll: SIGTERM and SIGINT let through */
-
-static void
-mcp_on_signal(int sig)
-{
-	(void)sig;
-	mcp_stop = 1;
-}
+static int mcp_stop;		/* SIGTERM or SIGINT came: end like EOF */
+static int mcp_sigfd = -1;	/* the self-pipe they come through (sigwait.h) */
 
 /* Write line and a newline to stdout whole (or note that stdout is gone). */
 static void
@@ -161,7 +157,7 @@ mcp_start(struct mcp_server *srv, struct mcp_call *call)
 		mcp_write_str(srv, mcp_result_line(&srv->s, call->id, &out));
 		return;
 	}
-	if (pipe2(p, O_CLOEXEC) != 0) {
+	if (wk_pipe_cloexec(p) != 0) {
 		mcp_write_str(srv, mcp_error_line(call->id, MCP_EINTERNAL, strerror(errno)));
 		return;
 	}
@@ -304,26 +300,21 @@ static void
 mcp_reap(struct mcp_server *srv)
 {
 	struct mcp_child *k;
-	siginfo_t si;
 	size_t i = 0;
-	int status, r;
+	int status;
 
 	while (i < srv->nkids) {
 		k = &srv->kids[i];
 		if (k->term_ms != 0 && monotime_ms() - k->term_ms > MCP_KILL_MS)
 			(void)kill(-k->pid, SIGKILL);
 		/* exited? (not reaped yet: its pid, the group's id, cannot be reused meanwhile) */
-		memset(&si, 0, sizeof(si));
-		r = k->fd >= 0 ? 0 : waitid(P_PID, (id_t)k->pid, &si, WEXITED | WNOHANG | WNOWAIT);
-		if (k->fd >= 0 || (r != 0 && errno == EINTR) || (r == 0 && si.si_pid == 0)) {
+		if (k->fd >= 0 || !proc_exited(k->pid)) {
 			i++;
 			continue;
 		}
-		if (r == 0) {
-			/* a grandchild may live on in the group: it goes with the child */
-			(void)kill(-k->pid, SIGKILL);
-			(void)spawn_wait(k->pid, &status);
-		}
+		/* a grandchild may live on in the group: it goes with the child */
+		(void)kill(-k->pid, SIGKILL);
+		(void)spawn_wait(k->pid, &status);
 		log_info("child %ld reaped%s", (long)k->pid, k->cancelled ? " (cancelled)" : "");
 		if (!k->cancelled && !k->answered)
 			mcp_write_str(srv, mcp_error_line(k->id, MCP_EINTERNAL,
@@ -338,14 +329,17 @@ mcp_reap(struct mcp_server *srv)
 static void
 mcp_round(struct mcp_server *srv)
 {
-	struct pollfd pfd[MCP_MAX_CALLS + 1];
-	struct mcp_child *who[MCP_MAX_CALLS + 1];
+	struct pollfd pfd[MCP_MAX_CALLS + 2];
+	struct mcp_child *who[MCP_MAX_CALLS + 2];
+	struct sigwait_got got;
 	char chunk[65536];
 	size_t i, n = 0;
-	struct timespec ts = { 0, MCP_REAP_MS * 1000000L };
 	int reaping = 0;
 	ssize_t r;
 
+	pfd[n].fd = mcp_sigfd;
+	pfd[n].events = POLLIN;
+	who[n++] = NULL;
 	if (!srv->eof) {
 		pfd[n].fd = STDIN_FILENO;
 		pfd[n].events = POLLIN;
@@ -362,12 +356,14 @@ mcp_round(struct mcp_server *srv)
 		pfd[n].events = POLLIN;
 		who[n++] = &srv->kids[i];
 	}
-	if (ppoll(pfd, n, reaping ? &ts : NULL, &mcp_waitmask) < 0) {
+	if (poll(pfd, n, reaping ? MCP_REAP_MS : -1) < 0) {
 		if (errno != EINTR)
-			fatal("ppoll: %s", strerror(errno));
+			fatal("poll: %s", strerror(errno));
 		return;
 	}
-	for (i = 0; i < n; i++) {
+	if (pfd[0].revents != 0 && sigwait_fd(mcp_sigfd, 0, &got))
+		mcp_stop = 1;
+	for (i = 1; i < n; i++) {
 		if ((pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0)
 			continue;
 		if (who[i] != NULL) {
@@ -419,9 +415,9 @@ mcp_names(char *const *configs, size_t n, char ***names)
 int
 mcp_serve(char *const *configs, size_t nconfigs)
 {
+	static const int sigs[] = { SIGTERM, SIGINT };
 	struct mcp_server srv;
 	struct sigaction sa;
-	sigset_t block;
 	char **names;
 	size_t i;
 
@@ -439,16 +435,9 @@ mcp_serve(char *const *configs, size_t nconfigs)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-	/* SIGTERM and SIGINT end the server like EOF; they get through only inside ppoll */
-	sa.sa_handler = mcp_on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigprocmask(SIG_BLOCK, &block, &mcp_waitmask);
-	sigdelset(&mcp_waitmask, SIGTERM);
-	sigdelset(&mcp_waitmask, SIGINT);
+	/* SIGTERM and SIGINT end the server like EOF */
+	if ((mcp_sigfd = sigwait_open(sigs, sizeof(sigs) / sizeof(sigs[0]))) < 0)
+		fatal("the signal pipe: %s", strerror(errno));
 	while (!(srv.eof || srv.broken) || srv.nkids > 0) {
 		if (mcp_stop)
 			srv.eof = 1;
@@ -459,6 +448,8 @@ mcp_serve(char *const *configs, size_t nconfigs)
 			mcp_round(&srv);
 		mcp_reap(&srv);
 	}
+	sigwait_close();
+	mcp_sigfd = -1;
 	buf_free(&srv.in);
 	xfree_strv(names, nconfigs);
 	return 0;

@@ -2,8 +2,10 @@
  * patrol.c: layer 2's entry point.
  *
  *   patrol [-c FILE] [--once] [--json]      one tick (the default)
- *   patrol [-c FILE] --install-cron          add this run's line to the crontab
- *   patrol [-c FILE] --uninstall-cron        remove it
+ *   patrol [-c FILE] --install-schedule [--scheduler cron|systemd|launchd]
+ *                                            tick from the owner's scheduler (alias
+ *                                            --install-cron; scheduler.h)
+ *   patrol [-c FILE] --uninstall-schedule [--scheduler ...]   remove it (--uninstall-cron)
  *   patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]
  *                                            put the run on the box (and the
  *                                            notify secrets), start onbox
@@ -17,7 +19,7 @@
  * this run, 78 config error.
  *
  * The modes are a table, patrol_cmds[], as onbox's commands are: each is
- * chosen by an option (--install-cron) or by a word after the options
+ * chosen by an option (--install-schedule) or by a word after the options
  * (deploy), says which of the options it takes, and runs with the loaded
  * config.  The tick is the default.
  */
@@ -34,6 +36,7 @@
 #include "log.h"
 #include "mcp.h"
 #include "patrol.h"
+#include "scheduler.h"
 #include "xmalloc.h"
 
 static void
@@ -42,7 +45,8 @@ usage(FILE *fp)
 	size_t i;
 
 	fprintf(fp, "usage: patrol [-c FILE] [--once] [--json] [-v]\n"
-	    "       patrol [-c FILE] --install-cron | --uninstall-cron\n"
+	    "       patrol [-c FILE] --install-schedule | --uninstall-schedule [--scheduler cron|systemd|launchd]\n"
+	    "                          (--install-cron, --uninstall-cron: the same)\n"
 	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]\n"
 	    "       patrol [-c FILE] stop\n"
 	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
@@ -75,6 +79,7 @@ struct patrol_args {
 	int		 start;		/* deploy: 0 with --no-start */
 	int		 secrets;	/* deploy: 0 with --no-secrets */
 	int		 dry_run;	/* resume --dry-run */
+	int		 scheduler;	/* --scheduler: a sched_kind, -1 none given */
 	char		**configs;	/* every -c FILE, absolute (mcp) */
 	size_t		 nconfigs;
 };
@@ -95,10 +100,10 @@ patrol_cmd_tick(struct wk_config *cfg, const struct patrol_args *a)
 }
 
 static int
-patrol_cmd_install_cron(struct wk_config *cfg, const struct patrol_args *a)
+patrol_cmd_install_schedule(struct wk_config *cfg, const struct patrol_args *a)
 {
 	char *self = fs_self_exe(), *abs = fs_abspath(a->config_path);
-	int rc = self != NULL ? cron_install(cfg, self, abs) : WK_EX_SOFTWARE;
+	int rc = self != NULL ? schedule_install(cfg, self, abs, a->scheduler) : WK_EX_SOFTWARE;
 
 	free(self);
 	free(abs);
@@ -106,10 +111,9 @@ patrol_cmd_install_cron(struct wk_config *cfg, const struct patrol_args *a)
 }
 
 static int
-patrol_cmd_uninstall_cron(struct wk_config *cfg, const struct patrol_args *a)
+patrol_cmd_uninstall_schedule(struct wk_config *cfg, const struct patrol_args *a)
 {
-	(void)a;
-	return cron_uninstall(cfg, 0);
+	return schedule_uninstall(cfg, 0, a->scheduler);
 }
 
 static int
@@ -142,8 +146,8 @@ patrol_cmd_mcp(struct wk_config *cfg, const struct patrol_args *a)
 /* The first row is the default (a tick); a word is looked for only when no option chose a mode. */
 static const struct patrol_cmd patrol_cmds[] = {
 	{ 'o', NULL, 1, 0, 0, patrol_cmd_tick },
-	{ 'I', NULL, 1, 0, 0, patrol_cmd_install_cron },
-	{ 'U', NULL, 1, 0, 0, patrol_cmd_uninstall_cron },
+	{ 'I', NULL, 1, 0, 0, patrol_cmd_install_schedule },
+	{ 'U', NULL, 1, 0, 0, patrol_cmd_uninstall_schedule },
 	{ 'D', "deploy", 1, 1, 0, patrol_cmd_deploy },
 	/* `patrol stop -c FILE` too: getopt moved the options before the word */
 	{ 'S', "stop", 0, 0, 0, patrol_cmd_stop },
@@ -184,8 +188,11 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "once", no_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "install-schedule", no_argument, NULL, 'I' },
+		{ "uninstall-schedule", no_argument, NULL, 'U' },
 		{ "install-cron", no_argument, NULL, 'I' },
 		{ "uninstall-cron", no_argument, NULL, 'U' },
+		{ "scheduler", required_argument, NULL, 'K' },
 		{ "onbox", required_argument, NULL, 'B' },
 		{ "no-start", no_argument, NULL, 'N' },
 		{ "no-secrets", no_argument, NULL, 'S' },
@@ -201,6 +208,7 @@ main(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	a.start = a.secrets = 1;
+	a.scheduler = -1;
 	/* deploy and stop mix stdout and stderr lines: keep their order in a pipe. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	log_init("patrol", 0);
@@ -233,6 +241,13 @@ main(int argc, char **argv)
 		case 'n':
 			a.dry_run = 1;
 			break;
+		case 'K':
+			if ((a.scheduler = sched_kind_parse(optarg)) < 0) {
+				fprintf(stderr, "patrol: --scheduler %s: one of cron, systemd, launchd\n", optarg);
+				rc = WK_EX_USAGE;
+				goto out;
+			}
+			break;
 		default:
 			if ((rc = cli_common(&cc, ch)) != CLI_NEXT)
 				goto out;
@@ -244,7 +259,9 @@ main(int argc, char **argv)
 		optind++;
 	}
 	if (optind != argc || ((a.onbox != NULL || !a.start || !a.secrets) && !cmd->deploy_opts) ||
-	    (a.dry_run && cmd->exec != patrol_cmd_resume)) {
+	    (a.dry_run && cmd->exec != patrol_cmd_resume) ||
+	    (a.scheduler >= 0 && cmd->exec != patrol_cmd_install_schedule &&
+	    cmd->exec != patrol_cmd_uninstall_schedule)) {
 		usage(stderr);
 		rc = WK_EX_USAGE;
 		goto out;

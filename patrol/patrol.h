@@ -128,8 +128,12 @@ void journal_tick(struct pstate *st, const struct wk_config *cfg, const struct n
     const char *prev, const char *verdict, const char *line, const char *action,
     const char *results);
 
-/* cron.c: idempotent crontab edits; 0 or an exit code. */
-int cron_install(const struct wk_config *cfg, const char *self, const char *cfgpath);
-int cron_uninstall(const struct wk_config *cfg, int quiet);
+/*
+ * schedule.c: this run's ticks in the owner's scheduler (scheduler.h), kind
+ * a sched_kind or -1 (install: the one sched_detect finds; uninstall: every
+ * one holding an entry); idempotent.  0 or an exit code.
+ */
+int schedule_install(const struct wk_config *cfg, const char *self, const char *cfgpath, int kind);
+int schedule_uninstall(const struct wk_config *cfg, int quiet, int kind);
 
 #endif

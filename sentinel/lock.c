@@ -10,11 +10,11 @@
  * A new sentinel that finds a lock held reads the holder, checks with
  * proc_identify that the pid still names that very process (not a reused
  * pid), sends it SIGUSR1 and waits, bounded, for the lock to come free.  The
- * old sentinel sees SIGUSR1 on its signalfd wherever it is (sleeping between
+ * old sentinel sees SIGUSR1 on its signal pipe wherever it is (sleeping between
  * ticks, connecting, inside a --follow window), says it was superseded and
  * exits 75.
  *
- * It takes the state directory, the markers and the signalfd, and hands a
+ * It takes the state directory, the markers and the signal pipe, and hands a
  * signal that came while it waited back to sentinel.c (lock.h): it
  * includes nothing of sentinel.c's.
  */

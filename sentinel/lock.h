@@ -14,7 +14,7 @@
 /*
  * Take the lock of every marker (markers sorted: every sentinel takes them
  * in the same order) in statedir, superseding a sentinel that holds one,
- * and waiting on the signalfd sigfd meanwhile.  *fds (n entries, -1 where
+ * and waiting on the signal pipe sigfd meanwhile.  *fds (n entries, -1 where
  * none; free with slock_release) is set whatever happens.  0 when all are
  * held; an exit code (74 the lock file unusable, 75 not let go); or
  * SLOCK_SIGNALLED with *sig (this sentinel is superseded or stopped).

@@ -10,7 +10,7 @@
  * which answers within a bounded window (sentinel.follow_s) as soon as
  * inotify sees a marker land, and falls back to the plain check in the same
  * connection where the box has no `onbox wait`.  Between ticks it sleeps sentinel.interval_s on its
- * signalfd (none after a --follow window that answered: it reconnects at
+ * signal pipe (none after a --follow window that answered: it reconnects at
  * once), so a newer sentinel's SIGUSR1 or a SIGTERM is seen at once.
  *
  * It remembers each stage's current attempt: a relaunch is said out loud and
@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -519,7 +518,7 @@ main(int argc, char **argv)
 	struct sentinel s;
 	struct ssh_error err;
 	struct diag d = DIAG_INIT;
-	sigset_t mask;
+	static const int sigs[] = { SIGUSR1, SIGTERM, SIGINT, SIGHUP };
 	struct cli_common cc = { "sentinel", usage, NULL, 0 };
 	const char *list = NULL, *iopt = NULL, *nopt = NULL;
 	char *path = NULL;
@@ -530,12 +529,10 @@ main(int argc, char **argv)
 	s.decided = -1;
 	s.start_ms = monotime_ms();
 	/* Before anything else: a newer sentinel's SIGUSR1 must never find us unprepared. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if ((s.conn.sigfd = sigwait_open(sigs, sizeof(sigs) / sizeof(sigs[0]))) < 0) {
+		fprintf(stderr, "sentinel: the signal pipe: %s (exit 70)\n", wk_strerror(WK_ERR_SYSTEM));
+		return WK_EX_SOFTWARE;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	log_init("sentinel", 0);
 	while ((ch = getopt_long(argc, argv, "c:vVh", longopts, NULL)) != -1) {
@@ -572,11 +569,6 @@ main(int argc, char **argv)
 	if (optind != argc || list == NULL)
 		goto usage;
 	log_init("sentinel", cc.verbose);
-	if ((s.conn.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-		fprintf(stderr, "sentinel: signalfd: %s\n", wk_strerror(WK_ERR_SYSTEM));
-		rc = WK_EX_SOFTWARE;
-		goto out;
-	}
 	path = config_find(cc.config);
 	if ((rc = config_load_report("sentinel", path, &s.cfg)) != 0)
 		goto out;
@@ -649,6 +641,6 @@ main(int argc, char **argv)
 	diag_free(&d);
 	free(path);
 	if (s.conn.sigfd >= 0)
-		close(s.conn.sigfd);
+		sigwait_close();
 	return rc;
 }

@@ -10,7 +10,7 @@
  *   sentinel.c  options, config, the tick loop, the outcome; what a signal means
  *   lock.c      one waiter per run and marker: the lock files, superseding (lock.h)
  *   ssh/tick.c  one connection in a child process the loop can always end (tick.h)
- *   core/sigwait.c  the signalfd read, bounded (sigwait.h)
+ *   core/sigwait.c  the signal pipe, read bounded (sigwait.h)
  *
  * lock.c and tick.c take narrow parameters (a state directory and markers;
  * a struct tick_conn) and hand a signal back to sentinel.c: they include

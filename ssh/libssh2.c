@@ -56,6 +56,7 @@
 #include "log.h"
 #include "monotime.h"
 #include "libssh2-int.h"
+#include "portable.h"
 #include "ssh.h"
 #include "transport.h"
 #include "sshkey.h"
@@ -99,9 +100,13 @@ ssh2_base64(struct buf *b, const unsigned char *p, size_t n, int pad)
 static void
 ssh2_quickack(int fd)
 {
+#ifdef TCP_QUICKACK	/* Linux's; elsewhere delayed ACKs stay as the system has them */
 	int one = 1;
 
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+#else
+	(void)fd;
+#endif
 }
 
 /* libssh2's recv, plus what delayed ACKs and dead peers need us to note. */
@@ -291,10 +296,22 @@ ssh2_fail_call(struct ssh2_conn *c, struct ssh_error *err, enum ssh_fail kind, i
 static void
 ssh2_tcp_options(int fd)
 {
-	int one = 1, ut = SSH_USER_TIMEOUT_MS;
+	int one = 1;
 
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof(ut));
+#if defined(TCP_USER_TIMEOUT)
+	{
+		int ut = SSH_USER_TIMEOUT_MS;
+
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof(ut));
+	}
+#elif defined(TCP_RXT_CONNDROPTIME)	/* macOS: the same bound, in seconds */
+	{
+		int ut = (SSH_USER_TIMEOUT_MS + 999) / 1000;
+
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_RXT_CONNDROPTIME, &ut, sizeof(ut));
+	}
+#endif
 	ssh2_quickack(fd);
 }
 
@@ -308,8 +325,7 @@ ssh2_tcp_try(struct ssh2_conn *c, const struct addrinfo *ai, int connect_ms, int
 	int fd, rc, soerr = 0, saved;
 
 	*fdp = -1;
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    ai->ai_protocol);
+	fd = wk_socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol, 1);
 	if (fd < 0)
 		return -1;
 	ds[0] = c->deadline;

@@ -8,6 +8,7 @@
 #define WK_SSH_SSHCLI_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "buf.h"
@@ -32,7 +33,7 @@
 
 struct sshcli_proc {
 	pid_t			 pid;
-	unsigned long long	 start;		/* clock ticks after boot: with pid, an identity */
+	uint64_t		 start;		/* proc_info's start: with pid, an identity */
 };
 
 struct sshcli_procs {
@@ -85,7 +86,6 @@ void sshcli_argv_build(struct sshcli_conn *c, struct sshcli_argv *a, const char 
     const char *const *post, const char *command);
 
 /* sshcli-proc.c: running ssh, and knowing our processes */
-int sshcli_proc_stat(pid_t pid, pid_t *pgrp, pid_t *sid, unsigned long long *start, char *state);
 int sshcli_proc_alive(const struct sshcli_proc *pr);
 void sshcli_proc_find(const struct sshcli_conn *c, pid_t pgrp, struct sshcli_procs *out);
 int sshcli_procs_wait(const struct sshcli_procs *ps, uint64_t ms);

@@ -3,7 +3,7 @@
  * run in a process group of its own with stdin, stdout and stderr on pipes
  * read together and bounded, ended (TERM, then KILL) and reaped at the
  * deadline; and the processes of a connection recognised by (pid, start
- * time) and /proc/PID/cmdline, so that only ours are ever signalled.
+ * time) and their command lines (proc.h), so that only ours are ever signalled.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,6 @@
 #include <sys/types.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -26,6 +25,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "monotime.h"
+#include "portable.h"
 #include "proc.h"
 #include "spawn.h"
 #include "sshcli-int.h"
@@ -36,54 +36,15 @@
 
 /* ---- processes ---- */
 
-/* /proc/PID/stat: state, group, session, start time (ticks after boot).  0, or -1 when gone. */
-int
-sshcli_proc_stat(pid_t pid, pid_t *pgrp, pid_t *sid, unsigned long long *start, char *state)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long v;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* The name may hold anything, ')' too: the fields start after the last ')'. */
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
-		return -1;
-	*state = p[2];
-	p += 3;
-	/* Field 3 is the state; 5 the process group, 6 the session, 22 the start time. */
-	for (field = 4; field <= 22; field++) {
-		while (*p == ' ')
-			p++;
-		v = strtoull(p, &p, 10);
-		if (field == 5)
-			*pgrp = (pid_t)v;
-		else if (field == 6)
-			*sid = (pid_t)v;
-		else if (field == 22)
-			*start = v;
-	}
-	return 0;
-}
-
 /* Is (pid, start) still that process, and not a zombie? */
 int
 sshcli_proc_alive(const struct sshcli_proc *pr)
 {
-	unsigned long long start;
-	pid_t pgrp, sid;
-	char state;
+	struct proc_info pi;
 
-	if (pr->pid <= 0 || sshcli_proc_stat(pr->pid, &pgrp, &sid, &start, &state) != 0)
+	if (pr->pid <= 0 || proc_info(pr->pid, &pi) != 0)
 		return 0;
-	return start == pr->start && state != 'Z' && state != 'X';
+	return pi.start == pr->start && pi.state != 'Z' && pi.state != 'X';
 }
 
 /*
@@ -94,27 +55,24 @@ sshcli_proc_alive(const struct sshcli_proc *pr)
 void
 sshcli_proc_find(const struct sshcli_conn *c, pid_t pgrp, struct sshcli_procs *out)
 {
-	struct dirent *de;
-	unsigned long long start;
-	DIR *d;
-	pid_t pid, g, sid, mysid = getsid(0);
-	char state, *end;
+	struct proc_info pi;
+	pid_t *pids, pid, mysid = getsid(0);
+	size_t n, i;
 
-	if ((d = opendir("/proc")) == NULL)
+	if ((pids = proc_list(&n)) == NULL)
 		return;
-	while ((de = readdir(d)) != NULL && out->n < SSHCLI_PROCS_MAX) {
-		pid = (pid_t)strtol(de->d_name, &end, 10);
-		if (pid <= 0 || *end != '\0' || pid == getpid())
+	for (i = 0; i < n && out->n < SSHCLI_PROCS_MAX; i++) {
+		if ((pid = pids[i]) == getpid())
 			continue;
-		if (sshcli_proc_stat(pid, &g, &sid, &start, &state) != 0 || state == 'Z')
+		if (proc_info(pid, &pi) != 0 || pi.state == 'Z')
 			continue;
-		if (pgrp > 0 ? g != pgrp || sid != mysid : !proc_cmdline_pair(pid, "-S", c->path_arg))
+		if (pgrp > 0 ? pi.pgrp != pgrp || pi.sid != mysid : !proc_cmdline_pair(pid, "-S", c->path_arg))
 			continue;
 		out->p[out->n].pid = pid;
-		out->p[out->n].start = start;
+		out->p[out->n].start = pi.start;
 		out->n++;
 	}
-	closedir(d);
+	free(pids);
 }
 
 /* Wait up to ms for every process in ps to be gone; 1 when they are. */
@@ -157,18 +115,6 @@ sshcli_procs_end(const struct sshcli_procs *ps, uint64_t grace_ms)
 	}
 }
 
-/* Has our child pid exited?  (It stays unreaped, so its group id stays its own.) */
-static int
-sshcli_exited(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
-		return errno != EINTR;
-	return si.si_pid == pid;
-}
-
 /* End our child pid and its group: SIGTERM, a grace, SIGKILL; then reap it. */
 static void
 sshcli_kill(pid_t pid, int *status)
@@ -177,7 +123,8 @@ sshcli_kill(pid_t pid, int *status)
 
 	(void)kill(-pid, SIGTERM);
 	deadline_set(&dl, SSHCLI_TERM_MS);
-	while (!sshcli_exited(pid) && !deadline_expired(&dl))
+	/* proc_exited: pid stays unreaped meanwhile, so the group's id stays its own. */
+	while (!proc_exited(pid) && !deadline_expired(&dl))
 		(void)poll(NULL, 0, SSHCLI_REAP_POLL_MS);
 	/* Also whatever it started in its group (a ProxyCommand) that outlived it. */
 	(void)kill(-pid, SIGKILL);
@@ -238,9 +185,9 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
 	r->timed_out = 0;
 	r->pid = 0;
 	/* A socket, not a pipe: send() with MSG_NOSIGNAL needs no SIGPIPE handling. */
-	if (r->inlen > 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0)
+	if (r->inlen > 0 && wk_socketpair(AF_UNIX, SOCK_STREAM, 0, in) != 0)
 		goto sysfail;
-	if (pipe2(out, O_CLOEXEC) != 0 || (r->err_fd < 0 && pipe2(ep, O_CLOEXEC) != 0))
+	if (wk_pipe_cloexec(out) != 0 || (r->err_fd < 0 && wk_pipe_cloexec(ep) != 0))
 		goto sysfail;
 	spawn_opts_init(&o);
 	o.fd_in = in[1] >= 0 ? in[1] : SPAWN_DEVNULL;
@@ -311,7 +258,7 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
 			sshcli_closefd(&ep[0]);
 	}
 	/* Its streams are closed: it is exiting. */
-	while (!r->timed_out && !sshcli_exited(pid)) {
+	while (!r->timed_out && !proc_exited(pid)) {
 		if (deadline_expired(dl))
 			r->timed_out = 1;
 		else

@@ -55,6 +55,7 @@
 #include "err.h"
 #include "log.h"
 #include "monotime.h"
+#include "portable.h"
 #include "proc.h"
 #include "spawn.h"
 #include "sshcli-int.h"
@@ -130,7 +131,7 @@ sshcli_path_free(struct sshcli_conn *c, struct ssh_error *err)
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", c->path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0) {
+	if ((fd = wk_socket(AF_UNIX, SOCK_STREAM, 0, 0)) >= 0) {
 		live = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
 		close(fd);
 	}
@@ -194,16 +195,15 @@ static int
 sshcli_master_find(struct sshcli_conn *c, struct ssh_error *err)
 {
 	char *said = NULL, *p, line[SSHCLI_LINE_MAX + 8];
-	unsigned long long start;
-	pid_t pid = 0, pgrp, sid;
-	char state;
+	struct proc_info pi;
+	pid_t pid = 0;
 	int r = -1;
 
 	if (sshcli_control(c, "check", &c->deadline, &said) == 0 &&
 	    (p = strstr(said, "(pid=")) != NULL)
 		pid = (pid_t)strtol(p + 5, NULL, 10);
 	if (pid <= 0 || !proc_cmdline_pair(pid, "-S", c->path_arg) ||
-	    sshcli_proc_stat(pid, &pgrp, &sid, &start, &state) != 0) {
+	    proc_info(pid, &pi) != 0) {
 		if (sshcli_log_line(said != NULL ? said : "", NULL, line, sizeof(line)) != 0)
 			snprintf(line, sizeof(line), "no answer");
 		ssh_error_set(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_EXEC,
@@ -212,7 +212,7 @@ sshcli_master_find(struct sshcli_conn *c, struct ssh_error *err)
 		goto out;
 	}
 	c->master.pid = pid;
-	c->master.start = start;
+	c->master.start = pi.start;
 	r = 0;
 out:
 	free(said);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "monotime.h"
+#include "portable.h"
 #include "sshkey.h"
 #include "xmalloc.h"
 
@@ -144,7 +145,7 @@ sshkey_openssh_type(const char *b64, char *type, size_t tlen)
 		goto out;
 	r = sshkey_blob_type(s, n, type, tlen);
 out:
-	explicit_bzero(raw, sizeof(raw));
+	wk_bzero_secret(raw, sizeof(raw));
 	return r;
 }
 
@@ -201,7 +202,7 @@ sshkey_file_type(const char *priv, char *type, size_t len)
 		}
 	}
 out:
-	explicit_bzero(head, sizeof(head));
+	wk_bzero_secret(head, sizeof(head));
 	free(pub);
 	return r;
 }
@@ -286,7 +287,7 @@ sshkey_agent_types(const char *sock, int timeout_ms, size_t *usable, size_t *unu
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, sock, strlen(sock));
 	deadline_set(&dl, (uint64_t)(timeout_ms > 0 ? timeout_ms : 1));
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	if ((fd = wk_socket(AF_UNIX, SOCK_STREAM, 0, 0)) < 0 ||
 	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
 		goto out;
 	if (sshkey_io(fd, (unsigned char *)req, sizeof(req), 1, &dl) != 0 ||

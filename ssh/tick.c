@@ -4,7 +4,7 @@
  *
  * The connection lives in a child process (spawn_fork: signals reset, every
  * descriptor but the result pipe closed, so it holds none of our locks).
- * The parent waits on the result pipe and on the signalfd together: a
+ * The parent waits on the result pipe and on the signal pipe together: a
  * supersede or a SIGTERM in the middle of a connect or of a --follow window
  * ends the tick at once.  Ending it is SIGKILL to the child's process group,
  * then, for the openssh transport, every ssh process that carries this
@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #include "atomic.h"
@@ -36,6 +35,7 @@
 #include "log.h"
 #include "monotime.h"
 #include "mwait.h"
+#include "portable.h"
 #include "proc.h"
 #include "sigwait.h"
 #include "spawn.h"
@@ -103,22 +103,18 @@ tick_child(const struct ssh_target *target, const char *command, const char *in,
 static size_t
 tick_ssh_procs(const char *path_arg, struct proc_id *ids, size_t max)
 {
-	struct dirent *de;
-	DIR *d;
-	size_t n = 0;
-	char *end;
-	pid_t pid;
+	pid_t *pids;
+	size_t n = 0, npids, i;
 
-	if ((d = opendir("/proc")) == NULL)
+	if ((pids = proc_list(&npids)) == NULL)
 		return 0;
-	while ((de = readdir(d)) != NULL && n < max) {
-		pid = (pid_t)strtol(de->d_name, &end, 10);
-		if (pid <= 0 || *end != '\0' || pid == getpid() || !proc_cmdline_pair(pid, "-S", path_arg))
+	for (i = 0; i < npids && n < max; i++) {
+		if (pids[i] == getpid() || !proc_cmdline_pair(pids[i], "-S", path_arg))
 			continue;
-		if (proc_identify(pid, &ids[n]) == 0)
+		if (proc_identify(pids[i], &ids[n]) == 0)
 			n++;
 	}
-	closedir(d);
+	free(pids);
 	return n;
 }
 
@@ -200,7 +196,7 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 
 	memset(r, 0, sizeof(*r));
 	r->kind = TICK_UNREACHABLE;
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+	if (wk_pipe_cloexec(pipefd) != 0) {
 		ssh_error_set(&r->err, SSH_FAIL_EXEC, "pipe: %s", wk_strerror(WK_ERR_SYSTEM));
 		return r->kind;
 	}

@@ -1,6 +1,6 @@
 /*
  * tick.h: one short connection in a child process (see tick.c), on what it
- * needs: the target, the signalfd, and the child it runs the connection in.
+ * needs: the target, the signal pipe, and the child it runs the connection in.
  * A signal that ends a tick is handed back (sigwait.h).  Used by sentinel's
  * ticks and by patrol mcp's wait, logs and events (patrol/mcp-box.c).
  */
@@ -15,7 +15,7 @@
 
 struct tick_conn {
 	const struct ssh_target *target;	/* the box; NULL: none yet (nothing to clean up) */
-	int		 sigfd;		/* the caller's signalfd, watched while the tick runs */
+	int		 sigfd;		/* the caller's signal pipe (sigwait.h), watched while the tick runs */
 	pid_t		 child;		/* the tick's connection; 0 none */
 };
 

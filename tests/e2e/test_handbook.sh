@@ -215,7 +215,7 @@ test_cron_line_and_drift() {
 	assert_eq "$rc" 0 "$(<"$T/c2")"
 	# The remove command the handbook gives works.
 	awk '/^Remove it/ { s = 1; next } s && /^```sh$/ { f = 1; next } f && /^```$/ { exit } f { print }' "$(HB)" >"$T/rm.sh"
-	assert_grep '--uninstall-cron$' "$T/rm.sh"
+	assert_grep '--uninstall-schedule$' "$T/rm.sh"
 	bash "$T/rm.sh" >/dev/null
 	assert_no_grep 'watchkeeper:t1' "$T/crontab.txt"
 	rc=0; handbook --check >"$T/c3" 2>&1 || rc=$?

@@ -144,6 +144,106 @@ test_locks(void **state)
 	free(p);
 }
 
+/*
+ * lock-flock.c, the locks a Mac builds, under other names so that the same
+ * contract runs here beside lock-ofd.c's.
+ */
+int flk_lock_try(const char *path);
+int flk_lock_is_held(const char *path);
+#define lock_try flk_lock_try
+#define lock_is_held flk_lock_is_held
+#include "lock-flock.c"
+#undef lock_try
+#undef lock_is_held
+
+static void
+test_locks_flock(void **state)
+{
+	char *p = fs_join(tdir, "flock.lock");
+	int fd, fd2, status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(flk_lock_is_held(p), 0);	/* missing file: free */
+	fd = flk_lock_try(p);
+	assert_true(fd >= 0);
+	assert_int_equal(flk_lock_is_held(p), 1);
+	/* A second open file description conflicts, even in the same process. */
+	assert_int_equal(flk_lock_try(p), WK_ERR_BUSY);
+	close(fd);
+	assert_int_equal(flk_lock_is_held(p), 0);
+	/* The probe let go: a locker after it wins. */
+	fd = flk_lock_try(p);
+	assert_true(fd >= 0);
+	/* Inherited across fork: held while the child lives after the parent closes. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		usleep(300000);
+		_exit(0);
+	}
+	close(fd);
+	assert_int_equal(flk_lock_is_held(p), 1);
+	waitpid(pid, &status, 0);
+	assert_int_equal(flk_lock_is_held(p), 0);
+	fd2 = flk_lock_try(p);
+	assert_true(fd2 >= 0);
+	close(fd2);
+	free(p);
+}
+
+/* proc_info, proc_list, proc_cmdline and proc_exited: the system's part of proc.h. */
+static void
+test_proc_system(void **state)
+{
+	struct proc_info pi;
+	char buf[4096], *argv[] = { "sh", "-c", "sleep 30; :", "-S", "/tmp/wk-ctl path", NULL };
+	pid_t *pids, pid;
+	size_t n, i, len;
+	int status, found = 0, tries;
+
+	(void)state;
+	assert_int_equal(proc_info(getpid(), &pi), 0);
+	assert_int_equal(pi.pgrp, getpgrp());
+	assert_int_equal(pi.sid, getsid(0));
+	assert_true(pi.start > 0);
+	assert_true(pi.state != 'Z');
+	assert_int_equal(proc_info(-1, &pi), WK_ERR_NOTFOUND);
+
+	assert_non_null(pids = proc_list(&n));
+	for (i = 0; i < n; i++)
+		found |= pids[i] == getpid();
+	free(pids);
+	assert_true(found);
+
+	len = proc_cmdline(getpid(), buf, sizeof(buf));
+	assert_true(len > 0 && buf[len - 1] == '\0');
+	assert_non_null(strstr(buf, "test_core"));
+
+	/* A child with "-S" and a path (holding a space) among its arguments. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execv("/bin/sh", argv);
+		_exit(127);
+	}
+	for (tries = 0; tries < 2000 && !proc_cmdline_pair(pid, "-S", "/tmp/wk-ctl path"); tries++)
+		usleep(1000);
+	assert_true(proc_cmdline_pair(pid, "-S", "/tmp/wk-ctl path"));
+	assert_false(proc_cmdline_pair(pid, "-S", "/tmp/wk-ctl"));
+	assert_false(proc_cmdline_pair(pid, "-c", "/tmp/wk-ctl path"));
+	assert_false(proc_exited(pid));
+	kill(pid, SIGKILL);
+	/* exited, not reaped: a zombie, its pid still ours */
+	for (tries = 0; tries < 2000 && !proc_exited(pid); tries++)
+		usleep(1000);
+	assert_true(proc_exited(pid));
+	assert_int_equal(proc_info(pid, &pi), 0);
+	assert_int_equal(pi.state, 'Z');
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(proc_exited(pid));
+}
+
 static void
 test_proc_identity(void **state)
 {
@@ -319,6 +419,8 @@ main(void)
 		cmocka_unit_test(test_deadlines),
 		cmocka_unit_test(test_timefmt),
 		cmocka_unit_test(test_locks),
+		cmocka_unit_test(test_locks_flock),
+		cmocka_unit_test(test_proc_system),
 		cmocka_unit_test(test_proc_identity),
 		cmocka_unit_test(test_fsutil),
 		cmocka_unit_test(test_buf),

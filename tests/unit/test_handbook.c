@@ -653,7 +653,7 @@ test_cron_line(void **state)
 	want = xstrfmt("\n```\n%s\n```\n", line);
 	assert_non_null(strstr(sec, want));
 	assert_non_null(strstr(sec, "Installed: no."));
-	assert_non_null(strstr(sec, "--uninstall-cron\n"));
+	assert_non_null(strstr(sec, "--uninstall-schedule\n"));
 	free(want);
 	free(sec);
 	free(md);

@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "portable.h"
+#include "sigwait.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -248,6 +251,125 @@ test_started_before_exec(void **state)
 	unlink(seen.path);
 }
 
+/* wk_execvpe (through spawn_argv): PATH in order, past what cannot run, sh for a script without #!. */
+static void
+test_path_search(void **state)
+{
+	char dir[64], a[96], b[96], path[512], *old, *argv[] = { "wk-t-prog", NULL };
+	struct spawn_opts o;
+	FILE *fp;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/wk-spawn-path.%ld", (long)getpid());
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(a, 0755), 0);
+	assert_int_equal(mkdir(b, 0755), 0);
+	/* a/ has one that cannot run (no x bit); b/ a script without "#!" that exits 7 */
+	snprintf(path, sizeof(path), "%s/wk-t-prog", a);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("exit 3\n", fp);
+	fclose(fp);
+	chmod(path, 0644);
+	snprintf(path, sizeof(path), "%s/wk-t-prog", b);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("exit 7\n", fp);
+	fclose(fp);
+	chmod(path, 0755);
+	old = getenv("PATH") != NULL ? xstrdup(getenv("PATH")) : NULL;
+	snprintf(path, sizeof(path), "/nonexistent:%s:%s", a, b);
+	setenv("PATH", path, 1);
+	spawn_opts_init(&o);
+	pid = spawn_argv(argv, &o);
+	assert_true(pid > 0);
+	assert_int_equal(spawn_wait(pid, &status), 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 7);
+	/* only the one that cannot run: EACCES, as execvp says */
+	snprintf(path, sizeof(path), "/nonexistent:%s", a);
+	setenv("PATH", path, 1);
+	errno = 0;
+	assert_int_equal(spawn_argv(argv, &o), WK_ERR_EXEC);
+	assert_int_equal(errno, EACCES);
+	/* nowhere: ENOENT */
+	setenv("PATH", "/nonexistent", 1);
+	errno = 0;
+	assert_int_equal(spawn_argv(argv, &o), WK_ERR_EXEC);
+	assert_int_equal(errno, ENOENT);
+	if (old != NULL)
+		setenv("PATH", old, 1);
+	free(old);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
+static void
+test_portable_bits(void **state)
+{
+	const char s[] = "a.b.c";
+	char secret[16] = "hunter2";
+	int p[2];
+
+	(void)state;
+	assert_ptr_equal(wk_memrchr(s, '.', 5), s + 3);
+	assert_ptr_equal(wk_memrchr(s, '.', 3), s + 1);
+	assert_null(wk_memrchr(s, '.', 1));
+	assert_null(wk_memrchr(s, 'x', 0));
+	wk_bzero_secret(secret, sizeof(secret));
+	assert_int_equal(secret[0] | secret[6], 0);
+	assert_int_equal(wk_pipe_cloexec(p), 0);
+	assert_true(fcntl(p[0], F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(p[1], F_GETFD) & FD_CLOEXEC);
+	close(p[0]);
+	close(p[1]);
+}
+
+/*
+ * The self-pipe (sigwait.h): a signal comes back with its sender; a child
+ * forked through spawn has the default disposition and none of the pipe.
+ */
+static void
+test_sigwait_pipe(void **state)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2 };
+	struct sigwait_got got;
+	struct spawn_opts o;
+	pid_t pid;
+	int fd, status;
+
+	(void)state;
+	assert_true((fd = sigwait_open(sigs, 2)) >= 0);
+	assert_int_equal(sigwait_fd(fd, 0, &got), 0);	/* nothing yet */
+	kill(getpid(), SIGUSR2);
+	assert_int_equal(sigwait_fd(fd, 5000, &got), 1);
+	assert_int_equal(got.signo, SIGUSR2);
+	assert_int_equal(got.pid, (unsigned long)getpid());
+	spawn_opts_init(&o);
+	pid = spawn_fork(&o);
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		kill(getpid(), SIGUSR1);	/* default: it ends the child */
+		_exit(0);
+	}
+	assert_int_equal(spawn_wait(pid, &status), 0);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGUSR1);
+	assert_int_equal(sigwait_fd(fd, 100, &got), 0);	/* nothing of the child's came */
+	/* A second open adds to the same pipe. */
+	assert_int_equal(sigwait_open(sigs, 1), fd);
+	sigwait_close();
+	/* Closed: SIGUSR1 is back to its default (checked without raising it). */
+	{
+		struct sigaction sa;
+
+		assert_int_equal(sigaction(SIGUSR1, NULL, &sa), 0);
+		assert_true(sa.sa_handler == SIG_DFL);
+	}
+}
+
 static void
 test_capture_cap(void **state)
 {
@@ -272,6 +394,9 @@ main(void)
 		cmocka_unit_test(test_new_session),
 		cmocka_unit_test(test_fork_closes_others),
 		cmocka_unit_test(test_started_before_exec),
+		cmocka_unit_test(test_path_search),
+		cmocka_unit_test(test_portable_bits),
+		cmocka_unit_test(test_sigwait_pipe),
 		cmocka_unit_test(test_capture_cap),
 	};
 

@@ -1,0 +1,57 @@
+/*
+ * portable.h: the few things glibc has and macOS's libc lacks, done once in
+ * POSIX so that every system runs the same code (the suite here runs what a
+ * Mac runs).  What truly differs per system is in os.h instead.
+ */
+#ifndef WK_PORTABLE_H
+#define WK_PORTABLE_H
+
+#include <signal.h>
+#include <stddef.h>
+
+/* pipe2(fds, O_CLOEXEC): both ends close-on-exec.  0, or -1 with errno. */
+int wk_pipe_cloexec(int fds[2]);
+/* Set FD_CLOEXEC (and O_NONBLOCK when nonblock) on fd.  0, or -1 with errno. */
+int wk_fd_flags(int fd, int nonblock);
+/*
+ * socket(2) / socketpair(2) with SOCK_CLOEXEC (and SOCK_NONBLOCK when
+ * nonblock) done as socket + fcntl.  Only the caller's own threads (none)
+ * could race an exec in between.
+ */
+int wk_socket(int domain, int type, int protocol, int nonblock);
+int wk_socketpair(int domain, int type, int protocol, int sv[2]);
+/*
+ * send(2)'s MSG_NOSIGNAL where the system has it; elsewhere (macOS) the
+ * sockets wk_socket and wk_socketpair make carry SO_NOSIGPIPE instead.
+ */
+#include <sys/socket.h>
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL	0
+#endif
+
+/* memrchr(3): the last c in the n bytes at s, or NULL. */
+void *wk_memrchr(const void *s, int c, size_t n);
+/* explicit_bzero(3): zero n bytes at p in a way no compiler drops. */
+void wk_bzero_secret(void *p, size_t n);
+/*
+ * execvpe(3): file (searched on the caller's PATH unless it holds a '/')
+ * with argv and the environment envp; a script without "#!" runs with
+ * /bin/sh.  Returns only on failure, with errno (EACCES when a candidate
+ * was found but could not run, else the last error).  Allocates nothing:
+ * safe in a child after fork.
+ */
+int wk_execvpe(const char *file, char *const argv[], char *const envp[]);
+
+/*
+ * Ignoring SIGPIPE around writes to a child that may stop reading (EPIPE
+ * then, never a signal that kills us), and putting the caller's disposition
+ * back after.
+ */
+struct wk_sigpipe {
+	struct sigaction	old;
+	int			epipe;	/* a write saw EPIPE (the caller's note) */
+};
+void wk_sigpipe_ignore(struct wk_sigpipe *g);
+void wk_sigpipe_restore(struct wk_sigpipe *g);
+
+#endif
