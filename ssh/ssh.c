@@ -4,6 +4,7 @@
  * does what every call shares before handing it over, so that the two
  * transports only do what differs.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +31,17 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 	ssh_error_clear(err);
 	c = xcalloc(1, sizeof(*c));
 	c->ops = t->openssh ? &ssh_transport_openssh : &ssh_transport_libssh2;
-	if (c->ops->connect(t, deadline_ms > 0 ? deadline_ms : 1, &c->tc, err) != 0)
+	if (c->ops->connect(t, deadline_ms > 0 ? deadline_ms : 1, &c->tc, err) != 0) {
+		/* A tick from cron or a timer: say why a key in an agent could not help. */
+		if (err->kind == SSH_FAIL_AUTH && ssh_agent_find() == SSH_AGENT_NONE) {
+			size_t n = strlen(err->msg);
+
+			snprintf(err->msg + n, sizeof(err->msg) - n, " (no ssh-agent reached: "
+			    "SSH_AUTH_SOCK is not set, as under cron or a systemd timer, and no agent "
+			    "socket is in %s)", ssh_agent_where());
+		}
 		goto out;
+	}
 	*out = c;
 	c = NULL;	/* transferred */
 	ret = 0;

@@ -111,4 +111,18 @@ int ssh_put(struct ssh_conn *c, const char *remote_path, const void *data, size_
 void ssh_close(struct ssh_conn *c);
 void ssh_result_free(struct ssh_result *r);
 
+/*
+ * The user's ssh-agent (agent.c), looked for once a process: SSH_AGENT_ENV
+ * when SSH_AUTH_SOCK is set; SSH_AGENT_FOUND when it was not and a socket
+ * of this user's was found where desktops keep theirs (it is then set, for
+ * both transports); SSH_AGENT_NONE when neither.  target_from_config()
+ * calls it; a refused key then says that no agent was reached.
+ */
+#define SSH_AGENT_ENV	1
+#define SSH_AGENT_FOUND	2
+#define SSH_AGENT_NONE	(-1)
+int ssh_agent_find(void);
+/* Where ssh_agent_find looked (the runtime directory), for a message. */
+const char *ssh_agent_where(void);
+
 #endif

@@ -312,6 +312,7 @@ target_from_config(const struct wk_config *cfg, struct ssh_target *t, struct ssh
 	memset(t, 0, sizeof(*t));
 	memset(&h, 0, sizeof(h));
 	memset(err, 0, sizeof(*err));
+	(void)ssh_agent_find();	/* a scheduled tick has no SSH_AUTH_SOCK: the session's agent */
 	if (b->host == NULL) {
 		err->kind = SSH_FAIL_UNSUPPORTED;
 		snprintf(err->msg, sizeof(err->msg), "%s: no \"box\": {\"host\": ...} in the config", cfg->path);

@@ -176,7 +176,42 @@ elif ! command -v systemctl >/dev/null || ! command -v systemd-analyze >/dev/nul
 else
 	t schedule_systemd_here test_systemd_here
 fi
+# A scheduled tick has no SSH_AUTH_SOCK (cron, a systemd timer): it finds the
+# session's agent where desktops keep it ($XDG_RUNTIME_DIR/openssh_agent,
+# Debian's ssh-agent service), and when there is none its line says so.
+test_tick_finds_agent() {
+	local tr
+	sched_box
+	# The key is only in the agent: the ssh_config names a key file that is not there.
+	sed "s|IdentityFile .*|IdentityFile $T/no-such-key|; s|IdentitiesOnly yes|IdentitiesOnly no|" \
+		"$SSH_CFG" >"$T/agent_ssh_config"
+	sed -i "s|\"ssh_config\": \"$SSH_CFG\"|\"ssh_config\": \"$T/agent_ssh_config\", \"transport\": \"libssh2\"|" "$T/wk.json"
+	mkdir -m 700 "$T/run"
+	ssh-agent -a "$T/run/openssh_agent" >"$T/agent.env"
+	apid=$(sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p' "$T/agent.env")
+	echo "$apid" >>"$T/.pids"
+	SSH_AUTH_SOCK="$T/run/openssh_agent" ssh-add "$SSHD_CLIENT_KEY" 2>"$T/add.err" || fail "ssh-add: $(<"$T/add.err")"
+	for tr in libssh2 openssh; do
+		sed -i "s/\"transport\": \"[a-z0-9]*\"/\"transport\": \"$tr\"/" "$T/wk.json"
+		before=$(sshd_accepted_count)
+		rc=0; env -u SSH_AUTH_SOCK XDG_RUNTIME_DIR="$T/run" "$PATROL" -c "$T/wk.json" >"$T/p.$tr" 2>&1 || rc=$?
+		assert_no_grep ' t1 SSH_DOWN' "$T/p.$tr"
+		[ "$(sshd_accepted_count)" -gt "$before" ] || fail "$tr: no login with the agent's key: $(<"$T/p.$tr")"
+	done
+	# No agent at all: the tick is refused, and its line says no agent was reached.
+	kill "$apid"
+	wait_for 10 sh -c "! kill -0 $apid 2>/dev/null"
+	rm -f "$T/run/openssh_agent"
+	for tr in libssh2 openssh; do
+		sed -i "s/\"transport\": \"[a-z0-9]*\"/\"transport\": \"$tr\"/" "$T/wk.json"
+		rc=0; env -u SSH_AUTH_SOCK XDG_RUNTIME_DIR="$T/run" "$PATROL" -c "$T/wk.json" >"$T/n.$tr" 2>&1 || rc=$?
+		assert_eq "$rc" 2 "$tr: $(<"$T/n.$tr")"
+		assert_grep "no ssh-agent reached: SSH_AUTH_SOCK is not set, as under cron or a systemd timer, and no agent socket is in $T/run" "$T/n.$tr"
+	done
+}
+
 t schedule_systemd_manager test_systemd_manager
 t schedule_launchd test_launchd
 t schedule_switch_and_errors test_switch_and_errors
 t schedule_done_removes_timer test_done_removes_timer
+t schedule_tick_finds_agent test_tick_finds_agent
