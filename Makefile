@@ -154,10 +154,14 @@ $(BUILD)/handbook: $(HANDBOOK_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"
 	@$(CC) $(WK_LDFLAGS) -o $@ $(HANDBOOK_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS)
 
+# test_triage also reads the stage's cgroup counter, which is onbox's (onbox/cgroup.c).
+$(BUILD)/tests/test_triage: $(BUILD)/obj/onbox/cgroup.o
+$(BUILD)/tests/test_triage: WK_CFLAGS += -Ionbox
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
+	@$(CC) $(WK_CFLAGS) -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(filter %.o,$^) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) -lcmocka
 
 $(BUILD)/tests/test_handbook: tests/unit/test_handbook.c $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)

@@ -9,9 +9,9 @@
 # core/lock-*.c) names a Linux-only interface -- /proc, signalfd, ppoll,
 # pipe2, OFD locks, getdents, close_range, execvpe, sigtimedwait, waitid,
 # memrchr, explicit_bzero, fdatasync -- in its code (comments do not
-# count).  The box's own files in core/ may name /proc in what they read
-# or send to the box: cgroup.c (the box kernel's cgroups, onbox only),
-# probe.c and mwait.c (shell run on the box).
+# count).  Two files in core/ may name /proc in the shell text they send
+# to the box, which runs there: probe.c (the tick's probe) and mwait.c (the
+# marker check).
 #
 # Then every owner-side source (core/, ssh/, handbook/, patrol/, sentinel/) is
 # compiled for ARCH-macos with the project's warnings and -Werror by zig cc
@@ -57,7 +57,7 @@ die() { echo "check-macos: $*" >&2; exit 2; }
 
 SRCDIRS="core ssh handbook patrol sentinel"
 OS_FILES=" core/os-linux.c core/os-darwin.c core/lock-ofd.c core/lock-flock.c "
-BOX_FILES=" core/cgroup.c core/probe.c core/mwait.c "
+BOX_FILES=" core/probe.c core/mwait.c "
 LINUX_NAMES='\b(signalfd|ppoll|pipe2|F_OFD_[A-Z]+|getdents(64)?|close_range|execvpe|sigtimedwait|waitid|memrchr|explicit_bzero|fdatasync|SOCK_CLOEXEC|SOCK_NONBLOCK)\b'
 
 # names: each owner-side file without its comments (cc -fpreprocessed keeps
