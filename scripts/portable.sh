@@ -58,6 +58,8 @@ archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(x86_64 aarch64)
 CACHE=${WATCHKEEPER_PORTABLE_CACHE:-/var/cache/watchkeeper/portable}
 
+mkdir -p "$out"
+
 say() { echo "onbox-portable: $*"; }
 
 # cache_put SRC NAME: SRC (a file or a directory) kept as $CACHE/NAME, written
