@@ -14,7 +14,7 @@
 
 /* One record a signal: written whole by the handler (far below PIPE_BUF). */
 struct sigwait_rec {
-	int		signo;
+	long		signo;		/* long, as pid: no padding bytes to write */
 	long		pid;
 };
 
@@ -136,7 +136,7 @@ sigwait_fd(int fd, int ms, struct sigwait_got *got)
 		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
 			return 0;
 	}
-	got->signo = rec.signo;
+	got->signo = (int)rec.signo;
 	got->pid = (unsigned long)rec.pid;
 	return 1;
 }
