@@ -190,12 +190,16 @@ wrapper_main(const struct wk_config *cfg, const struct wk_stage *st, const char 
 	pid = spawn_sh(command, &o);
 	if (pid < 0) {
 		wrapper_record(rec, st->name, n, &self, &child, 0, errno ? errno : ENOEXEC, 1);
+		free(rec);
 		_exit(0);
 	}
 	close(logfd);
-	if (spawn_wait(pid, &status) != 0)
+	if (spawn_wait(pid, &status) != 0) {
+		free(rec);
 		_exit(1);	/* no status to record: onbox reports the attempt as lost */
+	}
 	wrapper_record(rec, st->name, n, &self, &child, status, 0, 1);
+	free(rec);
 	_exit(0);
 }
 
@@ -227,8 +231,12 @@ attempt_launch(const struct wk_config *cfg, const struct wk_stage *st, const cha
 	o.keep_fds = keep;
 	o.nkeep = 2;
 	pid = spawn_fork(&o);
-	if (pid == 0)
+	if (pid == 0) {
+		/* The wrapper never returns here: what this frame owns goes first. */
+		free(lockp);
+		free(logp);
 		wrapper_main(cfg, st, command, n, logfd);
+	}
 	if (pid < 0)
 		*why = xstrfmt("fork: %s", wk_strerror(WK_ERR_SYSTEM));
  out:

@@ -161,6 +161,9 @@ test_resubmitted_by_hand_is_reconciled() {
 	onbox start >"$T/s1" 2>&1
 	wait_for 90 test -f "$W/markers/A_DONE.FAILED"
 	a1=$(json "$W/slurm.json" "d['stages']['a']['job_id']")
+	# The FAILED marker comes from inside the job; Slurm may still be COMPLETING it
+	# (its epilog), which patrol rightly reports as a job that still runs.
+	wait_for 60 sh -c "! scontrol -o show job $a1 2>/dev/null | grep -q JobState=COMPLETING"
 	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
 	assert_grep ' CRASHED a ' "$T/p1"
 	# While patrol is away, someone cancels the stranded jobs and resubmits a by hand, held.
