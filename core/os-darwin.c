@@ -230,18 +230,9 @@ os_each_fd(void (*fn)(int fd, const void *arg), const void *arg)
 			fn(fd, arg);
 }
 
-static void
-os_set_cloexec(int fd, const void *arg)
+/* No close_range on macOS: the caller walks os_each_fd. */
+int
+os_cloexec_fast(void)
 {
-	int flags;
-
-	(void)arg;
-	if ((flags = fcntl(fd, F_GETFD)) >= 0)
-		fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-}
-
-void
-os_cloexec_fds(void)
-{
-	os_each_fd(os_set_cloexec, NULL);
+	return -1;
 }

@@ -196,23 +196,11 @@ os_each_fd(void (*fn)(int fd, const void *arg), const void *arg)
 	close(dfd);
 }
 
-static void
-os_set_cloexec(int fd, const void *arg)
-{
-	int flags;
-
-	(void)arg;
-	if ((flags = fcntl(fd, F_GETFD)) >= 0)
-		fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-}
-
 /* close_range(CLOSE_RANGE_CLOEXEC) where the kernel has it (5.11+); rented boxes run older ones. */
-void
-os_cloexec_fds(void)
+int
+os_cloexec_fast(void)
 {
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
-		return;
-	os_each_fd(os_set_cloexec, NULL);
+	return syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0 ? 0 : -1;
 }
 
 /* ---- the box's (onbox) ---- */

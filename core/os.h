@@ -34,11 +34,12 @@ extern const char *const os_curl_libs[];
 extern const char os_curl_missing[];
 
 /*
- * In a child after fork, before exec: every descriptor above 2 marked
- * close-on-exec (os_cloexec_fds), or fn called for each (os_each_fd).
+ * In a child after fork, before exec: fn called for every open descriptor
+ * above 2 (os_each_fd); os_cloexec_fast marks them all close-on-exec at once
+ * where the system can (0), else -1 and the caller walks os_each_fd.
  * Neither allocates: the parent may have had threads.
  */
-void os_cloexec_fds(void);
+int os_cloexec_fast(void);
 void os_each_fd(void (*fn)(int fd, const void *arg), const void *arg);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * spawn.c: fork/exec done carefully, once (see spawn.h).
  *
- * The child's descriptor sweep is the system's (os.h: os_cloexec_fds,
+ * The child's descriptor sweep is the system's (os.h: os_cloexec_fast,
  * os_each_fd), allocating nothing: the child of a process that may have had
  * threads must not call malloc.  PATH is searched by wk_execvpe (portable.h).
  */
@@ -42,6 +42,16 @@ spawn_stream(int want, int target, int devnull)
 	return dup2(fd, target) < 0 ? -1 : 0;
 }
 
+static void
+spawn_set_cloexec(int fd, const void *arg)
+{
+	int flags;
+
+	(void)arg;
+	if ((flags = fcntl(fd, F_GETFD)) >= 0)
+		fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
 /* In the child: everything except exec.  Returns 0 or an errno. */
 static int
 spawn_child_setup(const struct spawn_opts *o)
@@ -80,7 +90,8 @@ spawn_child_setup(const struct spawn_opts *o)
 	} else if (spawn_stream(o->fd_err, 2, devnull) != 0)
 		return errno;
 
-	os_cloexec_fds();
+	if (os_cloexec_fast() != 0)
+		os_each_fd(spawn_set_cloexec, NULL);
 	for (i = 0; i < o->nkeep; i++) {
 		if ((flags = fcntl(o->keep_fds[i], F_GETFD)) < 0 ||
 		    fcntl(o->keep_fds[i], F_SETFD, flags & ~FD_CLOEXEC) < 0)

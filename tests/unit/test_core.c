@@ -108,42 +108,6 @@ teardown(void **state)
 	return r == 0 ? 0 : -1;
 }
 
-static void
-test_locks(void **state)
-{
-	char *p = fs_join(tdir, "run.lock");
-	int fd, fd2, status;
-	pid_t pid;
-
-	(void)state;
-	assert_int_equal(lock_is_held(p), 0);	/* missing file: free */
-	fd = lock_try(p);
-	assert_true(fd >= 0);
-	assert_int_equal(lock_is_held(p), 1);
-	/* A second open file description conflicts, even in the same process. */
-	assert_int_equal(lock_try(p), WK_ERR_BUSY);
-	/* A probe never takes the lock: a locker right after it still wins. */
-	close(fd);
-	assert_int_equal(lock_is_held(p), 0);
-	fd = lock_try(p);
-	assert_true(fd >= 0);
-	/* Inherited across fork: held while the child lives after the parent closes. */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		usleep(300000);
-		_exit(0);
-	}
-	close(fd);
-	assert_int_equal(lock_is_held(p), 1);
-	waitpid(pid, &status, 0);
-	assert_int_equal(lock_is_held(p), 0);
-	fd2 = lock_try(p);
-	assert_true(fd2 >= 0);
-	close(fd2);
-	free(p);
-}
-
 /*
  * lock-flock.c, the locks a Mac builds, under other names so that the same
  * contract runs here beside lock-ofd.c's.
@@ -156,24 +120,24 @@ int flk_lock_is_held(const char *path);
 #undef lock_try
 #undef lock_is_held
 
+/* The locks' contract, for either implementation. */
 static void
-test_locks_flock(void **state)
+lock_contract(int (*try)(const char *), int (*is_held)(const char *), const char *name)
 {
-	char *p = fs_join(tdir, "flock.lock");
+	char *p = fs_join(tdir, name);
 	int fd, fd2, status;
 	pid_t pid;
 
-	(void)state;
-	assert_int_equal(flk_lock_is_held(p), 0);	/* missing file: free */
-	fd = flk_lock_try(p);
+	assert_int_equal(is_held(p), 0);	/* missing file: free */
+	fd = try(p);
 	assert_true(fd >= 0);
-	assert_int_equal(flk_lock_is_held(p), 1);
+	assert_int_equal(is_held(p), 1);
 	/* A second open file description conflicts, even in the same process. */
-	assert_int_equal(flk_lock_try(p), WK_ERR_BUSY);
+	assert_int_equal(try(p), WK_ERR_BUSY);
+	/* After a probe, a locker still wins (OFD: the probe never takes it; flock: it let go). */
 	close(fd);
-	assert_int_equal(flk_lock_is_held(p), 0);
-	/* The probe let go: a locker after it wins. */
-	fd = flk_lock_try(p);
+	assert_int_equal(is_held(p), 0);
+	fd = try(p);
 	assert_true(fd >= 0);
 	/* Inherited across fork: held while the child lives after the parent closes. */
 	pid = fork();
@@ -183,13 +147,27 @@ test_locks_flock(void **state)
 		_exit(0);
 	}
 	close(fd);
-	assert_int_equal(flk_lock_is_held(p), 1);
+	assert_int_equal(is_held(p), 1);
 	waitpid(pid, &status, 0);
-	assert_int_equal(flk_lock_is_held(p), 0);
-	fd2 = flk_lock_try(p);
+	assert_int_equal(is_held(p), 0);
+	fd2 = try(p);
 	assert_true(fd2 >= 0);
 	close(fd2);
 	free(p);
+}
+
+static void
+test_locks(void **state)
+{
+	(void)state;
+	lock_contract(lock_try, lock_is_held, "run.lock");
+}
+
+static void
+test_locks_flock(void **state)
+{
+	(void)state;
+	lock_contract(flk_lock_try, flk_lock_is_held, "flock.lock");
 }
 
 /* proc_info, proc_list, proc_cmdline and proc_exited: the system's part of proc.h. */
