@@ -50,13 +50,13 @@ WK_LDFLAGS = $(LDSAN) $(LDFLAGS)
 # headers, cJSON and PCRE2.  Only patrol, sentinel, handbook and the tests see
 # its headers (-Issh); core/ and onbox/ never do.
 # What differs per system is in two files (core/os.h): os-linux.c with
-# lock-ofd.c here, os-darwin.c with lock-flock.c on a Mac; make check-macos
+# lock-linux.c here, os-darwin.c with lock-flock.c on a Mac; make check-macos
 # compiles and links the Mac's set from this machine.
 UNAME_S    := $(shell uname -s)
 # The system the programs are for: the portable onbox is Linux's on any host.
 TARGET_OS  ?= $(UNAME_S)
 ifeq ($(TARGET_OS),Darwin)
-CORE_OS_OTHER := core/os-linux.c core/lock-ofd.c
+CORE_OS_OTHER := core/os-linux.c core/lock-linux.c
 else
 CORE_OS_OTHER := core/os-darwin.c core/lock-flock.c
 endif

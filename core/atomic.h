@@ -23,7 +23,7 @@ int fsync_parent(const char *path);
 
 /*
  * Append one record to an append-only file (O_APPEND, a single write(), then
- * fdatasync): concurrent appenders never interleave within a record of a few
+ * a data sync, os_datasync): concurrent appenders never interleave within a record of a few
  * KiB.  A record is expected to end in '\n'.  0 or WK_ERR_SYSTEM.
  */
 int append_record(const char *path, const void *data, size_t len);

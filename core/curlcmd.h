@@ -11,7 +11,7 @@
  *
  * The request's URL (a secret), headers and body reach curl on its stdin as a
  * config (`curl -q -K -`), never on its argv, where any user of the box could
- * read them in /proc.  The answer is judged by notify_judge(), with curl's
+ * read them in its process list.  The answer is judged by notify_judge(), with curl's
  * exit code read as the CURLcode it is, so retries, permanent failures and
  * their wording are the same as through libcurl.
  *

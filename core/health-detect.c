@@ -603,7 +603,7 @@ health_line(struct health *h, const char *line, size_t len, time_t now)
 	if (len > HEALTH_LINE_MAX)
 		len = HEALTH_LINE_MAX;
 	/* A redrawn bar the caller did not split: its newest non-empty state. */
-	while ((cr = wk_memrchr(line, '\r', len)) != NULL) {
+	while ((cr = wk_memlast(line, '\r', len)) != NULL) {
 		if (cr + 1 < line + len) {
 			len -= (size_t)(cr + 1 - line);
 			line = cr + 1;

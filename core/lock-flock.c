@@ -1,10 +1,10 @@
 /*
  * lock-flock.c: proc.h's locks where there are no OFD locks (macOS): flock.
  *
- * Held by the open file description like lock-ofd.c's.  flock cannot ask
+ * Held by the open file description like lock-linux.c's.  flock cannot ask
  * without taking: lock_is_held takes the lock for an instant, so a locker
  * trying at that very instant is told busy.  Only onbox asks, on the Linux
- * box (lock-ofd.c); the owner's side only takes and waits.
+ * box (lock-linux.c); the owner's side only takes and waits.
  */
 #include <errno.h>
 #include <fcntl.h>

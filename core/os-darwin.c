@@ -7,12 +7,13 @@
  * check-macos compiles and links this file here) leave out libproc.h and
  * sys/sysctl.h, so without them the few declarations used are repeated
  * below, as Apple's sources have them:
- *   xnu bsd/sys/proc_info.h (struct proc_bsdinfo, struct proc_fdinfo,
+ *   xnu bsd/sys, header proc_info.h (struct proc_bsdinfo, struct proc_fdinfo,
  *     PROC_PIDLISTFDS 1, PROC_PIDTBSDINFO 3), commit 1031c584a5e3;
  *   xnu libsyscall/wrappers/libproc/libproc.h (proc_pidinfo,
  *     proc_listallpids);
  *   xnu bsd/sys/sysctl.h (sysctl, sysctlbyname, CTL_KERN 1, KERN_ARGMAX 8,
- *     KERN_PROCARGS2 49) and bsd/sys/proc.h (SZOMB 5).
+ *     KERN_PROCARGS2 49), and SZOMB 5 (a zombie's status) from the process
+ *     header beside it, defined here on every build.
  * Never run here: what it was checked against is the compiler, the
  * linker (libSystem.tbd) and these declarations.
  */
@@ -30,7 +31,6 @@
 
 #if __has_include(<libproc.h>) && __has_include(<sys/sysctl.h>)
 #include <libproc.h>
-#include <sys/proc.h>
 #include <sys/sysctl.h>
 #else
 struct proc_bsdinfo {
@@ -66,11 +66,14 @@ struct proc_fdinfo {
 #define CTL_KERN		1
 #define KERN_ARGMAX		8
 #define KERN_PROCARGS2		49
-#define SZOMB			5
 int proc_pidinfo(int pid, int flavor, uint64_t arg, void *buffer, int buffersize);
 int proc_listallpids(void *buffer, int buffersize);
 int sysctl(int *name, u_int namelen, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
 int sysctlbyname(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+#endif
+
+#ifndef SZOMB
+#define SZOMB			5	/* a zombie's pbi_status */
 #endif
 
 #include "err.h"
@@ -90,7 +93,7 @@ const char os_curl_missing[] = "libcurl (/usr/lib/libcurl.4.dylib) cannot be loa
 int
 os_datasync(int fd)
 {
-	/* fsync leaves the data in the drive's cache; F_FULLFSYNC is what fdatasync means. */
+	/* fsync leaves the data in the drive's cache; F_FULLFSYNC puts it on the disk. */
 	if (fcntl(fd, F_FULLFSYNC) == 0)
 		return 0;
 	return fsync(fd);
@@ -104,7 +107,7 @@ os_self_exe(void)
 
 	if (_NSGetExecutablePath(buf, &size) != 0)
 		return NULL;
-	/* It may name a symlink or hold "..": the file itself, as /proc/self/exe gives. */
+	/* It may name a symlink or hold "..": the file itself, as Linux gives it. */
 	if (realpath(buf, real) == NULL)
 		return NULL;
 	return xstrdup(real);
@@ -230,7 +233,7 @@ os_each_fd(void (*fn)(int fd, const void *arg), const void *arg)
 			fn(fd, arg);
 }
 
-/* No close_range on macOS: the caller walks os_each_fd. */
+/* No way to mark them all at once on macOS: the caller walks os_each_fd. */
 int
 os_cloexec_fast(void)
 {

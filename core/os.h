@@ -14,8 +14,8 @@
 char *os_self_exe(void);
 
 /*
- * fdatasync(2): the file's data on the disk.  macOS: F_FULLFSYNC, since its
- * fsync leaves the data in the drive's cache.  0, or -1 with errno.
+ * The file's data on the disk (Linux: its data-only sync).  macOS:
+ * F_FULLFSYNC, since its fsync leaves the data in the drive's cache.  0, or -1 with errno.
  */
 int os_datasync(int fd);
 

@@ -88,7 +88,7 @@ wk_socketpair(int domain, int type, int protocol, int sv[2])
 }
 
 void *
-wk_memrchr(const void *s, int c, size_t n)
+wk_memlast(const void *s, int c, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s + n;
 
@@ -131,7 +131,7 @@ wk_exec_one(const char *path, char *const argv[], char *const envp[])
 }
 
 int
-wk_execvpe(const char *file, char *const argv[], char *const envp[])
+wk_exec_path(const char *file, char *const argv[], char *const envp[])
 {
 	char path[PATH_MAX];
 	const char *dirs, *p, *end;

@@ -1,5 +1,5 @@
 /*
- * portable.h: the few things glibc has and macOS's libc lacks, done once in
+ * portable.h: the few conveniences one libc has and another lacks, done once in
  * POSIX so that every system runs the same code (the suite here runs what a
  * Mac runs).  What truly differs per system is in os.h instead.
  */
@@ -9,13 +9,13 @@
 #include <signal.h>
 #include <stddef.h>
 
-/* pipe2(fds, O_CLOEXEC): both ends close-on-exec.  0, or -1 with errno. */
+/* A pipe with both ends close-on-exec.  0, or -1 with errno. */
 int wk_pipe_cloexec(int fds[2]);
 /* Set FD_CLOEXEC (and O_NONBLOCK when nonblock) on fd.  0, or -1 with errno. */
 int wk_fd_flags(int fd, int nonblock);
 /*
- * socket(2) / socketpair(2) with SOCK_CLOEXEC (and SOCK_NONBLOCK when
- * nonblock) done as socket + fcntl.  Only the caller's own threads (none)
+ * socket(2) / socketpair(2) made close-on-exec (and non-blocking when
+ * nonblock) with fcntl after the call.  Only the caller's own threads (none)
  * could race an exec in between.
  */
 int wk_socket(int domain, int type, int protocol, int nonblock);
@@ -29,18 +29,18 @@ int wk_socketpair(int domain, int type, int protocol, int sv[2]);
 #define MSG_NOSIGNAL	0
 #endif
 
-/* memrchr(3): the last c in the n bytes at s, or NULL. */
-void *wk_memrchr(const void *s, int c, size_t n);
-/* explicit_bzero(3): zero n bytes at p in a way no compiler drops. */
+/* The last c in the n bytes at s, or NULL. */
+void *wk_memlast(const void *s, int c, size_t n);
+/* Zero n bytes at p in a way no compiler drops (a secret's buffer). */
 void wk_bzero_secret(void *p, size_t n);
 /*
- * execvpe(3): file (searched on the caller's PATH unless it holds a '/')
- * with argv and the environment envp; a script without "#!" runs with
+ * Exec file (searched on the caller's PATH unless it holds a '/') with
+ * argv and the environment envp; a script without "#!" runs with
  * /bin/sh.  Returns only on failure, with errno (EACCES when a candidate
  * was found but could not run, else the last error).  Allocates nothing:
  * safe in a child after fork.
  */
-int wk_execvpe(const char *file, char *const argv[], char *const envp[]);
+int wk_exec_path(const char *file, char *const argv[], char *const envp[]);
 
 /*
  * Ignoring SIGPIPE around writes to a child that may stop reading (EPIPE

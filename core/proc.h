@@ -6,8 +6,8 @@
  * different process.  (boot id, pid, start time) does name one process.
  *
  * The per-system part (proc_boot_id, proc_info, proc_list, proc_cmdline)
- * is os-linux.c's (/proc) or os-darwin.c's (libproc, sysctl); the locks are
- * lock-ofd.c's (Linux) or lock-flock.c's; the rest (proc.c) is POSIX.
+ * is os-linux.c's or os-darwin.c's (libproc, sysctl); the locks are
+ * lock-linux.c's (Linux) or lock-flock.c's; the rest (proc.c) is POSIX.
  */
 #ifndef WK_PROC_H
 #define WK_PROC_H
@@ -41,7 +41,7 @@ int proc_info(pid_t pid, struct proc_info *pi);
 pid_t *proc_list(size_t *n);
 /*
  * Up to cap bytes of pid's arguments into buf, each NUL-terminated (the
- * shape of /proc/PID/cmdline): their length, 0 when unreadable.
+ * shape Linux keeps them in): their length, 0 when unreadable.
  */
 size_t proc_cmdline(pid_t pid, char *buf, size_t cap);
 /* This boot's id into out (40 bytes); "" when unreadable. */
@@ -79,7 +79,7 @@ int lock_try(const char *path);
 int lock_wait(const char *path, int max_ms);
 /*
  * 1 when someone holds the lock at path, 0 when free (or the file is
- * missing), <0 on error.  On Linux (OFD locks) asking never disturbs a
+ * missing), <0 on error.  On Linux (lock-linux.c) asking never disturbs a
  * real locker; with flock (lock-flock.c) the question itself takes the lock
  * for an instant, so only onbox, on the Linux box, asks it.
  */
@@ -94,7 +94,7 @@ int lock_is_held(const char *path);
 int proc_group_alive(pid_t pgid);
 /* 1 when process pid has path (same device and inode) open: who holds a lock file. */
 int proc_has_open(pid_t pid, const char *path);
-/* pidfd_open(2); WK_ERR_SYSTEM (errno set) when unsupported or the process is gone. */
+/* A descriptor for the process (Linux); WK_ERR_SYSTEM (errno set) when unsupported or gone. */
 int proc_pidfd(pid_t pid);
 
 #endif

@@ -5,7 +5,7 @@
  * routes the signals that end it (SIGTERM, SIGINT, SIGHUP; sentinel also
  * SIGUSR1, a newer sentinel superseding it) to a self-pipe: a handler writes
  * each signal's number and sender into a pipe whose read end the waiter
- * polls beside its other descriptors.  POSIX only (no signalfd), so a Mac
+ * polls beside its other descriptors.  POSIX only, so a Mac
  * runs the code this machine tests.  sentinel's lock.c and ssh/tick.c wait
  * on it between their own steps and hand what came back to their caller,
  * who alone says what a signal means.

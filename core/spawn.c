@@ -3,7 +3,7 @@
  *
  * The child's descriptor sweep is the system's (os.h: os_cloexec_fast,
  * os_each_fd), allocating nothing: the child of a process that may have had
- * threads must not call malloc.  PATH is searched by wk_execvpe (portable.h).
+ * threads must not call malloc.  PATH is searched by wk_exec_path (portable.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -155,7 +155,7 @@ spawn_exec(const char *path, char *const argv[], int use_path, const struct spaw
 		if ((err = spawn_child_setup(o)) != 0)
 			spawn_report(pfd[1], err);
 		if (use_path)
-			wk_execvpe(path, argv, o->env != NULL ? o->env : environ);
+			wk_exec_path(path, argv, o->env != NULL ? o->env : environ);
 		else
 			execve(path, argv, o->env != NULL ? o->env : environ);
 		spawn_report(pfd[1], errno);

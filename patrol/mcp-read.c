@@ -186,7 +186,7 @@ logs_cursor(const cJSON *c, struct logs_req *q, struct mcp_out *out)
 	}
 	s = cJSON_IsString(c) ? c->valuestring : NULL;
 	if (s == NULL || (colon = strrchr(s, ':')) == NULL ||
-	    (dot = wk_memrchr(s, '.', (size_t)(colon - s))) == NULL || dot == s)
+	    (dot = wk_memlast(s, '.', (size_t)(colon - s))) == NULL || dot == s)
 		goto bad;
 	q->cstage = xstrndup(s, (size_t)(dot - s));
 	q->attempt = strtol(dot + 1, &end, 10);
@@ -287,7 +287,7 @@ logs_name(const char *name, char *stage, size_t len, long *attempt)
 	char *end;
 
 	if (ext == NULL || strcmp(ext, ".log") != 0 ||
-	    (dot = wk_memrchr(name, '.', (size_t)(ext - name))) == NULL || (size_t)(dot - name) >= len)
+	    (dot = wk_memlast(name, '.', (size_t)(ext - name))) == NULL || (size_t)(dot - name) >= len)
 		return -1;
 	*attempt = strtol(dot + 1, &end, 10);
 	if (end != ext || *attempt < 1)

@@ -209,7 +209,7 @@ static const struct {
 	{ target_why_agent,		NULL,			0 },
 };
 
-/* Is there an executable `ssh` on PATH (as spawn's execvpe would find it)? */
+/* Is there an executable `ssh` on PATH (as spawn's PATH search would find it)? */
 static int
 target_have_ssh(void)
 {

@@ -65,15 +65,17 @@ test_catches_linux_calls() {
 	assert_grep '^ok names: ' "$T/o2"
 	assert_grep '^FAIL x86_64 link sentinel: 1 undefined symbol\(s\): _sched_getcpu' "$T/o2"
 	assert_grep '^FAIL x86_64: [1-3] of 3 programs do not link' "$T/o2"
-	# name: /proc in an owner-side file's code, not in a comment
+	# name: /proc in an owner-side file's code, and a Linux name inside a longer one
 	copy_tree
-	printf '\n/* /proc in a comment is fine */\nconst char *wk_t_p = "/proc/self/status";\n' >>"$T/tree/ssh/result.c"
+	printf '\nconst char *wk_t_p = "/proc/self/status";\n' >>"$T/tree/ssh/result.c"
+	printf '\n/* wk_t_memrchr() */\n' >>"$T/tree/ssh/ssh.c"
 	rc=0
 	ZIG=$ZIGBIN bash "$T/tree/scripts/check-macos.sh" --names >"$T/o3" 2>&1 || rc=$?
 	cat "$T/o3"
 	assert_eq "$rc" 1
-	assert_eq "$(grep -c '^FAIL' "$T/o3")" 1
+	assert_eq "$(grep -c '^FAIL' "$T/o3")" 2
 	assert_grep '^FAIL names ssh/result.c: Linux only, outside the OS files: [0-9]+:/proc$' "$T/o3"
+	assert_grep '^FAIL names ssh/ssh.c: Linux only, outside the OS files: [0-9]+:memrchr$' "$T/o3"
 }
 
 if [ ! -x "$ZIGBIN" ]; then

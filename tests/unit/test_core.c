@@ -110,7 +110,7 @@ teardown(void **state)
 
 /*
  * lock-flock.c, the locks a Mac builds, under other names so that the same
- * contract runs here beside lock-ofd.c's.
+ * contract runs here beside lock-linux.c's.
  */
 int flk_lock_try(const char *path);
 int flk_lock_is_held(const char *path);

@@ -251,7 +251,7 @@ test_started_before_exec(void **state)
 	unlink(seen.path);
 }
 
-/* wk_execvpe (through spawn_argv): PATH in order, past what cannot run, sh for a script without #!. */
+/* wk_exec_path (through spawn_argv): PATH in order, past what cannot run, sh for a script without #!. */
 static void
 test_path_search(void **state)
 {
@@ -314,10 +314,10 @@ test_portable_bits(void **state)
 	int p[2];
 
 	(void)state;
-	assert_ptr_equal(wk_memrchr(s, '.', 5), s + 3);
-	assert_ptr_equal(wk_memrchr(s, '.', 3), s + 1);
-	assert_null(wk_memrchr(s, '.', 1));
-	assert_null(wk_memrchr(s, 'x', 0));
+	assert_ptr_equal(wk_memlast(s, '.', 5), s + 3);
+	assert_ptr_equal(wk_memlast(s, '.', 3), s + 1);
+	assert_null(wk_memlast(s, '.', 1));
+	assert_null(wk_memlast(s, 'x', 0));
 	wk_bzero_secret(secret, sizeof(secret));
 	assert_int_equal(secret[0] | secret[6], 0);
 	assert_int_equal(wk_pipe_cloexec(p), 0);

@@ -1,5 +1,5 @@
 /*
- * lock-ofd.c: proc.h's locks on Linux, open-file-description locks.
+ * lock-linux.c: proc.h's locks on Linux, open-file-description locks.
  *
  * F_OFD_SETLK rather than flock(): they behave the same (held by the open
  * file description, inherited across fork, released when its last
