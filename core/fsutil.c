@@ -171,6 +171,23 @@ fs_abspath(const char *path)
 	return buf_detach(&b);
 }
 
+int
+fs_on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *p, *dir, *f;
+	int found = 0;
+
+	copy = xstrdup(path != NULL ? path : "/usr/bin:/bin");
+	for (p = copy; !found && (dir = strsep(&p, ":")) != NULL;) {
+		f = xstrfmt("%s/%s", *dir != '\0' ? dir : ".", name);
+		found = access(f, X_OK) == 0;
+		free(f);
+	}
+	free(copy);
+	return found;
+}
+
 char *
 fs_self_exe(void)
 {

@@ -29,6 +29,8 @@ int fs_exists(const char *path);
 char *fs_abspath(const char *path);
 /* The path of the running executable (os.h: os_self_exe); caller frees; NULL on failure. */
 char *fs_self_exe(void);
+/* 1 when name is an executable file in a directory of $PATH (empty: "."), as exec finds it. */
+int fs_on_path(const char *name);
 /* The directory holding the running executable ("/" at the root); caller frees; NULL on failure. */
 char *fs_self_dir(void);
 /*

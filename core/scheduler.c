@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "config.h"
 #include "crontab.h"
+#include "fsutil.h"
 #include "layout.h"
 #include "schedule.h"
 #include "scheduler.h"
@@ -32,26 +33,6 @@ sched_kind_parse(const char *s)
 	return -1;
 }
 
-/* Is name an executable file in a directory of PATH? */
-static int
-sched_on_path(const char *name)
-{
-	const char *path = getenv("PATH"), *p, *end;
-	char *cand;
-	int ok = 0;
-
-	for (p = path != NULL ? path : "/usr/bin:/bin"; !ok; p = end + 1) {
-		end = strchr(p, ':');
-		if (end == NULL)
-			end = p + strlen(p);
-		cand = xstrfmt("%.*s/%s", (int)(end - p), end == p ? "." : p, name);
-		ok = access(cand, X_OK) == 0;
-		free(cand);
-		if (*end == '\0')
-			break;
-	}
-	return ok;
-}
 
 int
 sched_detect(char *why, size_t whylen)
@@ -66,7 +47,7 @@ sched_detect(char *why, size_t whylen)
 		free(tab);
 		return SCHED_CRON;
 	}
-	if (sched_on_path("systemctl") || (stat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode)))
+	if (fs_on_path("systemctl") || (stat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode)))
 		return SCHED_SYSTEMD;
 	snprintf(why, whylen, "no scheduler here: `crontab -l` does not work and systemd is not "
 	    "installed (no systemctl on PATH); install cron, or name one with --scheduler");

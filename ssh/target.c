@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "fsutil.h"
 #include "layout.h"
 #include "sshcli.h"
 #include "sshconf.h"
@@ -213,20 +214,7 @@ static const struct {
 static int
 target_have_ssh(void)
 {
-	const char *path = getenv("PATH");
-	char *copy, *p, *dir, *f;
-	int found = 0;
-
-	if (path == NULL)
-		path = "/bin:/usr/bin";
-	copy = xstrdup(path);
-	for (p = copy; !found && (dir = strsep(&p, ":")) != NULL;) {
-		f = xstrfmt("%s/ssh", *dir != '\0' ? dir : ".");
-		found = access(f, X_OK) == 0;
-		free(f);
-	}
-	free(copy);
-	return found;
+	return fs_on_path("ssh");
 }
 
 const char *

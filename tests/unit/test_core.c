@@ -268,6 +268,15 @@ test_fsutil(void **state)
 	size_t n;
 
 	(void)state;
+	/* fs_on_path: PATH in order, an empty entry is ".". */
+	assert_true(fs_on_path("sh"));
+	assert_false(fs_on_path("wk-no-such-program"));
+	p = getenv("PATH") != NULL ? xstrdup(getenv("PATH")) : NULL;
+	setenv("PATH", "/nonexistent:", 1);
+	assert_false(fs_on_path("sh"));
+	if (p != NULL)
+		setenv("PATH", p, 1);
+	free(p);
 	p = xstrfmt("%s/a/b/c", tdir);
 	assert_int_equal(fs_mkdirs(p, 0755), 0);
 	assert_int_equal(fs_mkdirs(p, 0755), 0);	/* idempotent */
