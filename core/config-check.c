@@ -440,8 +440,15 @@ cfg_derive_stages(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON 
 		if (st->run != NULL && st->has_wait)
 			cfg_error(ctx, p, "key \"%s\": has both \"run\" and \"wait\"; a stage "
 			    "does exactly one of them (make the wait its own stage)", p);
-		else if (st->run == NULL && !st->has_wait)
-			cfg_error(ctx, p, "key \"%s\": needs \"run\" (a command) or \"wait\"", p);
+		else if (st->adopt != NULL && st->has_wait)
+			cfg_error(ctx, p, "key \"%s\": has both \"adopt\" and \"wait\"; a stage "
+			    "does exactly one of them", p);
+		else if (st->run == NULL && !st->has_wait && st->adopt == NULL)
+			cfg_error(ctx, p, "key \"%s\": needs \"run\" (a command), \"adopt\" (a "
+			    "job that already runs) or \"wait\"", p);
+		if (st->resubmit != NULL && st->adopt == NULL)
+			cfg_error(ctx, p, "key \"%s.resubmit\": recovers an adopted job: it needs "
+			    "\"adopt\" (a stage of ours is submitted again by job.submit)", p);
 		if (st->has_wait)
 			cfg_derive_wait(ctx, st, i);
 		free(p);
@@ -546,6 +553,28 @@ cfg_derive_notify(const struct cfg_ctx *ctx, const cJSON *notify)
 	}
 }
 
+/* chain[].job, adopt and resubmit belong to detach job. */
+static void
+cfg_derive_jobkeys(const struct cfg_ctx *ctx, const struct wk_config *cfg, const cJSON *chain)
+{
+	static const char *const keys[] = { "job", "adopt", "resubmit" };
+	size_t i, k;
+	char *p;
+
+	if (cfg->detach_kind == DETACH_JOB)
+		return;
+	for (i = 0; i < cfg->nchain; i++)
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			if (!cJSON_HasObjectItem(cJSON_GetArrayItem(chain, (int)i), keys[k]))
+				continue;
+			p = xstrfmt("chain[%zu].%s", i, keys[k]);
+			cfg_error(ctx, p, "key \"%s\": only with \"detach\": \"job\" (a cluster "
+			    "manager's jobs; the profiles ray and iris set it), not \"%s\"", p,
+			    cfg->detach != NULL ? cfg->detach : "tmux");
+			free(p);
+		}
+}
+
 void
 cfg_derive(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON *root)
 {
@@ -572,4 +601,5 @@ cfg_derive(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON *root)
 	    !cJSON_HasObjectItem(job, "status")))
 		cfg_error(ctx, "detach", "key \"detach\": \"job\" needs \"job.submit\" and "
 		    "\"job.status\"");
+	cfg_derive_jobkeys(ctx, cfg, cJSON_GetObjectItemCaseSensitive(root, "chain"));
 }

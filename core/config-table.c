@@ -64,6 +64,15 @@ static const struct cfg_key cfg_stage_keys[] = {
 	  .min = 0, .max = CFG_TIMEOUT_MAX, .def = "0", .help = "kill the stage after this long; 0: none" },
 	{ .name = "sbatch", .type = CFG_STROBJ,
 	  .help = "sbatch options (string, or object of option: value) with detach slurm" },
+	{ .name = "job", .type = CFG_STROBJ,
+	  .help = "the job manager's submit options for this stage (string, or object of option: "
+	  "value; job.options lists the names, job.reserved those watchkeeper sets) with detach job" },
+	{ .name = "adopt", .type = CFG_STR, .field = FIELD(struct wk_stage, adopt),
+	  .help = "the id of a job that already runs (Ray submission id, Iris /<user>/<job>): "
+	  "watched as this stage's first attempt instead of a submit, with detach job" },
+	{ .name = "resubmit", .type = CFG_STR, .field = FIELD(struct wk_stage, resubmit),
+	  .help = "an adopted stage's recovery: the owner's own submit command (with --no-wait "
+	  "where the profile's submit has it); job.id_regex reads the new id from its output" },
 };
 static const struct cfg_table cfg_stage_table =
     CFG_TABLE("chain[]", cfg_stage_keys, sizeof(struct wk_stage));
@@ -243,6 +252,21 @@ static const struct cfg_key cfg_transfer_keys[] = {
 };
 static const struct cfg_table cfg_transfer_table = CFG_TABLE("transfer", cfg_transfer_keys, 0);
 
+static const struct cfg_key cfg_dialect_keys[] = {
+	{ .name = "name", .type = CFG_STR, .flags = CFG_REQUIRED | CFG_NAME,
+	  .help = "the dialect's name, recorded in .watchkeeper/job.json once detected" },
+	{ .name = "detect", .type = CFG_STR, .flags = CFG_REQUIRED,
+	  .help = "command that exits 0 when the CLI speaks this dialect (tried in order)" },
+	{ .name = "status", .type = CFG_STR, .help = "this dialect's job.status" },
+	{ .name = "logs", .type = CFG_STR, .help = "this dialect's job.logs" },
+	{ .name = "stop", .type = CFG_STR, .help = "this dialect's job.stop" },
+	{ .name = "submit", .type = CFG_STR, .help = "this dialect's job.submit" },
+	{ .name = "find", .type = CFG_STR, .help = "this dialect's job.find" },
+	{ .name = "id_regex", .type = CFG_STR, .flags = CFG_REGEX,
+	  .help = "this dialect's job.id_regex" },
+};
+static const struct cfg_table cfg_dialect_table = CFG_TABLE("job.dialects[]", cfg_dialect_keys, 0);
+
 static const struct cfg_key cfg_job_keys[] = {
 	{ .name = "status", .type = CFG_STR, .help = "command printing a job's state" },
 	{ .name = "logs", .type = CFG_STR, .help = "command printing a job's log" },
@@ -254,6 +278,15 @@ static const struct cfg_key cfg_job_keys[] = {
 	  .help = "PCRE2 finding the job id in each line of submit's and find's output (group 1, else the match)" },
 	{ .name = "states", .type = CFG_STRMAP,
 	  .help = "our state -> the manager's state name(s), e.g. \"succeeded\": [\"SUCCEEDED\"]" },
+	{ .name = "dialects", .type = CFG_OBJARR, .max = 16, .sub = &cfg_dialect_table,
+	  .help = "generations of the CLI: the first whose detect exits 0 is used for the run "
+	  "(its commands replace the ones above), found once and recorded" },
+	{ .name = "options", .type = CFG_STRARR,
+	  .help = "the option names (without --) a stage's chain[].job may set" },
+	{ .name = "reserved", .type = CFG_STRARR,
+	  .help = "option names watchkeeper sets itself: refused in chain[].job" },
+	{ .name = "pending_alert_s", .type = CFG_INT, .min = 0, .max = CFG_TIMEOUT_MAX,
+	  .def = "1800", .help = "pending this long: one degraded capacity_wait alert (0: never)" },
 };
 static const struct cfg_table cfg_job_table = CFG_TABLE("job", cfg_job_keys, 0);
 

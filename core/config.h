@@ -49,6 +49,8 @@ struct wk_stage {
 	int	 has_wait;
 	struct wk_wait wait;
 	long	 timeout_s;	/* 0: none */
+	char	*adopt;		/* detach job: the id of a job already running; NULL: submit */
+	char	*resubmit;	/* an adopted stage's own recovery command; may be NULL */
 	int	 line;		/* line of this stage's object in the config file */
 };
 

@@ -223,6 +223,18 @@ pred_needs_resume(const struct decide_in *in, const struct decide_facts *f, stru
 	return 1;
 }
 
+/* Progress has not moved for patrol.stall_ticks ticks (alive, not waiting in a queue). */
+static int
+decide_still(const struct decide_in *in, const struct decide_facts *f)
+{
+	if (!f->alive || f->done || f->progress < 0 || in->prev_progress < 0)
+		return 0;
+	if (f->slurm != NULL && !f->onbox_alive)
+		return 0;	/* waiting in the queue is not a stall */
+	return f->progress == in->prev_progress &&
+	    in->still_ticks + 1 >= config_get_int(in->cfg, "patrol.stall_ticks");
+}
+
 /*
  * Alive but unhealthy: what onbox's health checks (loss, throughput) put in
  * the heartbeat's health.degraded, and checkpoints that stopped advancing
@@ -232,6 +244,7 @@ static int
 pred_degraded(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
 {
 	const cJSON *why = cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "health"), "degraded"), *it;
+	const cJSON *sig;
 	int n = 0;
 
 	if (!f->alive || f->done || (f->slurm != NULL && !f->onbox_alive))
@@ -245,6 +258,12 @@ pred_degraded(const struct decide_in *in, const struct decide_facts *f, struct d
 	}
 	if (f->ckpt_stall != NULL)
 		say(o, "%s%s", n++ > 0 ? "; " : "", f->ckpt_stall);
+	/* The seeds' rule: a stall with a cluster signal in the job's log is degraded. */
+	sig = cJSON_GetObjectItem(cJSON_GetObjectItem(in->p->state, "job"), "cluster_signal");
+	if (sig != NULL && decide_still(in, f))
+		say(o, "%scluster_stall: no progress for %d ticks and the job's log shows %s (%s)",
+		    n++ > 0 ? "; " : "", in->still_ticks + 1, json_str(sig, "signal", "a cluster signal"),
+		    json_str(sig, "line", ""));
 	if (n == 0)
 		return 0;
 	say_progress(f, o);
@@ -254,13 +273,7 @@ pred_degraded(const struct decide_in *in, const struct decide_facts *f, struct d
 static int
 pred_stalled(const struct decide_in *in, const struct decide_facts *f, struct decide_out *o)
 {
-	long need = config_get_int(in->cfg, "patrol.stall_ticks");
-
-	if (!f->alive || f->done || f->progress < 0 || in->prev_progress < 0)
-		return 0;
-	if (f->slurm != NULL && !f->onbox_alive)
-		return 0;	/* waiting in the queue is not a stall */
-	if (f->progress != in->prev_progress || in->still_ticks + 1 < need)
+	if (!decide_still(in, f))
 		return 0;
 	o->stage = f->first_missing >= 0 ? in->cfg->chain[f->first_missing].name : NULL;
 	say(o, "no progress for %d ticks", in->still_ticks + 1);
@@ -383,7 +396,9 @@ const struct decide_row decide_table[] = {
 	  "patrol resumed the run this tick (after re-checking in the same connection)",
 	  "watch the next tick: it must show progress" },
 	{ V_DEGRADED, "DEGRADED", pred_degraded, ACT_NONE,
-	  "the run lives but is unhealthy: loss spike, throughput collapse, checkpoints not advancing",
+	  "the run lives but is unhealthy: loss spike, throughput collapse, checkpoints not advancing, "
+	  "a cluster job pending past job.pending_alert_s (capacity_wait), or no progress for "
+	  "patrol.stall_ticks with a cluster signal in the job's log (cluster_stall)",
 	  "look at the details; not restarted automatically" },
 	{ V_STALLED, "STALLED", pred_stalled, ACT_NONE,
 	  "alive, but progress has not moved for patrol.stall_ticks ticks",

@@ -28,6 +28,10 @@ const struct health_kind_info health_kinds[HEALTH_NKINDS] = {
 	  "throughput back to its baseline" },
 	{ HEALTH_RECOVERY_STALLED, "recovery_stalled", HEALTH_DEGRADED,
 	  "no step after a relaunch" },
+	{ HEALTH_CAPACITY_WAIT, "capacity_wait", HEALTH_DEGRADED,
+	  "cluster job pending for capacity" },
+	{ HEALTH_CLUSTER_STALL, "cluster_stall", HEALTH_DEGRADED,
+	  "no progress, with a cluster failure in the job's log" },
 };
 
 static const char *const hl_sev_names[] = {

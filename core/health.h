@@ -124,6 +124,8 @@ enum health_kind {
 	HEALTH_THROUGHPUT_DROP,		/* throughput below its baseline for `ticks` ticks */
 	HEALTH_THROUGHPUT_RECOVERED,	/* ... and back */
 	HEALTH_RECOVERY_STALLED,	/* no step in a relaunched attempt within its limit */
+	HEALTH_CAPACITY_WAIT,		/* a cluster job pending past job.pending_alert_s (onbox/jobrun.c) */
+	HEALTH_CLUSTER_STALL,		/* no progress with a cluster signature in the job's log (patrol) */
 	HEALTH_NKINDS
 };
 

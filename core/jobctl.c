@@ -26,6 +26,7 @@
 #include "err.h"
 #include "jobctl.h"
 #include "jobctl-int.h"
+#include "optwords.h"
 #include "pattern.h"
 #include "portable.h"
 #include "sshq.h"
@@ -47,7 +48,7 @@ static const struct {
 #define JOBCTL_NSTATES	(sizeof(jobctl_states) / sizeof(jobctl_states[0]))
 #define JOBCTL_STATE_LIST "pending, running, succeeded, failed, stopped, unknown"
 
-enum jobctl_ph { PH_ID, PH_NAME, PH_COMMAND, PH_WORKDIR, PH_N };
+enum jobctl_ph { PH_ID, PH_NAME, PH_COMMAND, PH_WORKDIR, PH_SINCE, PH_OPTIONS, PH_N };
 #define PH(x)	(1U << (x))
 
 static const char *const jobctl_phs[PH_N] = {
@@ -55,7 +56,11 @@ static const char *const jobctl_phs[PH_N] = {
 	[PH_NAME] = "{name}",
 	[PH_COMMAND] = "{command}",
 	[PH_WORKDIR] = "{workdir}",
+	[PH_SINCE] = "{since_ms}",
+	[PH_OPTIONS] = "{options}",
 };
+/* Placeholders whose value is inserted as it is: already quoted words (or none). */
+#define PH_RAW	PH(PH_OPTIONS)
 
 enum jobctl_opi { OP_SUBMIT, OP_STATUS, OP_FIND, OP_STOP, OP_LOGS, OP_N };
 
@@ -65,12 +70,12 @@ static const struct jobctl_op {
 	unsigned	 have;	/* placeholders with a value in this operation */
 	unsigned	 need;	/* placeholders its command must use */
 } jobctl_ops[OP_N] = {
-	[OP_SUBMIT] = { "job.submit", "submit", PH(PH_NAME) | PH(PH_COMMAND) | PH(PH_WORKDIR),
-	    PH(PH_NAME) | PH(PH_COMMAND) },
+	[OP_SUBMIT] = { "job.submit", "submit", PH(PH_NAME) | PH(PH_COMMAND) | PH(PH_WORKDIR) |
+	    PH(PH_OPTIONS), PH(PH_NAME) | PH(PH_COMMAND) },
 	[OP_STATUS] = { "job.status", "status", PH(PH_ID) | PH(PH_WORKDIR), PH(PH_ID) },
 	[OP_FIND] = { "job.find", "find", PH(PH_NAME) | PH(PH_WORKDIR), PH(PH_NAME) },
 	[OP_STOP] = { "job.stop", "stop", PH(PH_ID) | PH(PH_WORKDIR), PH(PH_ID) },
-	[OP_LOGS] = { "job.logs", "logs", PH(PH_ID) | PH(PH_WORKDIR), PH(PH_ID) },
+	[OP_LOGS] = { "job.logs", "logs", PH(PH_ID) | PH(PH_WORKDIR) | PH(PH_SINCE), PH(PH_ID) },
 };
 
 void
@@ -79,6 +84,7 @@ jobctl_init(struct jobctl *jc, const struct wk_config *cfg)
 	jc->cfg = cfg;
 	jc->timeout_ms = JOBCTL_TIMEOUT_MS;
 	jc->out_cap = JOBCTL_OUT_CAP;
+	jc->dialect = NULL;
 }
 
 const char *
@@ -265,6 +271,22 @@ jobctl_uses(const char *tmpl)
 	return mask;
 }
 
+/* The dialect's own value of key ("job.status"), else the job section's; NULL when neither. */
+static const char *
+jobctl_key(const struct jobctl *jc, const char *key)
+{
+	const char *v = jc->dialect != NULL ? cJSON_GetStringValue(
+	    cJSON_GetObjectItemCaseSensitive(jc->dialect, key + strlen("job."))) : NULL;
+
+	return v != NULL ? v : config_get_str(jc->cfg, key);
+}
+
+int
+jobctl_has(const struct jobctl *jc, const char *key)
+{
+	return jobctl_key(jc, key) != NULL;
+}
+
 /*
  * The command for op with its placeholders replaced by the quoted vals[].
  * 0 and *out (caller frees), or WK_ERR_INVALID and *why.
@@ -274,7 +296,7 @@ jobctl_command(const struct jobctl *jc, enum jobctl_opi op, const char *const va
     char **out, char **why)
 {
 	const struct jobctl_op *o = &jobctl_ops[op];
-	const char *tmpl = config_get_str(jc->cfg, o->key), *p;
+	const char *tmpl = jobctl_key(jc, o->key), *p;
 	struct buf b = BUF_INIT;
 	int k;
 
@@ -296,7 +318,10 @@ jobctl_command(const struct jobctl *jc, enum jobctl_opi op, const char *const va
 			buf_free(&b);
 			return WK_ERR_INVALID;
 		}
-		sshq_append(&b, vals[k]);
+		if (PH(k) & PH_RAW)
+			buf_puts(&b, vals[k]);
+		else
+			sshq_append(&b, vals[k]);
 		p += strlen(jobctl_phs[k]);
 	}
 	*out = buf_detach(&b);
@@ -328,7 +353,7 @@ jobctl_cap(const struct jobctl *jc)
 static int
 jobctl_id_regex(const struct jobctl *jc, enum jobctl_opi op, struct pattern **re, char **why)
 {
-	const char *src = config_get_str(jc->cfg, "job.id_regex");
+	const char *src = jobctl_key(jc, "job.id_regex");
 	char err[256];
 
 	*re = NULL;
@@ -403,37 +428,32 @@ jobctl_arg(const char *what, const char *s, size_t max, char **why)
 
 /* The operations. */
 
-int
-jobctl_submit(const struct jobctl *jc, const char *name, const char *command, char **id,
-    char **why)
+/*
+ * Run a submit: op's command with vals, or cmd as it is (label names it),
+ * then the first line of its stdout that job.id_regex matches is *id.  what
+ * names the job in a why.  0 and *id, or a negative code and *why.
+ */
+static int
+jobctl_submit_run(const struct jobctl *jc, const char *what, const char *label, const char *cmd,
+    const char *const vals[PH_N], char **id, char **why)
 {
 	struct jobctl_res r = { BUF_INIT, BUF_INIT, 0 };
 	struct pattern *re = NULL;
-	const char *vals[PH_N] = { NULL }, *line;
+	const char *line;
 	char *last = NULL;
 	size_t pos = 0, llen, s = 0, e = 0;
 	int ret, m;
 
-	*id = NULL;
-	*why = NULL;
-	if ((ret = jobctl_arg("name", name, JOBCTL_ID_MAX, why)) != 0)
-		goto out;
-	if (command == NULL || *command == '\0') {
-		*why = xstrfmt("job %s: the command to submit is empty", name);
-		ret = WK_ERR_INVALID;
-		goto out;
-	}
 	/* The regex first: a job submitted whose id cannot be read is the worst outcome. */
 	if ((ret = jobctl_id_regex(jc, OP_SUBMIT, &re, why)) != 0)
 		goto out;
-	vals[PH_NAME] = name;
-	vals[PH_COMMAND] = command;
-	vals[PH_WORKDIR] = jc->cfg->workdir;
-	if ((ret = jobctl_op(jc, OP_SUBMIT, vals, jobctl_cap(jc), 0, &r, why)) != 0)
+	ret = cmd != NULL ? jobctl_run(jc, label, cmd, jobctl_cap(jc), 0, &r, why) :
+	    jobctl_op(jc, OP_SUBMIT, vals, jobctl_cap(jc), 0, &r, why);
+	if (ret != 0)
 		goto out;
 	while (jobctl_next_line(buf_str(&r.out), r.out.len, &pos, &line, &llen)) {
 		if ((m = jobctl_line_id(re, line, llen, &s, &e)) < 0) {
-			*why = xstrfmt("job %s: job.id_regex failed to match", name);
+			*why = xstrfmt("job %s: job.id_regex failed to match", what);
 			ret = WK_ERR_REGEX;
 			goto out;
 		}
@@ -444,25 +464,60 @@ jobctl_submit(const struct jobctl *jc, const char *name, const char *command, ch
 			goto out;
 		free(*id);
 		*id = NULL;
-		*why = xstrfmt("job %s: the id job.id_regex found in job.submit's output is "
-		    "not one line of printable text", name);
+		*why = xstrfmt("job %s: the id job.id_regex found in %s's output is "
+		    "not one line of printable text", what, label);
 		ret = WK_ERR_PARSE;
 		goto out;
 	}
 	last = jobctl_last_line(&r.out);
 	if (last != NULL)
-		*why = xstrfmt("job %s: job.submit exited 0 but no line of its output matches "
+		*why = xstrfmt("job %s: %s exited 0 but no line of its output matches "
 		    "job.id_regex (its last line: %s); the job may exist: reconcile by name "
-		    "before submitting again", name, last);
+		    "before submitting again", what, label, last);
 	else
-		*why = xstrfmt("job %s: job.submit exited 0 but printed nothing; the job may "
-		    "exist: reconcile by name before submitting again", name);
+		*why = xstrfmt("job %s: %s exited 0 but printed nothing; the job may "
+		    "exist: reconcile by name before submitting again", what, label);
 	ret = WK_ERR_PARSE;
 out:
 	pattern_free(re);
 	jobctl_res_free(&r);
 	free(last);
 	return ret;
+}
+
+int
+jobctl_submit(const struct jobctl *jc, const char *name, const char *command, const char *options,
+    char **id, char **why)
+{
+	const char *vals[PH_N] = { NULL };
+	int ret;
+
+	*id = NULL;
+	*why = NULL;
+	if ((ret = jobctl_arg("name", name, JOBCTL_ID_MAX, why)) != 0)
+		return ret;
+	if (command == NULL || *command == '\0') {
+		*why = xstrfmt("job %s: the command to submit is empty", name);
+		return WK_ERR_INVALID;
+	}
+	vals[PH_NAME] = name;
+	vals[PH_COMMAND] = command;
+	vals[PH_WORKDIR] = jc->cfg->workdir;
+	vals[PH_OPTIONS] = options != NULL ? options : "";
+	return jobctl_submit_run(jc, name, jobctl_ops[OP_SUBMIT].key, NULL, vals, id, why);
+}
+
+int
+jobctl_resubmit(const struct jobctl *jc, const char *label, const char *command, char **id,
+    char **why)
+{
+	*id = NULL;
+	*why = NULL;
+	if (command == NULL || *command == '\0') {
+		*why = xstrfmt("%s is empty", label);
+		return WK_ERR_INVALID;
+	}
+	return jobctl_submit_run(jc, label, label, command, NULL, id, why);
 }
 
 int
@@ -674,14 +729,20 @@ jobctl_write_all(int fd, const char *p, size_t n)
 }
 
 int
-jobctl_logs(const struct jobctl *jc, const char *id, int out_fd, size_t cap, char **why)
+jobctl_logs(const struct jobctl *jc, const char *id, long long since_ms, int out_fd, size_t cap,
+    int *cut, char **why)
 {
 	struct jobctl_res r = { BUF_INIT, BUF_INIT, 0 };
 	const char *vals[PH_N] = { NULL }, *p, *nl;
+	char since[32];
 	size_t n;
 	int ret;
 
 	*why = NULL;
+	if (cut != NULL)
+		*cut = 0;
+	snprintf(since, sizeof(since), "%lld", since_ms > 0 ? since_ms : 0LL);
+	vals[PH_SINCE] = since;
 	if ((ret = jobctl_arg("id", id, JOBCTL_ID_MAX, why)) != 0)
 		return ret;
 	if (cap == 0)
@@ -692,6 +753,8 @@ jobctl_logs(const struct jobctl *jc, const char *id, int out_fd, size_t cap, cha
 		goto out;
 	p = buf_str(&r.out);
 	n = r.out.len;
+	if (cut != NULL)
+		*cut = r.out_truncated;
 	/* A cut log starts at its first whole line, when it has one. */
 	if (r.out_truncated && (nl = memchr(p, '\n', n)) != NULL && (size_t)(nl - p) + 1 < n) {
 		n -= (size_t)(nl - p) + 1;
@@ -706,10 +769,146 @@ out:
 	return ret;
 }
 
-/* Config check. */
+/* Dialects. */
+
+static const cJSON *
+jobctl_dialects(const struct wk_config *cfg)
+{
+	return cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cfg->root, "job"), "dialects");
+}
+
+static const char *
+jobctl_dialect_name(const cJSON *dl)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dl, "name"));
+}
 
 int
-jobctl_check(const struct wk_config *cfg, struct diag *d)
+jobctl_dialect(struct jobctl *jc, const char *want, char **name, char **why)
+{
+	const cJSON *all = jobctl_dialects(jc->cfg), *dl;
+	struct jobctl_res r;
+	struct buf tried = BUF_INIT;
+	const char *detect, *dn;
+	char *w = NULL, *label;
+	int i = 0, ret;
+
+	*name = NULL;
+	*why = NULL;
+	jc->dialect = NULL;
+	if (cJSON_GetArraySize(all) == 0)
+		return 0;
+	cJSON_ArrayForEach(dl, all)
+		if (want != NULL && (dn = jobctl_dialect_name(dl)) != NULL && strcmp(dn, want) == 0) {
+			jc->dialect = dl;
+			*name = xstrdup(dn);
+			return 0;
+		}
+	cJSON_ArrayForEach(dl, all) {
+		dn = jobctl_dialect_name(dl);
+		detect = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dl, "detect"));
+		if (dn == NULL || detect == NULL)
+			continue;
+		memset(&r, 0, sizeof(r));
+		label = xstrfmt("job.dialects[%d].detect (%s)", i++, dn);
+		free(w);
+		w = NULL;
+		ret = jobctl_run(jc, label, detect, 4096, 0, &r, &w);
+		jobctl_res_free(&r);
+		free(label);
+		if (ret == 0) {
+			jc->dialect = dl;
+			*name = xstrdup(dn);
+			goto out;
+		}
+		buf_printf(&tried, "%s%s", tried.len > 0 ? ", " : "", dn);
+	}
+	*why = xstrfmt("no dialect of job.dialects (%s) matches the CLI; the last said: %s",
+	    buf_str(&tried), w != NULL ? w : "nothing");
+	ret = WK_ERR_NOTFOUND;
+out:
+	free(w);
+	buf_free(&tried);
+	return ret;
+}
+
+/* Stage options (chain[].job). */
+
+struct jobctl_optctx {
+	const cJSON	*allowed;	/* job.options, or NULL: any name */
+	const cJSON	*reserved;	/* job.reserved */
+};
+
+/* The word's option name, "--name" or "--name=v" -> name; NULL for a short option. */
+static int
+jobctl_optname_is(const char *w, const char *name)
+{
+	size_t n = strlen(name);
+
+	return w[0] == '-' && w[1] == '-' && strncmp(w + 2, name, n) == 0 &&
+	    (w[2 + n] == '\0' || w[2 + n] == '=');
+}
+
+static const char *
+jobctl_opt_reserved(const char *w, void *arg, char **why)
+{
+	const struct jobctl_optctx *o = arg;
+	const cJSON *it;
+	struct buf names = BUF_INIT;
+
+	cJSON_ArrayForEach(it, o->reserved)
+		if (cJSON_IsString(it) && jobctl_optname_is(w, it->valuestring))
+			return it->valuestring;
+	if (o->allowed == NULL)
+		return NULL;
+	cJSON_ArrayForEach(it, o->allowed) {
+		if (cJSON_IsString(it) && jobctl_optname_is(w, it->valuestring))
+			return NULL;
+		if (cJSON_IsString(it))
+			buf_printf(&names, "%s%s", names.len > 0 ? ", " : "", it->valuestring);
+	}
+	*why = xstrfmt("\"%.60s\" is not an option job.options lists (%s)", w, buf_str(&names));
+	buf_free(&names);
+	return NULL;
+}
+
+static const cJSON *
+jobctl_stage_item(const struct wk_config *cfg, size_t idx, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
+	    cJSON_GetObjectItemCaseSensitive(cfg->root, "chain"), (int)idx), key);
+}
+
+int
+jobctl_options(const struct wk_config *cfg, size_t idx, char **words, char **why)
+{
+	const cJSON *job = cJSON_GetObjectItemCaseSensitive(cfg->root, "job");
+	struct jobctl_optctx o = {
+		cJSON_GetObjectItemCaseSensitive(job, "options"),
+		cJSON_GetObjectItemCaseSensitive(job, "reserved"),
+	};
+	struct buf b = BUF_INIT;
+	int ret;
+
+	*words = NULL;
+	if ((ret = optwords_append(jobctl_stage_item(cfg, idx, "job"), "a job", jobctl_opt_reserved,
+	    &o, words != NULL ? &b : NULL, why)) != 0) {
+		buf_free(&b);
+		return ret;
+	}
+	*words = buf_detach(&b);
+	if (*words == NULL)
+		*words = xstrdup("");
+	return 0;
+}
+
+/* Config check. */
+
+/* The problems of one source of commands (the job section, or a dialect) into d. */
+static int
+jobctl_check_source(const struct wk_config *cfg, const cJSON *src, const char *where,
+    int has_regex, int stage_opts, struct diag *d)
 {
 	const struct jobctl_op *o;
 	const char *tmpl;
@@ -719,25 +918,106 @@ jobctl_check(const struct wk_config *cfg, struct diag *d)
 
 	for (i = 0; i < OP_N; i++) {
 		o = &jobctl_ops[i];
-		if ((tmpl = config_get_str(cfg, o->key)) == NULL)
+		tmpl = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(src,
+		    o->key + strlen("job.")));
+		if (tmpl == NULL)
 			continue;
 		uses = jobctl_uses(tmpl);
 		for (j = 0; j < PH_N; j++) {
 			if ((uses & PH(j)) && !(o->have & PH(j))) {
-				diag_add(d, cfg->path, 0, "key \"%s\": uses %s, which %s has no "
-				    "value for", o->key, jobctl_phs[j], o->verb);
+				diag_add(d, cfg->path, 0, "key \"%s%s\": uses %s, which %s has no "
+				    "value for", where, o->key + strlen("job."), jobctl_phs[j], o->verb);
 				found++;
 			} else if (!(uses & PH(j)) && (o->need & PH(j))) {
-				diag_add(d, cfg->path, 0, "key \"%s\": does not use %s", o->key,
-				    jobctl_phs[j]);
+				diag_add(d, cfg->path, 0, "key \"%s%s\": does not use %s", where,
+				    o->key + strlen("job."), jobctl_phs[j]);
 				found++;
 			}
 		}
-		if ((i == OP_SUBMIT || i == OP_FIND) && config_get_str(cfg, "job.id_regex") == NULL) {
-			diag_add(d, cfg->path, 0, "key \"%s\": needs \"job.id_regex\" to read job "
-			    "ids from its output", o->key);
+		if (i == OP_SUBMIT && stage_opts && !(uses & PH(PH_OPTIONS))) {
+			diag_add(d, cfg->path, 0, "key \"%ssubmit\": does not use {options}, and "
+			    "a stage sets chain[].job", where);
 			found++;
 		}
+		if ((i == OP_SUBMIT || i == OP_FIND) && !has_regex) {
+			diag_add(d, cfg->path, 0, "key \"%s%s\": needs \"job.id_regex\" to read job "
+			    "ids from its output", where, o->key + strlen("job."));
+			found++;
+		}
+	}
+	return found;
+}
+
+/* 1 when a submit command of the job section or a dialect passes --no-wait. */
+static int
+jobctl_submit_nowait(const struct wk_config *cfg)
+{
+	const cJSON *dl;
+	const char *t = config_get_str(cfg, "job.submit");
+
+	if (t != NULL && strstr(t, "--no-wait") != NULL)
+		return 1;
+	cJSON_ArrayForEach(dl, jobctl_dialects(cfg))
+		if ((t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dl, "submit"))) !=
+		    NULL && strstr(t, "--no-wait") != NULL)
+			return 1;
+	return 0;
+}
+
+/* chain[]'s job, adopt and resubmit. */
+static int
+jobctl_check_stages(const struct wk_config *cfg, int *stage_opts, struct diag *d)
+{
+	const struct wk_stage *st;
+	char *why = NULL, *words = NULL;
+	size_t i;
+	int found = 0, nowait = jobctl_submit_nowait(cfg);
+
+	*stage_opts = 0;
+	for (i = 0; i < cfg->nchain; i++) {
+		st = &cfg->chain[i];
+		if (jobctl_stage_item(cfg, i, "job") != NULL)
+			*stage_opts = 1;
+		if (jobctl_options(cfg, i, &words, &why) != 0) {
+			diag_add(d, cfg->path, st->line, "chain[%zu].job (stage %s): %s", i, st->name,
+			    why);
+			found++;
+		}
+		free(words);
+		free(why);
+		why = words = NULL;
+		if (st->resubmit != NULL && nowait && strstr(st->resubmit, "--no-wait") == NULL) {
+			diag_add(d, cfg->path, st->line, "chain[%zu].resubmit (stage %s): must pass "
+			    "--no-wait, as the profile's submit does: onbox reads the new job's id "
+			    "from its output and must not wait for the job to end", i, st->name);
+			found++;
+		}
+	}
+	return found;
+}
+
+int
+jobctl_check(const struct wk_config *cfg, struct diag *d)
+{
+	const cJSON *job = cJSON_GetObjectItemCaseSensitive(cfg->root, "job"), *dl, *o;
+	int found, stage_opts, i = 0, has_regex = config_get_str(cfg, "job.id_regex") != NULL;
+	const char *dn, *on;
+	char *where;
+
+	found = jobctl_check_stages(cfg, &stage_opts, d);
+	found += jobctl_check_source(cfg, job, "job.", has_regex, stage_opts, d);
+	cJSON_ArrayForEach(dl, jobctl_dialects(cfg)) {
+		where = xstrfmt("job.dialects[%d].", i++);
+		found += jobctl_check_source(cfg, dl, where, has_regex ||
+		    cJSON_HasObjectItem(dl, "id_regex"), stage_opts, d);
+		dn = jobctl_dialect_name(dl);
+		for (o = dl->next; dn != NULL && o != NULL; o = o->next)
+			if ((on = jobctl_dialect_name(o)) != NULL && strcmp(dn, on) == 0) {
+				diag_add(d, cfg->path, 0, "key \"%sname\": \"%s\" names two dialects",
+				    where, dn);
+				found++;
+			}
+		free(where);
 	}
 	return found + jobctl_check_states(cfg, d);
 }

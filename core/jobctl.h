@@ -3,10 +3,13 @@
  * Iris, ...), entirely from the commands in the config's job.* keys.
  *
  * Commands.  job.submit, job.status, job.find, job.stop and job.logs are sh
- * command lines (usually from profiles/<manager>.json).  Before a command
- * runs, the placeholders {id}, {name}, {command} and {workdir} are replaced,
- * each by ONE word quoted with sshq_append(), so a placeholder must stand
- * outside any quotes in the template.  Anything else in braces (an awk
+ * command lines (usually from profiles/<manager>.json); a profile for a CLI
+ * that changed between versions lists job.dialects, each with a detect
+ * command and its own versions of any of them (jobctl_dialect()).  Before a
+ * command runs, the placeholders {id}, {name}, {command}, {workdir} and
+ * {since_ms} are replaced, each by ONE word quoted with sshq_append(), so a
+ * placeholder must stand outside any quotes in the template; {options}
+ * (submit only) becomes the stage's chain[].job as zero or more quoted words.  Anything else in braces (an awk
  * program's { print $1 }) is left alone.  A placeholder the operation has no
  * value for ({id} in submit) is an error, not an empty word.
  *
@@ -66,6 +69,8 @@
 
 #include <stddef.h>
 
+#include <cJSON.h>
+
 #include "config.h"
 #include "diag.h"
 
@@ -92,6 +97,7 @@ enum job_state {
  */
 struct jobctl {
 	const struct wk_config *cfg;	/* job.*, workdir; borrowed */
+	const cJSON	*dialect;	/* the job.dialects[] entry in use (jobctl_dialect()); NULL: none */
 	long		 timeout_ms;	/* per command, milliseconds; <= 0: JOBCTL_TIMEOUT_MS */
 	size_t		 out_cap;	/* stdout bytes kept for parsing; 0: JOBCTL_OUT_CAP */
 };
@@ -125,7 +131,34 @@ int jobctl_check(const struct wk_config *cfg, struct diag *d);
  * submitting again.
  */
 int jobctl_submit(const struct jobctl *jc, const char *name, const char *command,
-    char **id, char **why);
+    const char *options, char **id, char **why);
+
+/*
+ * An adopted stage's recovery: run the owner's own command (label names it,
+ * "chain[0].resubmit") the same bounded way and read the new job's id from
+ * its output with job.id_regex, as jobctl_submit() does.
+ */
+int jobctl_resubmit(const struct jobctl *jc, const char *label, const char *command, char **id,
+    char **why);
+
+/*
+ * Which generation of the CLI this is.  With job.dialects, the entry named
+ * want (the one recorded for the run) when there is one, else the first
+ * whose detect command exits 0; its commands replace the job section's from
+ * then on (jc->dialect).  0 and *name (NULL without job.dialects), or
+ * WK_ERR_NOTFOUND and *why naming each dialect tried and what the last said.
+ */
+int jobctl_dialect(struct jobctl *jc, const char *want, char **name, char **why);
+
+/* 1 when key ("job.find") has a command, in the dialect in use or the job section. */
+int jobctl_has(const struct jobctl *jc, const char *key);
+
+/*
+ * chain[idx].job as quoted option words for {options} ("" when the stage has
+ * none), checked against job.options and job.reserved.  0 and *words, or
+ * WK_ERR_INVALID and *why.
+ */
+int jobctl_options(const struct wk_config *cfg, size_t idx, char **words, char **why);
 
 /*
  * The state of job id.  0 with *st and *raw_state (the manager's word, for the
@@ -156,13 +189,16 @@ int jobctl_stop(const struct jobctl *jc, const char *id, char **why);
 
 /*
  * Write the END of job id's log, at most cap bytes (0: JOBCTL_LOGS_CAP), to
- * out_fd; when the log was longer, output starts at a line boundary.  The
- * whole log is read (bounded by the timeout) and its tail kept in memory.
- * Nothing is written when the command fails.  out_fd takes blocking writes;
- * a reader that went away is WK_ERR_SYSTEM (EPIPE), never a SIGPIPE.  0, or
- * a negative code and *why.
+ * out_fd; when the log was longer, output starts at a line boundary and *cut
+ * (may be NULL) is 1.  {since_ms} in job.logs becomes since_ms (0 when <= 0):
+ * a CLI that can read from a time (iris --since-ms) sends only the recent
+ * part.  The whole output is read (bounded by the timeout) and its tail kept
+ * in memory.  Nothing is written when the command fails.  out_fd takes
+ * blocking writes; a reader that went away is WK_ERR_SYSTEM (EPIPE), never a
+ * SIGPIPE.  0, or a negative code and *why.
  */
-int jobctl_logs(const struct jobctl *jc, const char *id, int out_fd, size_t cap, char **why);
+int jobctl_logs(const struct jobctl *jc, const char *id, long long since_ms, int out_fd,
+    size_t cap, int *cut, char **why);
 
 /*
  * Run one sh command line of the caller's (built with sshq_append only) the

@@ -166,6 +166,26 @@ pred_never_retry(const struct policy_in *in, const struct policy_facts *f, struc
 	return 1;
 }
 
+/*
+ * A bad accelerator on a cluster job: relaunched in place, the manager may put
+ * it back on the same worker.  The seeds replace the node first (000) or
+ * escalate (001), and never change a cluster without the owner's consent.
+ */
+static int
+pred_consent(const struct policy_in *in, const struct policy_facts *f, struct policy_out *o)
+{
+	if (in->cfg->detach_kind != DETACH_JOB || !f->known ||
+	    triage_by_name(f->last->cls) != TRIAGE_BAD_ACCELERATOR)
+		return 0;
+	o->escalate = 1;
+	say(o, "attempt %ld failed with ", f->last->n);
+	say_class(o, f);
+	say(o, " on a cluster job: not relaunched onto the same worker; the worker named in the "
+	    "evidence line must be replaced or drained, which needs the owner's consent (the "
+	    "cluster is never changed without it), then onbox start");
+	return 1;
+}
+
 static int
 pred_escalate(const struct policy_in *in, const struct policy_facts *f, struct policy_out *o)
 {
@@ -265,6 +285,10 @@ const struct policy_row policy_table[] = {
 	  "the failure's class is not retryable (restart.retry_classes when set, else the triage "
 	  "table: code errors, OOM, HBM exhaustion, disk full, NaN loss, timeouts, unknown)",
 	  "reported with the class's remediation; fix the cause, then onbox start" },
+	{ POLICY_CONSENT, "consent", pred_consent, POLICY_STOP,
+	  "bad_accelerator on a cluster job (detach job: Ray, Iris)",
+	  "not relaunched in place: the worker named in the evidence is reported and the owner's "
+	  "consent asked before the cluster is changed (a node replaced or drained)" },
 	{ POLICY_ESCALATE, "escalate", pred_escalate, POLICY_STOP,
 	  "the same class as the attempt before, and it failed within restart.escalate_s of its "
 	  "start without real progress (infrastructure classes too)",

@@ -11,6 +11,9 @@
  *   unseen       the box was not seen                   STOP (unreachable is not dead)
  *   no_failure   the newest attempt did not fail        STOP (nothing to restart)
  *   never_retry  the class is not retryable             STOP, with the remediation
+ *   consent      bad_accelerator on a cluster job       STOP and escalate: the node
+ *                (detach job: Ray, Iris)                must be replaced, which the
+ *                                                       owner consents to first
  *   escalate     same class as the attempt before, and  STOP and escalate
  *                it ended within restart.escalate_s of
  *                its start without real progress
@@ -113,6 +116,7 @@ enum policy_rule {
 	POLICY_UNSEEN,
 	POLICY_NO_FAILURE,
 	POLICY_NEVER_RETRY,
+	POLICY_CONSENT,
 	POLICY_ESCALATE,
 	POLICY_NO_PROGRESS,
 	POLICY_FLAPPING,

@@ -15,6 +15,7 @@
 #include "jobctl.h"
 #include "jsonfile.h"
 #include "layout.h"
+#include "optwords.h"
 #include "slurm.h"
 #include "sshq.h"
 #include "xmalloc.h"
@@ -169,17 +170,12 @@ slurm_reserved(const char *w)
 	return NULL;
 }
 
-static int
-slurm_optname_ok(const char *k)
+static const char *
+slurm_reserved_fn(const char *w, void *arg, char **why)
 {
-	size_t i;
-
-	if (!islower((unsigned char)k[0]))
-		return 0;
-	for (i = 1; k[i] != '\0'; i++)
-		if (!islower((unsigned char)k[i]) && !isdigit((unsigned char)k[i]) && k[i] != '-')
-			return 0;
-	return i <= 64;
+	(void)arg;
+	(void)why;
+	return slurm_reserved(w);
 }
 
 static const cJSON *
@@ -196,76 +192,7 @@ slurm_stage_opts(const struct wk_config *cfg, size_t idx)
 static int
 slurm_opts(const struct wk_config *cfg, size_t idx, struct buf *b, char **why)
 {
-	const cJSON *o = slurm_stage_opts(cfg, idx), *it;
-	const char *res;
-
-	*why = NULL;
-	if (o == NULL)
-		return 0;
-	if (cJSON_IsString(o)) {
-		const char *p = o->valuestring, *e;
-
-		for (;;) {
-			char *w;
-
-			p += strspn(p, " \t\n");
-			if (*p == '\0')
-				break;
-			e = p + strcspn(p, " \t\n");
-			w = xstrndup(p, (size_t)(e - p));
-			if (w[0] != '-' || strcmp(w, "-") == 0 || strcmp(w, "--") == 0)
-				*why = xstrfmt("\"%.60s\" is not an option: options start with - "
-				    "(and \"--\" would end them)", w);
-			else if ((res = slurm_reserved(w)) != NULL)
-				*why = xstrfmt("\"%.60s\": watchkeeper sets --%s itself", w, res);
-			else if (b != NULL) {
-				buf_putc(b, ' ');
-				sshq_append(b, w);
-			}
-			free(w);
-			if (*why != NULL)
-				return WK_ERR_INVALID;
-			p = e;
-		}
-		return 0;
-	}
-	cJSON_ArrayForEach(it, o) {
-		char *w = NULL;
-
-		if (!slurm_optname_ok(it->string)) {
-			*why = xstrfmt("\"%.60s\" is not an sbatch option name (lower case, digits, -)",
-			    it->string);
-			return WK_ERR_INVALID;
-		}
-		w = xstrfmt("--%s", it->string);
-		if ((res = slurm_reserved(w)) != NULL) {
-			*why = xstrfmt("\"%s\": watchkeeper sets --%s itself", it->string, res);
-			free(w);
-			return WK_ERR_INVALID;
-		}
-		free(w);
-		w = NULL;
-		if (cJSON_IsTrue(it))
-			w = xstrfmt("--%s", it->string);
-		else if (cJSON_IsFalse(it))
-			continue;
-		else if (cJSON_IsString(it))
-			w = xstrfmt("--%s=%s", it->string, it->valuestring);
-		else if (cJSON_IsNumber(it) && fabs(it->valuedouble) <= 1e15 &&
-		    it->valuedouble == floor(it->valuedouble))
-			w = xstrfmt("--%s=%ld", it->string, (long)it->valuedouble);
-		else {
-			*why = xstrfmt("\"%s\": a value is a string, a whole number, true or false",
-			    it->string);
-			return WK_ERR_INVALID;
-		}
-		if (b != NULL) {
-			buf_putc(b, ' ');
-			sshq_append(b, w);
-		}
-		free(w);
-	}
-	return 0;
+	return optwords_append(slurm_stage_opts(cfg, idx), "an sbatch", slurm_reserved_fn, NULL, b, why);
 }
 
 int

@@ -108,6 +108,13 @@ const struct triage_class_info triage_classes[TRIAGE_NCLASSES] = {
 	    "missing, empty, or the newest complete checkpoint is short of the "
 	    "progress total: read the evidence, check that the code writes those "
 	    "files (and its final checkpoint), then rerun.", 0, 0 },
+	[TRIAGE_CLUSTER_FAILURE] = { TRIAGE_CLUSTER_FAILURE, "cluster_failure",
+	    "The cluster failed the job",
+	    "The cluster manager reports the job failed (a worker lost, resources the "
+	    "autoscaler cannot satisfy) and its log names no cause in the code: "
+	    "resubmit the job (retried within the restart budget); if it recurs, "
+	    "look at the cluster with its owner, and never restart or change the "
+	    "cluster without the owner's consent.", 1, 0 },
 	[TRIAGE_UNKNOWN] = { TRIAGE_UNKNOWN, "unknown", "Failed, cause not recognised",
 	    "Nothing in the log matched a known failure: read the last lines of "
 	    "the stage's log before relaunching.", 0, 0 },
@@ -149,6 +156,10 @@ const struct triage_rule triage_rules[] = {
 	{ TRIAGE_NODE_LOST, "dead node", 1 },
 	{ TRIAGE_NODE_LOST, "node death", 1 },
 	{ TRIAGE_NODE_LOST, "(?i)node .* (died|was lost)", 1 },
+
+	/* Ray's autoscaler (seeds 000/001: "autoscaler unsatisfied resources"). */
+	{ TRIAGE_CLUSTER_FAILURE, "(?i)autoscaler.{0,80}unsatisfied|unsatisfied resource demand|"
+	    "No available node types can fulfill resource request", 0 },
 
 	{ TRIAGE_NCCL_TIMEOUT, "NCCL.*(timeout|timed out)", 1 },
 	{ TRIAGE_NCCL_TIMEOUT, "Watchdog caught collective operation timeout", 1 },

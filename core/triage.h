@@ -35,6 +35,7 @@ enum triage_class {
 	TRIAGE_LOST,		/* the exit status was lost (wrapper killed) */
 	TRIAGE_REBOOT,		/* the box rebooted under the stage */
 	TRIAGE_MISSING_ARTIFACTS, /* the last stage ended well but completion.require is not met */
+	TRIAGE_CLUSTER_FAILURE,	/* a cluster job failed with no cause in its log, or resources never came */
 	TRIAGE_UNKNOWN,		/* failed, nothing recognised */
 	TRIAGE_NCLASSES
 };

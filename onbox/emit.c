@@ -109,6 +109,7 @@ runner_heartbeat(struct runner *r)
 		health_view(r->run.health, &v);
 		cJSON_AddItemToObject(doc, "health", health_view_json(&v));
 	}
+	jobrun_degraded(r->run.job, doc);	/* capacity_wait */
 	runner_scan_save(r);
 	markers = cJSON_AddObjectToObject(doc, "markers");
 	for (i = 0; i < r->run.cfg->nchain; i++) {

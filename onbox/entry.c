@@ -265,11 +265,14 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	cJSON *ev;
 	pid_t pid = -1;
 	int rc = -1;
+	/* An adopted stage may have no run: its command is its recovery, or the job it follows. */
+	const char *tmpl = r->cur.st->run != NULL ? r->cur.st->run : r->cur.st->resubmit != NULL ?
+	    r->cur.st->resubmit : r->cur.st->adopt;
 
 	/* {checkpoint}: the newest complete checkpoint now, or the configured fallback. */
-	if (ckpt_configured(r->run.cfg) && shword_uses_token(r->cur.st->run)) {
+	if (ckpt_configured(r->run.cfg) && shword_uses_token(tmpl)) {
 		if (ckpt_scan_dir(r->run.cfg, &scan, &why) == 0 &&
-		    ckpt_subst_scan(r->cur.st->run, scan, r->run.cfg, &cmd, &why) == 0) {
+		    ckpt_subst_scan(tmpl, scan, r->run.cfg, &cmd, &why) == 0) {
 			if (scan->newest != NULL) {
 				json_set_str(a, POLICY_KEY_CHECKPOINT, scan->newest->path);
 				json_set_num(a, POLICY_KEY_CKPT_FROM, (double)scan->newest->step);
@@ -279,10 +282,10 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 				log_warn("stage %s attempt %ld: no complete checkpoint in %s: starting fresh "
 				    "(checkpoints.fallback)", r->cur.st->name, r->cur.attempt, scan->dir);
 		}
-	} else if (ckpt_subst(r->cur.st->run, NULL, r->run.cfg, &cmd, &why) != 0) {
+	} else if (ckpt_subst(tmpl, NULL, r->run.cfg, &cmd, &why) != 0) {
 		free(why);
 		why = NULL;
-		cmd = xstrdup(r->cur.st->run);	/* no token, or nothing configured: as written */
+		cmd = xstrdup(tmpl);	/* no token, or nothing configured: as written */
 	}
 	ckpt_scan_free(scan);	/* what the launch needs of it is in cmd and a */
 	if (cmd != NULL && r->run.job != NULL)	/* job backend: a submit, not a process */
@@ -308,8 +311,8 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	(void)runner_hist_save(r, hist);	/* "starting" is on disk: enough to never number it twice */
 	ev = events_new(r->run.instance, r->run.cfg->run, "stage_started", r->cur.st->name, r->cur.attempt);
 	cJSON_AddStringToObject(ev, "command", cmd);
-	if (strcmp(cmd, r->cur.st->run) != 0)
-		cJSON_AddStringToObject(ev, "command_template", r->cur.st->run);
+	if (strcmp(cmd, tmpl) != 0)
+		cJSON_AddStringToObject(ev, "command_template", tmpl);
 	if (json_str(a, POLICY_KEY_CHECKPOINT, NULL) != NULL)
 		cJSON_AddStringToObject(ev, "checkpoint", json_str(a, POLICY_KEY_CHECKPOINT, ""));
 	cJSON_AddStringToObject(ev, "cwd", r->run.cfg->workdir);

@@ -459,7 +459,8 @@ runner_judge(struct runner *r, struct stage_ctx *sc, enum sup_end end)
 	struct attempt_rec *rec = &sc->rec;
 	struct outcome o;
 	struct triage_input in;
-	char *oom_why = NULL, *guess = NULL, *req = NULL;
+	char *oom_why = NULL, *guess = NULL, *req = NULL, *job_ev = NULL;
+	const char *job_raw;
 	const char *nan;
 	cJSON *a = sc->a;
 	int rc;
@@ -518,11 +519,20 @@ runner_judge(struct runner *r, struct stage_ctx *sc, enum sup_end end)
 	o.guess = guess;
 	if (st->has_wait && end == SUP_CRASH && o.cls == TRIAGE_NONE)
 		o.cls = TRIAGE_UNKNOWN;
+	/* A cluster job the manager failed while its log names no cause: the cluster's doing. */
+	if (o.cls == TRIAGE_UNKNOWN && r->run.job != NULL &&
+	    (job_raw = jobrun_failed_state(r->run.job)) != NULL) {
+		o.cls = TRIAGE_CLUSTER_FAILURE;
+		if (o.evidence == NULL)
+			o.evidence = job_ev = xstrfmt("the cluster manager says the job %s, and its log "
+			    "names no cause", job_raw);
+	}
 	rc = o.cls == TRIAGE_NONE ? 0 : 1;
 	if (runner_finalize(r, sc->hist, a, &o) != 0)
 		rc = 1;
 	free(req);
 	free(oom_why);
 	free(guess);
+	free(job_ev);
 	return rc;
 }

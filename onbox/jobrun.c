@@ -26,14 +26,33 @@
 #include "diag.h"
 #include "err.h"
 #include "events.h"
+#include "health.h"
 #include "jobctl.h"
 #include "jobrun.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
 #include "monotime.h"
+#include "pattern.h"
 #include "policy.h"
 #include "xmalloc.h"
+
+/*
+ * The seeds' cluster signals (000, 001): with no progress, the run is
+ * degraded, naming the signal (patrol's decision table reads it from the
+ * heartbeat's job.cluster_signal).
+ */
+static const struct {
+	const char	*name;
+	const char	*re;
+} jr_signals[] = {
+	{ "OwnerDiedError", "OwnerDiedError" },
+	{ "dead node", "(?i)dead node|node death|NodeDiedError" },
+	{ "autoscaler unsatisfied resources", "(?i)autoscaler.{0,80}unsatisfied|unsatisfied "
+	    "resource demand|No available node types can fulfill resource request" },
+};
+#define JR_NSIGNALS	(sizeof(jr_signals) / sizeof(jr_signals[0]))
+#define JR_SIGNAL_SCAN	(1024 * 1024)	/* the newest bytes of each fetch looked at */
 
 enum jobrun_end {
 	JR_LIVE,		/* not ended */
@@ -50,6 +69,11 @@ struct jobrun {
 	struct jobctl	 jc;
 	int		 has_find;
 	long		 unknown_loud_s;
+	long		 pending_alert_s;	/* job.pending_alert_s; 0: never */
+	int		 dialect_ready;	/* jobctl_dialect() answered for this run */
+	int		 dialect_redetect;	/* the recorded dialect failed: detect again */
+	int		 dialect_said;	/* a failing detection was said (once per streak) */
+	struct pattern	*signal_re[JR_NSIGNALS];
 
 	/* the attempt taken up; NULL a: none */
 	const struct wk_stage *st;
@@ -57,6 +81,7 @@ struct jobrun {
 	cJSON		*hist;
 	cJSON		*a;
 	char		*name;
+	int		 resubmit;	/* this attempt runs the stage's resubmit, not job.submit */
 	struct deadline	 next;		/* the next poll; unset: now */
 	struct deadline	 backoff;	/* no submit before it, after a refusal */
 	int		 refused;	/* submits refused in a row */
@@ -185,8 +210,11 @@ jr_adopt(struct jobrun *jr, const char *id, enum job_state st, const char *reaso
 	cJSON *ev;
 
 	jr_set_id(jr, id);
-	log_warn("stage %s attempt %ld: adopting job %s (%s), found by its name %s: %s",
-	    jr->st->name, jr->n, id, job_state_name(st), jr->name, reason);
+	if (st == JOB_UNKNOWN)	/* named by the config, not found: its state comes at the poll */
+		log_warn("stage %s attempt %ld: adopting job %s: %s", jr->st->name, jr->n, id, reason);
+	else
+		log_warn("stage %s attempt %ld: adopting job %s (%s), found by its name %s: %s",
+		    jr->st->name, jr->n, id, job_state_name(st), jr->name, reason);
 	ev = events_new(jr->instance, jr->cfg->run, "job_adopted", jr->st->name, jr->n);
 	cJSON_AddStringToObject(ev, "job_name", jr->name);
 	cJSON_AddStringToObject(ev, POLICY_KEY_JOB_ID, id);
@@ -200,7 +228,118 @@ jr_adopt(struct jobrun *jr, const char *id, enum job_state st, const char *reaso
 	free(old);
 }
 
+/* ---- the CLI's dialect ---- */
+
+/*
+ * The dialect of the CLI for this run (job.dialects): the one recorded in
+ * .watchkeeper/job.json, else detected once and recorded.  0 when known (or
+ * the profile has none); -1 when no dialect answers (said once, tried again
+ * at the next poll).
+ */
+static int
+jr_dialect(struct jobrun *jr)
+{
+	char *path, *name = NULL, *why = NULL, *want = NULL, when[TIMEFMT_LEN];
+	cJSON *doc = NULL;
+	time_t now;
+	int rc;
+
+	if (jr->dialect_ready)
+		return 0;
+	path = layout_path(jr->cfg->workdir, "job.json");
+	if (!jr->dialect_redetect && jsonfile_load(path, &doc) == 0)
+		want = xstrdup(json_str(doc, "dialect", ""));
+	cJSON_Delete(doc);
+	doc = NULL;
+	if ((rc = jobctl_dialect(&jr->jc, want, &name, &why)) != 0) {
+		why = jr_scrub_take(jr, why);
+		if (!jr->dialect_said)
+			log_warn("cannot tell which dialect of the job CLI this is: %s; nothing is "
+			    "asked of it until one answers", why);
+		jr->dialect_said = 1;
+		goto out;
+	}
+	jr->dialect_ready = 1;
+	jr->dialect_said = 0;
+	jr->has_find = jobctl_has(&jr->jc, "job.find");
+	if (name != NULL && (want == NULL || strcmp(want, name) != 0)) {
+		now = time(NULL);
+		timefmt_utc(now, when, sizeof(when));
+		doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "dialect", name);
+		if (want != NULL && *want != '\0')
+			cJSON_AddStringToObject(doc, "previous", want);
+		cJSON_AddStringToObject(doc, "detected", when);
+		cJSON_AddNumberToObject(doc, "detected_unix", (double)now);
+		if (jsonfile_save(path, doc) != 0)
+			log_warn("cannot write %s: %s", path, wk_strerror(WK_ERR_SYSTEM));
+		log_info("the job CLI speaks dialect %s of job.dialects%s%s (recorded in %s)", name,
+		    want != NULL && *want != '\0' ? "; it spoke " : "", want != NULL ? want : "", path);
+	}
+	jr->dialect_redetect = 0;
+out:
+	cJSON_Delete(doc);
+	free(path);
+	free(name);
+	free(why);
+	free(want);
+	return rc == 0 ? 0 : -1;
+}
+
+/* A command exited 2 (click's usage error): the CLI may have changed under the run. */
+static void
+jr_usage_error(struct jobrun *jr, int rc, const char *why)
+{
+	if (rc == WK_ERR_EXEC && why != NULL && strstr(why, "exited with status 2") != NULL &&
+	    jr->jc.dialect != NULL && jr->dialect_ready) {
+		log_warn("the job CLI refused a command of dialect %s (%s): detecting its dialect again",
+		    json_str(jr->jc.dialect, "name", "?"), why);
+		jr->dialect_ready = 0;
+		jr->dialect_redetect = 1;
+	}
+}
+
 /* ---- submit ---- */
+
+/*
+ * Before a resubmit: the job an earlier attempt of the stage followed must
+ * be known to be over (never two live jobs of one lineage).  0: go on; 1:
+ * wait for the next poll (said once).
+ */
+static int
+jr_lineage_live(struct jobrun *jr)
+{
+	const cJSON *e;
+	const char *prev = NULL;
+	char *raw = NULL, *why = NULL;
+	enum job_state st = JOB_UNKNOWN;
+	int rc;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(jr->hist, HIST_KEY_ATTEMPTS)) {
+		if (e == jr->a)
+			break;
+		if (json_str(e, POLICY_KEY_JOB_ID, NULL) != NULL)
+			prev = json_str(e, POLICY_KEY_JOB_ID, NULL);
+	}
+	if (prev == NULL)
+		return 0;
+	rc = jobctl_status(&jr->jc, prev, &st, &raw, &why);
+	if (rc == 0 && job_state_final(st)) {
+		free(raw);
+		free(why);
+		return 0;
+	}
+	if (!jr->find_said) {
+		why = jr_scrub_take(jr, why);
+		log_warn("stage %s attempt %ld: not resubmitting while job %s, which attempt before "
+		    "followed, is %s%s%s", jr->st->name, jr->n, prev, rc == 0 ? job_state_name(st) :
+		    "not known to be over", why != NULL ? ": " : "", why != NULL ? why : "");
+	}
+	jr->find_said = 1;
+	free(raw);
+	free(why);
+	return 1;
+}
 
 /*
  * No job id yet: find the stage's job by name, else submit one.  0: an id
@@ -211,12 +350,16 @@ jr_acquire(struct jobrun *jr)
 {
 	const char *cmd = json_str(jr->a, HIST_KEY_COMMAND, NULL);
 	int inflight = cJSON_GetObjectItem(jr->a, "job_submit") != NULL, rc;
-	char *id = NULL, *why = NULL, when[TIMEFMT_LEN];
+	char *id = NULL, *why = NULL, *opts = NULL, *label = NULL, when[TIMEFMT_LEN];
 	enum job_state st;
 	time_t now;
 	cJSON *o;
 
-	if (jr->has_find) {
+	if (jr_dialect(jr) != 0)
+		return 1;
+	if (jr->resubmit && (rc = jr_lineage_live(jr)) != 0)
+		goto out;
+	if (jr->has_find && !jr->resubmit) {
 		rc = jobctl_find(&jr->jc, jr->name, &id, &st, &why);
 		/*
 		 * A live job of this name is never doubled; a finished one is ours
@@ -245,8 +388,12 @@ jr_acquire(struct jobrun *jr)
 		id = why = NULL;
 	} else if (inflight) {
 		/* Without job.find a submit that may have gone through cannot be checked. */
-		jr->why = xstrfmt("job %s: a submit may have gone through and the config has no "
-		    "job.find to look for it; look with the manager's CLI, then onbox start", jr->name);
+		jr->why = jr->resubmit ? xstrfmt("stage %s: its resubmit command may have gone "
+		    "through (onbox stopped while it ran) and its job cannot be found by name: look "
+		    "with the manager's CLI, put the job's id in chain[].adopt, then onbox start",
+		    jr->st->name) : xstrfmt("job %s: a submit may have gone through and the config "
+		    "has no job.find to look for it; look with the manager's CLI, then onbox start",
+		    jr->name);
 		rc = -1;
 		goto out;
 	}
@@ -268,8 +415,16 @@ jr_acquire(struct jobrun *jr)
 	cJSON_AddNumberToObject(o, "time_unix", (double)now);
 	json_set(jr->a, "job_submit", o);
 	jr_save(jr);
-	log_info("stage %s attempt %ld: submitting job %s", jr->st->name, jr->n, jr->name);
-	rc = jobctl_submit(&jr->jc, jr->name, cmd, &id, &why);
+	if (jr->resubmit) {
+		label = xstrfmt("chain[%zu].resubmit", (size_t)(jr->st - jr->cfg->chain));
+		log_info("stage %s attempt %ld: resubmitting with the stage's own command (%s)",
+		    jr->st->name, jr->n, label);
+		rc = jobctl_resubmit(&jr->jc, label, jr->st->resubmit, &id, &why);
+	} else if ((rc = jobctl_options(jr->cfg, (size_t)(jr->st - jr->cfg->chain), &opts,
+	    &why)) == 0) {
+		log_info("stage %s attempt %ld: submitting job %s", jr->st->name, jr->n, jr->name);
+		rc = jobctl_submit(&jr->jc, jr->name, cmd, opts, &id, &why);
+	}
 	if (rc == 0) {
 		jr->refused = 0;
 		jr_set_id(jr, id);
@@ -288,7 +443,8 @@ jr_acquire(struct jobrun *jr)
 		goto out;
 	}
 	why = jr_scrub_take(jr, why);
-	if ((rc == WK_ERR_TIMEOUT || rc == WK_ERR_PARSE) && jr->has_find) {
+	jr_usage_error(jr, rc, why);
+	if ((rc == WK_ERR_TIMEOUT || rc == WK_ERR_PARSE) && jr->has_find && !jr->resubmit) {
 		log_warn("stage %s attempt %ld: the submit of %s may have gone through (%s): "
 		    "looking for it by name before any new submit", jr->st->name, jr->n, jr->name,
 		    why);
@@ -309,6 +465,8 @@ jr_acquire(struct jobrun *jr)
  out:
 	free(id);
 	free(why);
+	free(opts);
+	free(label);
 	return rc;
 }
 
@@ -328,7 +486,8 @@ jr_reconcile(struct jobrun *jr, int ours_final)
 	enum job_state st;
 	int adopted = 0;
 
-	if (!jr->has_find || cur == NULL)
+	/* An adopted or resubmitted job has the owner's name, not the stage's. */
+	if (!jr->has_find || cur == NULL || jr->resubmit || json_str(jr->a, "job_adopt", NULL) != NULL)
 		return 0;
 	if (jobctl_find(&jr->jc, jr->name, &id, &st, &why) == 0 && strcmp(id, cur) != 0 &&
 	    (job_state_live(st) || (!ours_final && !jr_earlier(jr, id)))) {
@@ -372,61 +531,201 @@ jr_unknown(struct jobrun *jr, const char *why)
 	free(clean);
 }
 
-/* Append the bytes of the job's log beyond those already copied to the output log. */
+/* Wall-clock milliseconds (the manager's log times are wall-clock). */
+static long long
+jr_now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The first occurrence of line (len n) at a line start in f[0..fn), or NULL. */
+static const char *
+jr_find_line(const char *f, size_t fn, const char *line, size_t n)
+{
+	const char *p = f, *q;
+
+	while (n > 0 && (size_t)(f + fn - p) >= n) {
+		if ((q = memmem(p, (size_t)(f + fn - p), line, n)) == NULL)
+			return NULL;
+		if (q == f || q[-1] == '\n')
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
+/*
+ * Where the new part of the fetched log f[0..fn) starts, given what was
+ * copied before (have bytes, ending in anchor).  *gap when the part before
+ * could not be found in it (the window moved past it): all of f is new.
+ */
+static size_t
+jr_log_from(const char *f, size_t fn, long have, const char *anchor, int cut, int *gap)
+{
+	size_t an = strlen(anchor), ln;
+	const char *p, *l;
+
+	*gap = 0;
+	if (have <= 0 || an == 0) {
+		*gap = have > 0 || cut;
+		return 0;
+	}
+	/* The whole log again, longer: the old part sits where it was. */
+	if (!cut && (size_t)have <= fn && (size_t)have >= an &&
+	    memcmp(f + have - (long)an, anchor, an) == 0)
+		return (size_t)have;
+	/* A window or a tail: the first place the anchor is (a repeat copies twice, never loses). */
+	if ((p = memmem(f, fn, anchor, an)) != NULL)
+		return (size_t)(p - f) + an;
+	/* A window from a time: the anchor's last line. */
+	for (ln = an - 1; ln > 0 && anchor[ln - 1] != '\n'; ln--)
+		;
+	l = anchor + ln;
+	if (*l == '\0')		/* the anchor ends in a newline: its last whole line */
+		for (l = anchor + (ln > 0 ? ln - 1 : 0); l > anchor && l[-1] != '\n'; l--)
+			;
+	if ((p = jr_find_line(f, fn, l, (size_t)(anchor + an - l))) != NULL)
+		return (size_t)(p - f) + (size_t)(anchor + an - l);
+	*gap = 1;
+	return 0;
+}
+
+/* The anchor for next time: the end of f, from a line start when it has one, no NUL. */
+static char *
+jr_log_anchor(const char *f, size_t fn)
+{
+	size_t start = fn > JOBRUN_ANCHOR_MAX ? fn - JOBRUN_ANCHOR_MAX : 0, i;
+	const char *nl;
+
+	for (i = fn; i > start; i--)
+		if (f[i - 1] == '\0') {
+			start = i;
+			break;
+		}
+	if (start > 0 && (nl = memchr(f + start, '\n', fn - start)) != NULL && nl + 1 < f + fn)
+		start = (size_t)(nl + 1 - f);
+	return xstrndup(f + start, fn - start);
+}
+
+/* The newest line of f[from..fn) with a cluster signal, into the attempt's job_cluster_signal. */
+static void
+jr_signals_scan(struct jobrun *jr, const char *f, size_t from, size_t fn)
+{
+	const char *p, *e, *best = NULL;
+	size_t i, best_i = 0, blen = 0;
+	char when[TIMEFMT_LEN], *clean, *line;
+	time_t now;
+	cJSON *o;
+
+	if (fn - from > JR_SIGNAL_SCAN)
+		from = fn - JR_SIGNAL_SCAN;
+	for (p = f + from; p < f + fn; p = e + 1) {
+		if ((e = memchr(p, '\n', (size_t)(f + fn - p))) == NULL)
+			e = f + fn;
+		for (i = 0; i < JR_NSIGNALS; i++)
+			if (jr->signal_re[i] != NULL &&
+			    pattern_match(jr->signal_re[i], p, (size_t)(e - p)) == 1) {
+				best = p;
+				blen = (size_t)(e - p);
+				best_i = i;
+				break;
+			}
+	}
+	if (best == NULL)
+		return;
+	now = time(NULL);
+	timefmt_utc(now, when, sizeof(when));
+	line = xstrndup(best, blen > 300 ? 300 : blen);
+	clean = jr_scrub_take(jr, line);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "signal", jr_signals[best_i].name);
+	cJSON_AddStringToObject(o, "line", clean);
+	cJSON_AddStringToObject(o, "time", when);
+	cJSON_AddNumberToObject(o, "time_unix", (double)now);
+	json_set(jr->a, "job_cluster_signal", o);
+	log_warn("stage %s attempt %ld: job %s's log shows a cluster signal (%s): %s", jr->st->name,
+	    jr->n, jr_id(jr), jr_signals[best_i].name, clean);
+	free(clean);
+}
+
+/*
+ * Append what is new in the job's log to the output log.  Each poll reads
+ * the log (from {since_ms} where the CLI can), finds where what was already
+ * copied ends in it (the anchor: its last bytes), and appends the rest; a log
+ * shown as a window (iris --tail) or cut to its tail (JOBRUN_LOG_CAP) never
+ * freezes.  When the window moved past the anchor, everything fetched is
+ * appended after a line that says lines may be missing.
+ */
 static void
 jr_fetch_log(struct jobrun *jr)
 {
 	long have = json_long(jr->a, "job_log_bytes", 0);
-	char *why = NULL, *clean, *p = NULL, buf[65536];
+	long long seen = (long long)json_num(jr->a, "job_log_seen_ms", 0), start = jr_now_ms();
+	char *why = NULL, *clean, *p = NULL, *f = NULL, *anchor = NULL, note[256];
 	struct stat sb;
+	size_t from, fn = 0;
 	ssize_t k;
-	off_t off;
-	int mfd, ofd = -1;
+	int mfd, ofd = -1, cut = 0, gap = 0;
 
 	if ((mfd = memfd_create("wk-job-log", MFD_CLOEXEC)) < 0) {
-		log_warn("memfd_create: %s", wk_strerror(WK_ERR_SYSTEM));
+		log_warn("cannot make a buffer for a job's log: %s", wk_strerror(WK_ERR_SYSTEM));
 		return;
 	}
-	if (jobctl_logs(&jr->jc, jr_id(jr), mfd, JOBRUN_LOG_CAP, &why) != 0) {
+	if (jobctl_logs(&jr->jc, jr_id(jr), seen > 0 ? seen - JOBRUN_LOG_OVERLAP_MS : 0, mfd,
+	    JOBRUN_LOG_CAP, &cut, &why) != 0) {
 		clean = jr_scrub(jr, why);
 		log_debug("job %s: cannot fetch its log: %s", jr_id(jr), clean);
 		free(clean);
 		goto out;
 	}
-	if (fstat(mfd, &sb) != 0)
+	if (fstat(mfd, &sb) != 0 || sb.st_size == 0)
 		goto out;
-	if ((long)sb.st_size < have) {
-		if (!jr->shrink_said)
-			log_warn("stage %s attempt %ld: the log of job %s as fetched (%ld bytes) is "
-			    "shorter than what was copied (%ld): copying again only what grows past it",
-			    jr->st->name, jr->n, jr_id(jr), (long)sb.st_size, have);
-		jr->shrink_said = 1;
-		goto out;
-	}
-	if ((long)sb.st_size == have)
+	f = xmalloc((size_t)sb.st_size + 1);
+	for (fn = 0; fn < (size_t)sb.st_size; fn += (size_t)k)
+		if ((k = pread(mfd, f + fn, (size_t)sb.st_size - fn, (off_t)fn)) <= 0)
+			goto out;
+	f[fn] = '\0';
+	from = jr_log_from(f, fn, have, json_str(jr->a, "job_log_anchor", ""), cut, &gap);
+	if (from == fn)
 		goto out;
 	p = layout_attempt_log(jr->cfg->workdir, jr->st->name, jr->n);
 	if ((ofd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
 		log_warn("cannot open %s: %s", p, wk_strerror(WK_ERR_SYSTEM));
 		goto out;
 	}
-	for (off = (off_t)have; off < sb.st_size; off += k) {
-		if ((k = pread(mfd, buf, sizeof(buf), off)) <= 0 ||
-		    write_full(ofd, buf, (size_t)k) != 0) {
-			log_warn("cannot copy the log of job %s to %s: %s", jr_id(jr), p,
-			    k < 0 ? wk_strerror(WK_ERR_SYSTEM) : "short read");
-			break;
-		}
+	if (gap) {
+		snprintf(note, sizeof(note), "[watchkeeper] the log of job %.120s as fetched no longer "
+		    "reaches what was copied before: lines in between may be missing\n", jr_id(jr));
+		if (have > 0 && !jr->shrink_said)
+			log_warn("stage %s attempt %ld: %.*s", jr->st->name, jr->n,
+			    (int)strlen(note) - 1, note + strlen("[watchkeeper] "));
+		jr->shrink_said = 1;
+		if (have > 0 && write_full(ofd, note, strlen(note)) != 0)
+			goto wfail;
 	}
-	/* The count after the bytes: a crash between copies a chunk twice, never loses one. */
-	json_set_num(jr->a, "job_log_bytes", (double)off);
+	if (write_full(ofd, f + from, fn - from) != 0)
+		goto wfail;
+	jr_signals_scan(jr, f, from, fn);
+	/* The count and the anchor after the bytes: a crash between copies twice, never loses. */
+	anchor = jr_log_anchor(f, fn);
+	json_set_num(jr->a, "job_log_bytes", (double)(have + (long)(fn - from)));
+	json_set_str(jr->a, "job_log_anchor", anchor);
+	json_set_num(jr->a, "job_log_seen_ms", (double)start);
 	jr_save(jr);
+	goto out;
+ wfail:
+	log_warn("cannot copy the log of job %s to %s: %s", jr_id(jr), p, wk_strerror(WK_ERR_SYSTEM));
  out:
 	if (ofd >= 0)
 		close(ofd);
 	close(mfd);
 	free(why);
 	free(p);
+	free(f);
+	free(anchor);
 }
 
 /* The state answered: record it; say pending (once per job) and running. */
@@ -449,6 +748,7 @@ jr_state(struct jobrun *jr, enum job_state st, const char *raw)
 	json_set_str(jr->a, "job_raw_state", raw);
 	if (st == JOB_PENDING && strcmp(json_str(jr->a, "job_pending_said", ""), jr_id(jr)) != 0) {
 		json_set_str(jr->a, "job_pending_said", jr_id(jr));
+		json_set_num(jr->a, "job_pending_since", (double)time(NULL));
 		jr_save(jr);	/* the history before the event and the heartbeat */
 		ev = events_new(jr->instance, jr->cfg->run, "job_pending", jr->st->name, jr->n);
 		jobrun_event(jr, ev);
@@ -465,6 +765,81 @@ jr_state(struct jobrun *jr, enum job_state st, const char *raw)
 	jr_save(jr);
 }
 
+/* Seconds job has been pending (this id), or -1 when it is not pending. */
+static long
+jr_pending_s(const struct jobrun *jr)
+{
+	long since = json_long(jr->a, "job_pending_since", 0);
+
+	if (jr_id(jr) == NULL || jr->unknown_since != 0 || since <= 0 ||
+	    strcmp(json_str(jr->a, "job_state", ""), "pending") != 0 ||
+	    strcmp(json_str(jr->a, "job_pending_said", ""), jr_id(jr)) != 0)
+		return -1;
+	return (long)difftime(time(NULL), (time_t)since);
+}
+
+/* Pending past job.pending_alert_s: one degraded capacity_wait alert a job; nothing changed. */
+static void
+jr_capacity(struct jobrun *jr)
+{
+	long s = jr_pending_s(jr);
+	char dur[32], text[512], *id;
+	cJSON *ev, *al;
+
+	if (s < 0 || jr->pending_alert_s <= 0 || s < jr->pending_alert_s ||
+	    strcmp(json_str(jr->a, "job_capacity_said", ""), jr_id(jr)) == 0)
+		return;
+	json_set_str(jr->a, "job_capacity_said", jr_id(jr));
+	jr_save(jr);
+	timefmt_duration(s, dur, sizeof(dur));
+	snprintf(text, sizeof(text), "job %.300s pending for %s (%s): waiting for capacity, "
+	    "nothing is changed; the owner decides whether to wait", jr_id(jr), dur,
+	    json_str(jr->a, "job_raw_state", "pending"));
+	ev = events_new(jr->instance, jr->cfg->run, "health_alert", jr->st->name, jr->n);
+	id = xstrfmt("%s.capacity_wait", json_str(ev, "id", ""));
+	json_set_str(ev, "id", id);
+	free(id);
+	jobrun_event(jr, ev);
+	al = cJSON_AddObjectToObject(ev, "alert");
+	cJSON_AddStringToObject(al, "event", health_kind_name(HEALTH_CAPACITY_WAIT));
+	cJSON_AddStringToObject(al, "severity", health_severity_name(HEALTH_DEGRADED));
+	cJSON_AddNumberToObject(al, "time", (double)time(NULL));
+	cJSON_AddNumberToObject(al, "attempt", (double)jr->n);
+	cJSON_AddNumberToObject(al, "value", (double)s);
+	cJSON_AddStringToObject(al, "text", text);
+	cJSON_AddStringToObject(ev, "kind", health_kind_name(HEALTH_CAPACITY_WAIT));
+	cJSON_AddStringToObject(ev, "severity", health_severity_name(HEALTH_DEGRADED));
+	cJSON_AddStringToObject(ev, "text", text);
+	log_warn("stage %s attempt %ld: capacity_wait: %s", jr->st->name, jr->n, text);
+	snprintf(text, sizeof(text), "%s attempt %ld capacity_wait: job %.300s pending for %s",
+	    jr->st->name, jr->n, jr_id(jr), dur);
+	jr->emit(jr->arg, ev, text);
+}
+
+void
+jobrun_degraded(const struct jobrun *jr, cJSON *doc)
+{
+	long s;
+	char dur[32], text[512];
+	cJSON *h, *d, *r;
+
+	if (jr == NULL || jr->a == NULL || jr->pending_alert_s <= 0 ||
+	    (s = jr_pending_s(jr)) < jr->pending_alert_s)
+		return;
+	if ((h = cJSON_GetObjectItem(doc, "health")) == NULL)
+		h = cJSON_AddObjectToObject(doc, "health");
+	if ((d = cJSON_GetObjectItem(h, "degraded")) == NULL)
+		d = cJSON_AddArrayToObject(h, "degraded");
+	timefmt_duration(s, dur, sizeof(dur));
+	snprintf(text, sizeof(text), "%s: job %.300s pending for %s (job.pending_alert_s %ld): "
+	    "waiting for capacity", health_kind_name(HEALTH_CAPACITY_WAIT), jr_id(jr), dur,
+	    jr->pending_alert_s);
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "kind", health_kind_name(HEALTH_CAPACITY_WAIT));
+	cJSON_AddStringToObject(r, "text", text);
+	cJSON_AddItemToArray(d, r);
+}
+
 int
 jobrun_tick(struct jobrun *jr)
 {
@@ -479,6 +854,8 @@ jobrun_tick(struct jobrun *jr)
 	if (deadline_isset(&jr->next) && !deadline_expired(&jr->next))
 		return 0;
 	deadline_set(&jr->next, (uint64_t)jr->cfg->poll_ms);
+	if (jr_dialect(jr) != 0)
+		return 0;
 	if (jr_id(jr) == NULL) {
 		if ((rc = jr_acquire(jr)) < 0) {
 			log_error("stage %s attempt %ld: %s", jr->st->name, jr->n, jr->why);
@@ -489,6 +866,7 @@ jobrun_tick(struct jobrun *jr)
 			return 0;
 	}
 	rc = jobctl_status(&jr->jc, jr_id(jr), &st, &raw, &why);
+	jr_usage_error(jr, rc, why);
 	if (rc != 0 || st == JOB_UNKNOWN) {
 		if (!jr_reconcile(jr, 0))
 			jr_unknown(jr, why);
@@ -502,6 +880,7 @@ jobrun_tick(struct jobrun *jr)
 	if (st != JOB_PENDING)
 		jr_fetch_log(jr);
 	jr_state(jr, st, raw);
+	jr_capacity(jr);
 	if (job_state_final(st) && !jr_reconcile(jr, 1)) {
 		jr->end = JR_FINAL;
 		jr->final = st;
@@ -533,7 +912,7 @@ jobrun_stop(struct jobrun *jr)
 	if (jr == NULL || jr->a == NULL)
 		return;
 	jr->stop_wanted = 1;
-	if (jr_id(jr) == NULL)
+	if (jr_id(jr) == NULL || jr_dialect(jr) != 0)
 		return;		/* the next poll finds it, then stops it */
 	if (jobctl_stop(&jr->jc, jr_id(jr), &why) != 0) {
 		clean = jr_scrub(jr, why);
@@ -561,6 +940,7 @@ jr_bind(struct jobrun *jr, const struct wk_stage *st, long n, cJSON *hist, cJSON
 	jr->a = a;
 	jr->name = jobctl_job_name(jr->cfg, st->name);
 	json_set_str(a, "job_name", jr->name);
+	jr->resubmit = cJSON_IsTrue(cJSON_GetObjectItem(a, "job_resubmit"));
 	/* A crash between copying log bytes and counting them: the file knows. */
 	if (jr_id(jr) != NULL) {
 		have = json_long(a, "job_log_bytes", 0);
@@ -591,11 +971,31 @@ int
 jobrun_launch(struct jobrun *jr, const struct wk_stage *st, long n, cJSON *hist, cJSON *a,
     const char *command, char **why)
 {
+	char *label;
 	int rc;
 
 	*why = NULL;
 	jr_bind(jr, st, n, hist, a);
 	json_set_str(a, HIST_KEY_COMMAND, command);
+	if (st->adopt != NULL && !jr_earlier(jr, st->adopt)) {
+		/* A job started outside watchkeeper: followed, never submitted. */
+		label = xstrfmt("chain[%zu].adopt names it: a job started outside watchkeeper",
+		    (size_t)(st - jr->cfg->chain));
+		json_set_str(a, "job_adopt", st->adopt);
+		jr_adopt(jr, st->adopt, JOB_UNKNOWN, label);
+		free(label);
+		jr_record(jr);
+		return 0;
+	}
+	if (st->adopt != NULL && st->resubmit != NULL) {
+		jr->resubmit = 1;
+		cJSON_DeleteItemFromObject(a, "job_resubmit");
+		cJSON_AddTrueToObject(a, "job_resubmit");
+	} else if (st->adopt != NULL && st->run == NULL) {
+		*why = xstrfmt("stage %s follows job %s (chain[].adopt), which is over, and has no "
+		    "resubmit command or run to recover it: the owner decides", st->name, st->adopt);
+		return WK_ERR_INVALID;
+	}
 	jr->launching = 1;
 	rc = jr_acquire(jr);
 	jr->launching = 0;
@@ -622,6 +1022,7 @@ jobrun_detach(struct jobrun *jr)
 	deadline_clear(&jr->next);
 	deadline_clear(&jr->backoff);
 	jr->refused = jr->launching = jr->stop_wanted = jr->find_said = jr->shrink_said = 0;
+	jr->resubmit = 0;
 	jr->unknown_since = 0;
 	jr->unknown_loud = 0;
 	jr->end = JR_LIVE;
@@ -657,6 +1058,14 @@ jobrun_outcome(const struct jobrun *jr, struct triage_input *in, const char **ex
 		}
 }
 
+const char *
+jobrun_failed_state(const struct jobrun *jr)
+{
+	if (jr == NULL || jr->a == NULL || jr->end != JR_FINAL || jr->final != JOB_FAILED)
+		return NULL;
+	return json_str(jr->a, "job_raw_state", "failed");
+}
+
 void
 jobrun_event(const struct jobrun *jr, cJSON *ev)
 {
@@ -686,6 +1095,13 @@ jobrun_heartbeat(const struct jobrun *jr, cJSON *doc)
 		cJSON_AddStringToObject(o, "raw_state", json_str(jr->a, "job_raw_state", ""));
 	if (strcmp(state, "pending") == 0)
 		cJSON_AddStringToObject(o, "waiting", "pending for capacity");
+	if (jr_pending_s(jr) >= 0)
+		cJSON_AddNumberToObject(o, "pending_s", (double)jr_pending_s(jr));
+	if (cJSON_GetObjectItem(jr->a, "job_cluster_signal") != NULL)
+		cJSON_AddItemToObject(o, "cluster_signal",
+		    cJSON_Duplicate(cJSON_GetObjectItem(jr->a, "job_cluster_signal"), 1));
+	if (jr->jc.dialect != NULL)
+		cJSON_AddStringToObject(o, "dialect", json_str(jr->jc.dialect, "name", ""));
 	if (jr->unknown_since != 0)
 		cJSON_AddNumberToObject(o, "unknown_s", difftime(time(NULL), jr->unknown_since));
 }
@@ -699,6 +1115,8 @@ jobrun_new(const struct wk_config *cfg, const char *instance, const struct notif
 	struct diag d = DIAG_INIT;
 	struct jobrun *jr;
 	const char *env = getenv("WATCHKEEPER_JOB_UNKNOWN_S");
+	char err[256];
+	size_t i;
 
 	if (jobctl_check(cfg, &d) != 0) {
 		diag_print(&d, stderr);
@@ -714,6 +1132,10 @@ jobrun_new(const struct wk_config *cfg, const char *instance, const struct notif
 	jr->arg = arg;
 	jobctl_init(&jr->jc, cfg);
 	jr->has_find = config_get_str(cfg, "job.find") != NULL;
+	jr->pending_alert_s = config_get_int(cfg, "job.pending_alert_s");
+	for (i = 0; i < JR_NSIGNALS; i++)
+		if (pattern_compile(jr_signals[i].re, &jr->signal_re[i], err, sizeof(err)) != 0)
+			log_warn("cluster signal %s: %s", jr_signals[i].name, err);	/* a bug: tested */
 	jr->unknown_loud_s = env != NULL && atol(env) > 0 ? atol(env) : JOBRUN_UNKNOWN_LOUD_S;
 	jr->end = JR_LIVE;
 	return jr;
@@ -722,8 +1144,12 @@ jobrun_new(const struct wk_config *cfg, const char *instance, const struct notif
 void
 jobrun_free(struct jobrun *jr)
 {
+	size_t i;
+
 	if (jr == NULL)
 		return;
 	jobrun_detach(jr);
+	for (i = 0; i < JR_NSIGNALS; i++)
+		pattern_free(jr->signal_re[i]);
 	free(jr);
 }

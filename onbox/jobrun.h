@@ -37,9 +37,21 @@
  * attempts/<stage>.<n>.json (written by onbox in this backend) holds the
  * job's name and id, for people and cleanup scripts.
  *
- * Limits.  The log is fetched whole each poll (up to JOBRUN_LOG_CAP, its
- * end): a manager whose logs command shows a window (iris --tail) copies
- * only what grows past the bytes already copied.  Iris reuses a finished
+ *   "job_log_anchor"    the last bytes copied (up to JOBRUN_ANCHOR_MAX, from a
+ *                       line start): where the copy stopped, found again in
+ *                       the next fetch
+ *   "job_log_seen_ms"   wall-clock ms of the fetch that last found new bytes:
+ *                       {since_ms} is this less JOBRUN_LOG_OVERLAP_MS
+ *
+ * Logs.  Each poll runs job.logs (from {since_ms} where the CLI can) and
+ * keeps its end (JOBRUN_LOG_CAP); what follows the anchor in it is appended.
+ * So a whole log (ray), a window of the newest lines (iris --tail
+ * --max-lines) and a log past the cap all keep flowing; when the window has
+ * moved past the anchor (more new lines in one poll than it shows), all of
+ * it is appended after a line that says lines may be missing.  A line
+ * repeated exactly across the anchor can be copied twice, never lost.
+ *
+ * Limits.  Iris reuses a finished
  * job's id for the same name: a submit in flight whose job already finished
  * under the id of an earlier attempt is taken for that earlier job (and
  * submitted again).
@@ -59,7 +71,9 @@
 #define JOBRUN_SUBMIT_TRIES	5		/* refused submits in a row: the attempt fails */
 #define JOBRUN_BACKOFF_MS	1000L		/* after the first refusal; doubled each time */
 #define JOBRUN_UNKNOWN_LOUD_S	600L		/* unknown this long: said loudly, never "dead" */
-#define JOBRUN_LOG_CAP		(16 * 1024 * 1024)	/* the job's log as fetched */
+#define JOBRUN_LOG_CAP		(16 * 1024 * 1024)	/* the job's log as fetched: its end */
+#define JOBRUN_ANCHOR_MAX	2048		/* the end of what was copied, found again in the next fetch */
+#define JOBRUN_LOG_OVERLAP_MS	300000LL	/* {since_ms}: this long before the last new bytes (clock skew) */
 
 struct jobrun;
 
@@ -110,10 +124,22 @@ void jobrun_stop(struct jobrun *jr);
 /* After jobrun_tick() returned 1: the end as an exit status in in; *exec_error for a failed submit. */
 void jobrun_outcome(const struct jobrun *jr, struct triage_input *in, const char **exec_error);
 
+/* After a final FAILED: the manager's word for it ("FAILED", "worker_failed"); else NULL. */
+const char *jobrun_failed_state(const struct jobrun *jr);
+
 /* Add "job_name" and "job_id" (when known) to an event. */
 void jobrun_event(const struct jobrun *jr, cJSON *ev);
 
-/* Add the "job" object (name, id, state, waiting, unknown_s) to state.json's doc. */
+/*
+ * Pending past job.pending_alert_s: a capacity_wait entry in doc's
+ * health.degraded (patrol's DEGRADED), for as long as it lasts.
+ */
+void jobrun_degraded(const struct jobrun *jr, cJSON *doc);
+
+/*
+ * Add the "job" object (name, id, state, waiting, pending_s, unknown_s,
+ * cluster_signal, dialect) to state.json's doc.
+ */
 void jobrun_heartbeat(const struct jobrun *jr, cJSON *doc);
 
 #endif

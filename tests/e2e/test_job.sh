@@ -10,12 +10,16 @@
 . "$(dirname "$0")/lib.sh"
 
 PROFILE=	# ray | iris: set by the loop at the bottom
+GEN=		# iris's CLI generation for fake-iris (old | mid | new), "" for ray
 
 # The fake CLI as $PROFILE first on PATH, a fresh fake cluster, the shipped profiles.
 jsetup() {
 	mkdir -p "$T/bin" "$T/cluster" "$T/work"
 	ln -sf "$TOP/tests/e2e/fixtures/fake-$PROFILE" "$T/bin/$PROFILE"
 	export PATH="$T/bin:$PATH" FAKE_JOB_DIR="$T/cluster" WATCHKEEPER_PROFILES="$TOP/profiles"
+	[ -z "$GEN" ] || export FAKE_IRIS_GEN="$GEN"
+	# The user iris submits as (the profile passes it, and find narrows by it).
+	export IRIS_USER=wk
 }
 cli() { "$T/bin/$PROFILE" "$@"; }
 
@@ -38,12 +42,20 @@ jconf() {
 JSON
 }
 
-# word STATE: the manager's word for our state name.
+# word STATE: the manager's word for our state name (fake-iris's _jobs and
+# _set speak today's lowercase in every generation).
 word() {
 	case $PROFILE:$1 in
 	ray:*) printf '%s\n' "$1" | tr '[:lower:]' '[:upper:]' ;;
-	iris:stopped) echo JOB_STATE_KILLED ;;
-	iris:*) printf 'JOB_STATE_%s\n' "$(printf '%s' "$1" | tr '[:lower:]' '[:upper:]')" ;;
+	iris:stopped) echo killed ;;
+	iris:*) echo "$1" ;;
+	esac
+}
+# raw_word STATE: the word the profile's status prints (old iris: the seed's JOB_STATE_*).
+raw_word() {
+	case $PROFILE:$GEN in
+	iris:old) printf 'JOB_STATE_%s\n' "$(word "$1" | tr '[:lower:]' '[:upper:]')" ;;
+	*) word "$1" ;;
 	esac
 }
 # jobs_of STAGE: the ids of the stage's jobs, oldest first; job_of STAGE: the newest.
@@ -63,7 +75,7 @@ hand_submit() {
 	case $PROFILE in
 	ray) cli job submit --submission-id "wk-t1-$1-20991231-235959" --no-wait -- sh -c true >/dev/null
 		echo "wk-t1-$1-20991231-235959" ;;
-	iris) cli job run --no-wait --job-name "wk-t1-$1" --user hand -- sh -c true 2>/dev/null ;;
+	iris) cli job run --no-wait --job-name "wk-t1-$1" -- sh -c true 2>/dev/null ;;
 	esac
 }
 # job_gone ID: the manager forgets the job.
@@ -148,7 +160,7 @@ test_pending_is_waiting() {
 	wait_for 20 grep -qE '"waiting":[[:space:]]*"pending for capacity"' "$W/state.json"
 	onbox status >"$T/st"
 	assert_grep "stage: train attempt 1 \(job $id, pending: pending for capacity\)" "$T/st"
-	assert_grep "job: $id \($(word pending)\)" "$T/st"
+	assert_grep "job: $id \($(raw_word pending)\)" "$T/st"
 	# Heartbeats go on while it waits (many polls): still no failure, said once.
 	t0=$(json "$W/state.json" 'd["time_unix"]')
 	wait_for 20 json_ge "$W/state.json" 'd["time_unix"]' $((${t0%.*} + 2))
@@ -292,10 +304,23 @@ id_changed() {
 	gone) job_gone "$id" ;;
 	esac
 	nid=$(hand_submit train)
-	[ -n "$nid" ] && [ "$nid" != "$id" ] || fail "hand submit gave '$nid'"
 	set_state "$nid" running
 	n=$(submits)
 	rerun
+	if [ "$PROFILE" = iris ]; then
+		# Iris gives a name its id again (the old job finished or gone):
+		# the same id, now the live job; followed, never submitted again.
+		assert_eq "$nid" "$id"
+		wait_for 20 grep -q "re-attaching to job $id" "$T/onbox.out"
+		cli _log "$nid" "Training completed"
+		set_state "$nid" succeeded
+		wait_for 20 test -f "$W/markers/TRAIN_DONE"
+		assert_eq "$(hist train 'len(d["attempts"])')" 1
+		wait_for 20 has_submits $((n + 1))
+		assert_eq "$(submits)" $((n + 1)) "only eval submitted after the re-attach"
+		return 0
+	fi
+	[ -n "$nid" ] && [ "$nid" != "$id" ] || fail "hand submit gave '$nid'"
 	wait_for 20 grep -q "adopting job $nid" "$T/onbox.out"
 	assert_eq "$(hist train 'd["attempts"][0]["job_id"]')" "$nid"
 	assert_eq "$(hist train 'd["attempts"][0]["job_replaced"][0]')" "$id"
@@ -351,13 +376,23 @@ inflight() {
 	wait "$first" 2>/dev/null || true
 	rm -f "$T/hang.submit"	# the wedged submit ends (nothing submitted yet)
 	assert_eq "$(submits)" 0
-	if [ "$1" = found ]; then
+	if [ "$1" != none ]; then
 		nid=$(hand_submit train)
 		set_state "$nid" running
 	fi
+	if [ "$1" = crowded ]; then
+		# 60 newer jobs of other names (and of another user): not among the
+		# 50 newest, ours is found all the same (find narrows by prefix).
+		for i in $(seq 1 60); do
+			case $PROFILE in
+			iris) cli _add "/$([ $((i % 2)) = 0 ] && echo wk || echo other)/other-$i" running ;;
+			ray) cli job submit --submission-id "other-$i-20990101-000000" --no-wait -- sh -c true >/dev/null ;;
+			esac
+		done
+	fi
 	n=$(submits)
 	rerun
-	if [ "$1" = found ]; then
+	if [ "$1" != none ]; then
 		wait_for 20 grep -q "adopting job $nid" "$T/onbox.out"
 		assert_grep 'submit in flight' "$T/onbox.out"
 	else
@@ -373,13 +408,14 @@ inflight() {
 	# Then eval's one submit: n + 1 in all when train's job was adopted,
 	# n + 2 when the rerun submitted it (it never had been).
 	want=$((n + 1))
-	[ "$1" = found ] || want=$((n + 2))
+	[ "$1" != none ] || want=$((n + 2))
 	wait_for 20 njobs_is eval 1
 	assert_eq "$(njobs train)" 1
 	assert_eq "$(submits)" "$want" "train never submitted again; eval once"
 }
 test_inflight_submit_found() { inflight found; }
 test_inflight_submit_none() { inflight none; }
+test_inflight_found_among_many() { inflight crowded; }
 
 # The CLI failing is "unknown": polled again, said loudly when it lasts, never dead.
 test_unknown_is_not_dead() {
@@ -444,20 +480,255 @@ test_onbox_stop_stops_job() {
 	assert_eq "$(submits)" 1
 }
 
-for PROFILE in ray iris; do
-	t "chain_completes[$PROFILE]" test_chain_completes
-	t "pending_is_waiting[$PROFILE]" test_pending_is_waiting
-	t "failed_job_class_from_log[$PROFILE]" test_failed_job_class_from_log
-	t "stopped_job_restarted_free[$PROFILE]" test_stopped_job_restarted_free
-	t "kill9_reattaches_same_job[$PROFILE]" test_kill9_reattaches_same_job
-	t "sigterm_leaves_job_running[$PROFILE]" test_sigterm_leaves_job_running
-	t "finished_unwatched_is_done[$PROFILE]" test_finished_unwatched_is_done
-	t "id_changed_old_failed[$PROFILE]" test_id_changed_old_failed
-	t "id_changed_old_gone[$PROFILE]" test_id_changed_old_gone
-	t "start_twice_submits_once[$PROFILE]" test_start_twice_submits_once
-	t "inflight_submit_found[$PROFILE]" test_inflight_submit_found
-	t "inflight_submit_none[$PROFILE]" test_inflight_submit_none
-	t "unknown_is_not_dead[$PROFILE]" test_unknown_is_not_dead
-	t "stage_timeout_stops_job[$PROFILE]" test_stage_timeout_stops_job
-	t "onbox_stop_stops_job[$PROFILE]" test_onbox_stop_stops_job
+
+# The CLI's dialect (iris: its generation) is detected once and recorded.
+test_dialect_recorded() {
+	jconf '' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
+	case $PROFILE:$GEN in
+	iris:old) want=iris-json ;;
+	iris:mid) want=iris-summary ;;
+	iris:new) want=iris-describe ;;
+	ray:) want= ;;
+	esac
+	if [ -n "$want" ]; then
+		assert_eq "$(json "$W/job.json" 'd["dialect"]')" "$want"
+		assert_grep "speaks dialect $want" "$T/onbox.out"
+		wait_for 20 grep -qE "\"dialect\":[[:space:]]*\"$want\"" "$W/state.json"
+	else
+		assert_no_file "$W/job.json"
+	fi
+	set_state "$id" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	assert_eq "$(grep -c 'speaks dialect' "$T/onbox.out")" "$([ -n "$want" ] && echo 1 || echo 0)"
+}
+
+# A log of 100,000 lines whose last lines are a traceback: it reaches the
+# FAILED marker with its where, though iris shows a window of 2,000 lines and
+# ray's log is past the 16 MiB kept (the copy never freezes).
+test_long_log_traceback() {
+	jconf '"restart": {"max": 0},' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	cli _log "$id" "step 0 of 100000"
+	wait_for 20 grep -q 'step 0 of 100000' "$W/logs/train.1.log"
+	pad=$(printf '%0150d' 0)
+	awk -v pad="$pad" 'BEGIN { for (i = 1; i <= 99992; i++) printf "step %d loss 2.5 %s\n", i, pad }' >"$T/big.log"
+	cat >>"$T/big.log" <<'EOF2'
+Traceback (most recent call last):
+  File "/root/run/train.py", line 61, in <module>
+    main(cfg)
+  File "/root/run/train.py", line 44, in main
+    lr = cfg["optim"]["learning_rate"]
+KeyError: 'learning_rate'
+EOF2
+	assert_eq "$(wc -l <"$T/big.log" | tr -d ' ')" 99998
+	cli _logfile "$id" "$T/big.log"
+	wait_for 30 grep -q "KeyError: 'learning_rate'" "$W/logs/train.1.log"
+	set_state "$id" failed
+	wait_for 30 test -f "$W/markers/TRAIN_DONE.FAILED"
+	fm=$W/markers/TRAIN_DONE.FAILED
+	assert_eq "$(json "$fm" 'd["class"]')" code_error
+	assert_eq "$(json "$fm" 'd["where"]["file"]')" /root/run/train.py
+	assert_eq "$(json "$fm" 'd["where"]["line"]')" 44
+	assert_eq "$(json "$fm" 'd["where"]["function"]')" main
+	# The line before the gap (if any) and the traceback, each once.
+	assert_eq "$(grep -c 'step 0 of 100000' "$W/logs/train.1.log")" 1
+	assert_eq "$(grep -c "KeyError: 'learning_rate'" "$W/logs/train.1.log")" 1
+	if [ "$PROFILE" = iris ]; then
+		assert_grep 'lines in between may be missing' "$W/logs/train.1.log"
+	fi
+}
+
+# Lines that arrive a few at a time through a window (iris) or the whole log
+# (ray) are copied once each, in order, over many polls.
+test_log_flows_in_order() {
+	jconf '' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	for i in $(seq 1 30); do
+		cli _log "$id" "line $i"
+		[ $((i % 10)) != 0 ] || wait_for 20 grep -q "line $i\$" "$W/logs/train.1.log"
+	done
+	set_state "$id" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	grep -oE 'line [0-9]+$' "$W/logs/train.1.log" >"$T/got"
+	seq 1 30 | sed 's/^/line /' >"$T/want"
+	assert_eq "$(cat "$T/got")" "$(cat "$T/want")"
+	assert_no_grep 'may be missing' "$W/logs/train.1.log"
+}
+
+# chain[].job: the stage's own options reach the CLI; one watchkeeper sets is refused.
+test_stage_options() {
+	case $PROFILE in
+	iris) opts='{"tpu": "v5p-8", "memory": "64GB", "enable-extra-resources": true}'
+		want='--tpu=v5p-8 --memory=64GB --enable-extra-resources'
+		bad='{"job-name": "x"}' badname=job-name ;;
+	ray) opts='{"entrypoint-num-gpus": 1, "runtime-env-json": "{\"pip\": [\"x\"]}"}'
+		want='--entrypoint-num-gpus=1 --runtime-env-json={"pip": ["x"]}'
+		bad='{"submission-id": "x"}' badname=submission-id ;;
+	esac
+	jconf '' "[{\"stage\": \"train\", \"run\": \"python train.py\", \"job\": $opts}]"
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	got=$(cat "$T"/cluster/jobs/*/opts | tr '\n' ' ')
+	for w in $want; do
+		case " $got " in *" $w "*) ;; *) fail "option $w not passed: $got" ;; esac
+	done
+	set_state "$id" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	# Refused before anything runs: the option is watchkeeper's.
+	rm -rf "$T/work/.watchkeeper"
+	jconf '' "[{\"stage\": \"train\", \"run\": \"python train.py\", \"job\": $bad}]"
+	rc=0; onbox run >"$T/bad.out" 2>&1 || rc=$?
+	assert_eq "$rc" 78
+	assert_grep "chain\\[0\\].job \\(stage train\\): \"$badname\": watchkeeper sets --$badname itself" "$T/bad.out"
+	# Not an option the profile lists (a typo).
+	jconf '' '[{"stage": "train", "run": "python train.py", "job": {"gpux": "1"}}]'
+	rc=0; onbox run >"$T/bad2.out" 2>&1 || rc=$?
+	assert_eq "$rc" 78
+	assert_grep 'is not an option job.options lists' "$T/bad2.out"
+}
+
+# A job started by hand is adopted (never submitted), watched and triaged as
+# ours; on a failure the owner's resubmit command recovers it, its new id is
+# captured and the attempt count kept.
+test_adopt_and_resubmit() {
+	jsetup
+	case $PROFILE in
+	iris) hid=$(cli job run --no-wait --job-name held-sweep -- sh -c 'python sweep.py' 2>/dev/null)
+		resub='iris job run --no-wait --job-name held-sweep -- sh -c \"python sweep.py\"' ;;
+	ray) cli job submit --submission-id ray-run-held-sweep-20260131-051716 --no-wait -- \
+		    sh -c 'python sweep.py' >/dev/null
+		hid=ray-run-held-sweep-20260131-051716
+		resub='ray job submit --submission-id ray-run-held-sweep-$(date +%s%N) --no-wait -- sh -c \"python sweep.py\"' ;;
+	esac
+	set_state "$hid" running
+	n0=$(submits)
+	jconf '"restart": {"max": 2, "escalate_s": 0},' "[{\"stage\": \"train\", \"adopt\": \"$hid\", \"resubmit\": \"$resub\"}]"
+	bg_onbox run
+	wait_for 20 grep -q "adopting job $hid" "$T/onbox.out"
+	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
+	assert_eq "$(submits)" "$n0" "an adopted job is not submitted"
+	assert_eq "$(hist train 'd["attempts"][0]["job_adopt"]')" "$hid"
+	cli _log "$hid" "NCCL error: unhandled system error, remote process exited"
+	set_state "$hid" failed
+	wait_for 30 test -f "$W/attempts/train.2.json"
+	wait_for 20 has_submits $((n0 + 1))
+	wait_for 20 grep -qE '"job_id"' "$W/attempts/train.2.json"
+	nid=$(json "$W/attempts/train.2.json" 'd["job_id"]')
+	assert_grep 'chain\[0\].resubmit' "$T/onbox.out"
+	assert_eq "$(hist train 'd["attempts"][0]["class"]')" nccl_timeout
+	assert_eq "$(hist train 'd["attempts"][1]["job_id"]')" "$nid"
+	[ "$PROFILE" = iris ] || [ "$nid" != "$hid" ] || fail "ray gave the same id"
+	set_state "$nid" running
+	cli _log "$nid" "step 5"
+	wait_for 20 grep -q 'step 5' "$W/logs/train.2.log"
+	set_state "$nid" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 2
+	assert_eq "$(submits)" $((n0 + 1)) "one resubmit, by the owner's command"
+}
+
+# The resubmit must not wait for the job; refused as a config error.
+test_resubmit_needs_no_wait() {
+	jconf '' '[{"stage": "train", "adopt": "x", "resubmit": "sh -c true"}]'
+	rc=0; onbox run >"$T/bad.out" 2>&1 || rc=$?
+	assert_eq "$rc" 78
+	assert_grep 'chain\[0\].resubmit \(stage train\): must pass --no-wait' "$T/bad.out"
+}
+
+# Pending past job.pending_alert_s: one degraded capacity_wait alert, nothing changed.
+test_capacity_wait() {
+	jconf '"job": {"pending_alert_s": 1},' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	wait_for 20 grep -q '"kind":"capacity_wait"' "$W/events.jsonl"
+	wait_for 20 grep -q '"capacity_wait"' "$W/state.json"
+	assert_grep '"severity":"degraded"' "$W/events.jsonl"
+	# Heartbeats go on: still one alert, the job untouched and not resubmitted.
+	t0=$(json "$W/state.json" 'd["time_unix"]')
+	wait_for 20 json_ge "$W/state.json" 'd["time_unix"]' $((${t0%.*} + 2))
+	assert_eq "$(grep -c '"kind":"capacity_wait"' "$W/events.jsonl")" 1
+	is_state "$id" pending || fail "the job was touched: $(state_of "$id")"
+	assert_eq "$(submits)" 1
+	set_state "$id" running
+	wait_for 20 sh -c "! grep -q '\"capacity_wait\"' '$W/state.json'"
+	set_state "$id" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+}
+
+# A job the manager failed with nothing in its log: cluster_failure, retried.
+test_cluster_failure_retried() {
+	jconf '"restart": {"max": 1, "escalate_s": 0},' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	case $PROFILE in iris) set_state "$id" worker_failed ;; ray) set_state "$id" failed ;; esac
+	wait_for 30 sh -c "grep -qE '\"job_id\":' '$W/attempts/train.2.json' 2>/dev/null"
+	assert_eq "$(hist train 'd["attempts"][0]["class"]')" cluster_failure
+	assert_eq "$(hist train 'd["attempts"][0]["policy"]["rule"]')" retry
+	id2=$(json "$W/attempts/train.2.json" 'd["job_id"]')
+	set_state "$id2" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+}
+
+# A bad accelerator is never relaunched onto the same worker: the owner is asked.
+test_bad_accelerator_asks_owner() {
+	jconf '"restart": {"max": 3},' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	cli _log "$id" "RuntimeError: No accelerator found on worker tpu-v5p-8-w-7"
+	set_state "$id" failed
+	wait_for 20 test -f "$W/markers/TRAIN_DONE.FAILED"
+	fm=$W/markers/TRAIN_DONE.FAILED
+	assert_eq "$(json "$fm" 'd["class"]')" bad_accelerator
+	assert_eq "$(json "$fm" 'd["policy"]["rule"]')" consent
+	assert_grep 'tpu-v5p-8-w-7' "$fm"
+	assert_eq "$(submits)" 1 "not relaunched in place"
+}
+
+for V in ray iris:old iris:mid iris:new; do
+	PROFILE=${V%%:*}
+	GEN=
+	case $V in *:*) GEN=${V#*:} ;; esac
+	V=$PROFILE${GEN:+-$GEN}
+	t "chain_completes[$V]" test_chain_completes
+	t "pending_is_waiting[$V]" test_pending_is_waiting
+	t "failed_job_class_from_log[$V]" test_failed_job_class_from_log
+	t "stopped_job_restarted_free[$V]" test_stopped_job_restarted_free
+	t "kill9_reattaches_same_job[$V]" test_kill9_reattaches_same_job
+	t "sigterm_leaves_job_running[$V]" test_sigterm_leaves_job_running
+	t "finished_unwatched_is_done[$V]" test_finished_unwatched_is_done
+	t "id_changed_old_failed[$V]" test_id_changed_old_failed
+	t "id_changed_old_gone[$V]" test_id_changed_old_gone
+	t "start_twice_submits_once[$V]" test_start_twice_submits_once
+	t "inflight_submit_found[$V]" test_inflight_submit_found
+	t "inflight_submit_none[$V]" test_inflight_submit_none
+	t "unknown_is_not_dead[$V]" test_unknown_is_not_dead
+	t "stage_timeout_stops_job[$V]" test_stage_timeout_stops_job
+	t "onbox_stop_stops_job[$V]" test_onbox_stop_stops_job
+	t "dialect_recorded[$V]" test_dialect_recorded
+	t "long_log_traceback[$V]" test_long_log_traceback
+	t "log_flows_in_order[$V]" test_log_flows_in_order
+	t "inflight_found_among_many[$V]" test_inflight_found_among_many
+	t "stage_options[$V]" test_stage_options
+	t "adopt_and_resubmit[$V]" test_adopt_and_resubmit
+	t "resubmit_needs_no_wait[$V]" test_resubmit_needs_no_wait
+	t "capacity_wait[$V]" test_capacity_wait
+	t "cluster_failure_retried[$V]" test_cluster_failure_retried
+	t "bad_accelerator_asks_owner[$V]" test_bad_accelerator_asks_owner
 done

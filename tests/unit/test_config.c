@@ -561,7 +561,7 @@ test_run_wait_rules(void **state)
 	    "}\n"), WK_ERR_PARSE);
 	expect(f, f->path, 4, "key \"chain[0]\": has both \"run\" and \"wait\"; a stage does "
 	    "exactly one of them (make the wait its own stage)");
-	expect(f, f->path, 5, "key \"chain[1]\": needs \"run\" (a command) or \"wait\"");
+	expect(f, f->path, 5, "key \"chain[1]\": needs \"run\" (a command), \"adopt\" (a job that already runs) or \"wait\"");
 	expect(f, f->path, 6, "key \"chain[2].wait.timeout_s\": must be > 0 with a log: "
 	    "a wait never waits forever");
 	expect(f, f->path, 7, "key \"chain[3].wait\": wait for either a pid or a log line "

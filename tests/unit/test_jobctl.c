@@ -310,7 +310,7 @@ submit(struct fx *f, const char *name)
 {
 	char *id, *why;
 
-	assert_int_equal(jobctl_submit(&f->jc, name, "python train.py --lr 3e-4", &id, &why), 0);
+	assert_int_equal(jobctl_submit(&f->jc, name, "python train.py --lr 3e-4", NULL, &id, &why), 0);
 	assert_null(why);
 	assert_non_null(id);
 	return id;
@@ -434,7 +434,7 @@ test_failing_cli(void **state)
 	assert_non_null(strstr(why, "ConnectionError"));
 	free(why);
 
-	assert_int_equal(jobctl_submit(&f->jc, "wk-r1-eval", "x", &id2, &why), WK_ERR_EXEC);
+	assert_int_equal(jobctl_submit(&f->jc, "wk-r1-eval", "x", NULL, &id2, &why), WK_ERR_EXEC);
 	assert_null(id2);
 	assert_non_null(strstr(why, "job.submit exited with status 1"));
 	free(why);
@@ -448,7 +448,7 @@ test_failing_cli(void **state)
 	free(why);
 	snprintf(path, sizeof(path), "%s/log.out", f->dir);
 	assert_true((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0);
-	assert_int_equal(jobctl_logs(&f->jc, id, fd, 0, &why), WK_ERR_EXEC);
+	assert_int_equal(jobctl_logs(&f->jc, id, 0, fd, 0, NULL, &why), WK_ERR_EXEC);
 	assert_non_null(strstr(why, "job.logs exited with status 1"));
 	assert_int_equal(fstat(fd, &sb), 0);
 	assert_int_equal(sb.st_size, 0);	/* nothing written on failure */
@@ -622,7 +622,7 @@ test_logs(void **state)
 	fake(f, "_log", id, "Traceback (most recent call last):");
 	snprintf(path, sizeof(path), "%s/log.out", f->dir);
 	assert_true((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0);
-	assert_int_equal(jobctl_logs(&f->jc, id, fd, 0, &why), 0);
+	assert_int_equal(jobctl_logs(&f->jc, id, 0, fd, 0, NULL, &why), 0);
 	assert_null(why);
 	close(fd);
 	text = slurp(path);
@@ -636,7 +636,7 @@ test_logs(void **state)
 		fake(f, "_log", id, line);
 	}
 	assert_true((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0);
-	assert_int_equal(jobctl_logs(&f->jc, id, fd, 200, &why), 0);
+	assert_int_equal(jobctl_logs(&f->jc, id, 0, fd, 200, NULL, &why), 0);
 	close(fd);
 	text = slurp(path);
 	len = strlen(text);
@@ -649,7 +649,7 @@ test_logs(void **state)
 	/* A reader that went away is an error, not a SIGPIPE that kills us. */
 	assert_int_equal(pipe(pfd), 0);
 	close(pfd[0]);
-	assert_int_equal(jobctl_logs(&f->jc, id, pfd[1], 0, &why), WK_ERR_SYSTEM);
+	assert_int_equal(jobctl_logs(&f->jc, id, 0, pfd[1], 0, NULL, &why), WK_ERR_SYSTEM);
 	assert_non_null(strstr(why, "cannot write"));
 	free(why);
 	close(pfd[1]);
@@ -681,7 +681,7 @@ test_hostile_stays_data(void **state)
 	enum job_state st;
 	char *id, *id2, *why, *w, cwd[PATH_MAX];
 
-	assert_int_equal(jobctl_submit(&f->jc, name, cmd, &id, &why), 0);
+	assert_int_equal(jobctl_submit(&f->jc, name, cmd, NULL, &id, &why), 0);
 	assert_null(why);
 	w = recorded_arg(f, id, f->p->cmd_arg);
 	assert_string_equal(w, cmd);
@@ -847,7 +847,7 @@ test_command_failures(void **state)
 	free(why);
 	assert_int_equal(jobctl_status(&f->jc, "a\nb", &st, &raw, &why), WK_ERR_INVALID);
 	free(why);
-	assert_int_equal(jobctl_submit(&f->jc, "n", "", &id, &why), WK_ERR_INVALID);
+	assert_int_equal(jobctl_submit(&f->jc, "n", "", NULL, &id, &why), WK_ERR_INVALID);
 	assert_null(id);
 	free(why);
 }
@@ -861,7 +861,7 @@ test_submit_contract(void **state)
 	/* Group 1 when the regex has one. */
 	load_job(f, "echo 'Job submission server'; echo \"Job 'x-{name}-7' submitted\"", NULL,
 	    NULL, "Job '(.+)' submitted", NULL);
-	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", &id, &why), 0);
+	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", NULL, &id, &why), 0);
 	/* {name} reached the shell quoted, inside the echo's own quotes: printed verbatim. */
 	assert_string_equal(id, "x-'n1'-7");
 	free(id);
@@ -869,13 +869,13 @@ test_submit_contract(void **state)
 	/* The whole match without a group; the first line that matches wins. */
 	load_job(f, "printf 'queued\\njob-42 accepted\\njob-43\\n'", NULL, NULL, "job-[0-9]+",
 	    NULL);
-	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", &id, &why), 0);
+	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", NULL, &id, &why), 0);
 	assert_string_equal(id, "job-42");
 	free(id);
 
 	/* Exit 0 without an id: the job may exist, and the why says so. */
 	load_job(f, "echo 'Submitted (no id today)'", NULL, NULL, "job-[0-9]+", NULL);
-	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", &id, &why), WK_ERR_PARSE);
+	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", NULL, &id, &why), WK_ERR_PARSE);
 	assert_null(id);
 	assert_non_null(strstr(why, "may exist"));
 	assert_non_null(strstr(why, "Submitted (no id today)"));
@@ -883,14 +883,14 @@ test_submit_contract(void **state)
 
 	/* No id_regex: nothing is submitted at all. */
 	load_job(f, "touch submitted", NULL, NULL, NULL, NULL);
-	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", &id, &why), WK_ERR_INVALID);
+	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", NULL, &id, &why), WK_ERR_INVALID);
 	assert_non_null(strstr(why, "job.id_regex is not set"));
 	free(why);
 	assert_int_equal(access("submitted", F_OK), -1);
 
 	/* {id} has no value in submit: refused before anything runs. */
 	load_job(f, "echo job-1 {id}", NULL, NULL, "job-[0-9]+", NULL);
-	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", &id, &why), WK_ERR_INVALID);
+	assert_int_equal(jobctl_submit(&f->jc, "n1", "true", NULL, &id, &why), WK_ERR_INVALID);
 	assert_non_null(strstr(why, "uses {id}"));
 	free(why);
 }
@@ -970,7 +970,7 @@ logs_of(struct fx *f, size_t cap)
 
 	snprintf(path, sizeof(path), "%s/log.out", f->dir);
 	assert_true((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0);
-	assert_int_equal(jobctl_logs(&f->jc, "job-1", fd, cap, &why), 0);
+	assert_int_equal(jobctl_logs(&f->jc, "job-1", 0, fd, cap, NULL, &why), 0);
 	assert_null(why);
 	close(fd);
 	assert_non_null(text = slurp(path));

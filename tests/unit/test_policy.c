@@ -558,7 +558,7 @@ test_progress_resets(void **state)
 static void
 test_table(void **state)
 {
-	static const char *const names[] = { "finished", "unseen", "no_failure", "never_retry",
+	static const char *const names[] = { "finished", "unseen", "no_failure", "never_retry", "consent",
 	    "escalate", "no_progress", "flapping", "budget", "retry" };
 	const struct policy_row *rows;
 	size_t n, i;

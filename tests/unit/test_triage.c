@@ -452,7 +452,7 @@ test_class_table(void **state)
 	static const char *const names[TRIAGE_NCLASSES] = {
 		"none", "disk_full", "cgroup_oom", "cuda_oom", "hbm_oom", "node_lost",
 		"nccl_timeout", "bad_accelerator", "nan_loss", "code_error", "preempted",
-		"killed", "timeout", "no_done_line", "lost", "reboot", "missing_artifacts", "unknown",
+		"killed", "timeout", "no_done_line", "lost", "reboot", "missing_artifacts", "cluster_failure", "unknown",
 	};
 	size_t i, j;
 
@@ -478,7 +478,8 @@ test_class_table(void **state)
 	for (i = 0; i < TRIAGE_NCLASSES; i++) {
 		int retry = i == TRIAGE_NODE_LOST || i == TRIAGE_NCCL_TIMEOUT ||
 		    i == TRIAGE_BAD_ACCELERATOR || i == TRIAGE_PREEMPTED ||
-		    i == TRIAGE_REBOOT || i == TRIAGE_LOST || i == TRIAGE_KILLED;
+		    i == TRIAGE_REBOOT || i == TRIAGE_LOST || i == TRIAGE_KILLED ||
+		    i == TRIAGE_CLUSTER_FAILURE;
 		int infra = i == TRIAGE_NODE_LOST || i == TRIAGE_PREEMPTED || i == TRIAGE_REBOOT;
 
 		assert_int_equal(triage_classes[i].retryable, retry);
@@ -487,10 +488,15 @@ test_class_table(void **state)
 	assert_non_null(strstr(triage_classes[TRIAGE_DISK_FULL].remediation, "df -i"));
 	assert_non_null(strstr(triage_classes[TRIAGE_CGROUP_OOM].remediation, "memory.max"));
 
-	/* Every rule names a real failure class; only nan_loss is not a crash. */
+	/*
+	 * Every rule names a real failure class; only nan_loss and the autoscaler's
+	 * cluster_failure (a warning while the job waits) are not crashes.
+	 */
 	for (i = 0; i < triage_nrules; i++) {
-		assert_true(triage_rules[i].cls > TRIAGE_NONE && triage_rules[i].cls < TRIAGE_PREEMPTED);
-		assert_int_equal(triage_rules[i].crash != 0, triage_rules[i].cls != TRIAGE_NAN_LOSS);
+		assert_true((triage_rules[i].cls > TRIAGE_NONE && triage_rules[i].cls < TRIAGE_PREEMPTED) ||
+		    triage_rules[i].cls == TRIAGE_CLUSTER_FAILURE);
+		assert_int_equal(triage_rules[i].crash != 0, triage_rules[i].cls != TRIAGE_NAN_LOSS &&
+		    triage_rules[i].cls != TRIAGE_CLUSTER_FAILURE);
 		/* SIGKILL evidence only stands for cgroup_oom (the counter may make it killed). */
 		if (triage_rules[i].crash == TRIAGE_SIGKILL_EVIDENCE)
 			assert_int_equal(triage_rules[i].cls, TRIAGE_CGROUP_OOM);
