@@ -553,6 +553,22 @@ cfg_derive_notify(const struct cfg_ctx *ctx, const cJSON *notify)
 	}
 }
 
+/* job.<key> is set, or every dialect sets it. */
+static int
+cfg_job_has(const cJSON *job, const char *key)
+{
+	const cJSON *dl, *all = cJSON_GetObjectItemCaseSensitive(job, "dialects");
+
+	if (cJSON_HasObjectItem(job, key))
+		return 1;
+	if (cJSON_GetArraySize(all) == 0)
+		return 0;
+	cJSON_ArrayForEach(dl, all)
+		if (!cJSON_HasObjectItem(dl, key))
+			return 0;
+	return 1;
+}
+
 /* chain[].job, adopt and resubmit belong to detach job. */
 static void
 cfg_derive_jobkeys(const struct cfg_ctx *ctx, const struct wk_config *cfg, const cJSON *chain)
@@ -597,9 +613,8 @@ cfg_derive(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON *root)
 	cfg_derive_complete(ctx, root);
 	cfg_derive_notify(ctx, cJSON_GetObjectItemCaseSensitive(root, "notify"));
 	if ((cfg->detach_kind = detach_parse(cfg->detach)) == DETACH_JOB &&
-	    (!cJSON_IsObject(job) || !cJSON_HasObjectItem(job, "submit") ||
-	    !cJSON_HasObjectItem(job, "status")))
+	    (!cJSON_IsObject(job) || !cfg_job_has(job, "submit") || !cfg_job_has(job, "status")))
 		cfg_error(ctx, "detach", "key \"detach\": \"job\" needs \"job.submit\" and "
-		    "\"job.status\"");
+		    "\"job.status\" (in \"job\", or in every entry of \"job.dialects\")");
 	cfg_derive_jobkeys(ctx, cfg, cJSON_GetObjectItemCaseSensitive(root, "chain"));
 }

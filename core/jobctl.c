@@ -948,6 +948,23 @@ jobctl_check_source(const struct wk_config *cfg, const cJSON *src, const char *w
 	return found;
 }
 
+int
+jobctl_has_nowait(const char *cmd)
+{
+	static const char *const words[] = { "--no-wait", "--no_wait" };
+	const char *p;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		n = strlen(words[i]);
+		for (p = cmd; (p = strstr(p, words[i])) != NULL; p++)
+			if ((p == cmd || strchr(" \t\n'\"", p[-1]) != NULL) &&
+			    strchr(" \t\n'\"", p[n]) != NULL)
+				return 1;
+	}
+	return 0;
+}
+
 /* 1 when a submit command of the job section or a dialect passes --no-wait. */
 static int
 jobctl_submit_nowait(const struct wk_config *cfg)
@@ -986,10 +1003,11 @@ jobctl_check_stages(const struct wk_config *cfg, int *stage_opts, struct diag *d
 		free(words);
 		free(why);
 		why = words = NULL;
-		if (st->resubmit != NULL && nowait && strstr(st->resubmit, "--no-wait") == NULL) {
+		if (st->resubmit != NULL && nowait && !jobctl_has_nowait(st->resubmit)) {
 			diag_add(d, cfg->path, st->line, "chain[%zu].resubmit (stage %s): must pass "
-			    "--no-wait, as the profile's submit does: onbox reads the new job's id "
-			    "from its output and must not wait for the job to end", i, st->name);
+			    "--no-wait (or ray_run.py's --no_wait), as the profile's submit does: onbox "
+			    "reads the new job's id from its output and must not wait for the job to "
+			    "end", i, st->name);
 			found++;
 		}
 	}

@@ -150,6 +150,12 @@ int jobctl_resubmit(const struct jobctl *jc, const char *label, const char *comm
  */
 int jobctl_dialect(struct jobctl *jc, const char *want, char **name, char **why);
 
+/*
+ * 1 when cmd passes --no-wait (or Marin's ray_run.py --no_wait) as a word of
+ * its own: a resubmit that returns at once with the new id.
+ */
+int jobctl_has_nowait(const char *cmd);
+
 /* 1 when key ("job.find") has a command, in the dialect in use or the job section. */
 int jobctl_has(const struct jobctl *jc, const char *key);
 

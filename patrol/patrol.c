@@ -13,6 +13,8 @@
  *   patrol [-c FILE] resume [--dry-run] [--json]  resume it now (policy, not auto_resume)
  *   patrol [-c FILE]... mcp                  serve MCP on stdio for these runs (every run
  *                                            with local state when no -c; mcp.h)
+ *   patrol watch --job ID [...]              write a config that adopts a cluster job
+ *                                            already running (watch.c; its own options)
  *
  * Exit: 0 OK/DONE/STOPPED, 1 any other verdict, 2 the box could not be seen
  * (SSH_DOWN, HOSTKEY_MISMATCH), 64 usage, 75 another patrol is ticking for
@@ -21,7 +23,9 @@
  * The modes are a table, patrol_cmds[], as onbox's commands are: each is
  * chosen by an option (--install-schedule) or by a word after the options
  * (deploy), says which of the options it takes, and runs with the loaded
- * config.  The tick is the default.
+ * config.  The tick is the default.  A command with options of its own
+ * (watch) is the first word and gets the rest of argv: patrol's options are
+ * not its, and it loads no config.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -50,7 +54,9 @@ usage(FILE *fp)
 	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]\n"
 	    "       patrol [-c FILE] stop\n"
 	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
-	    "       patrol [-c FILE]... mcp\n\n"
+	    "       patrol [-c FILE]... mcp\n"
+	    "       patrol watch --job ID [--profile ray|iris] [--run NAME] [--stage NAME]\n"
+	    "                    [--resubmit CMD] [--workdir DIR] [--host HOST] [-o FILE] [--force]\n\n"
 	    "One tick: one ssh connection, one probe, the decision table, a one-line report:\n"
 	    "  <UTC time> <run> <VERDICT> <details>\n\nverdicts, highest priority first:\n");
 	for (i = 0; i < decide_nrows; i++)
@@ -68,7 +74,11 @@ usage(FILE *fp)
 	    "Exit 0 at the end of stdin, 64 usage, 78 config error.\n"
 	    "\nresume: a tick that resumes the run now when it is NEEDS_RESUME or CRASHED (the\n"
 	    "restart policy decides; patrol.auto_resume is not needed) or STOPPED, recorded like a\n"
-	    "tick; --dry-run only looks and says what it would do, writing nothing.  Exit as a tick.\n");
+	    "tick; --dry-run only looks and says what it would do, writing nothing.  Exit as a tick.\n"
+	    "\nwatch: writes a config (-o FILE, default ./watchkeeper.json) whose stage adopts a\n"
+	    "cluster job that already runs (Ray submission id, Iris /<user>/<job>); `patrol watch\n"
+	    "--help` says more.  Exit 0 written, 1 FILE exists (no --force), 64 usage, 74 cannot\n"
+	    "write, 78 the config does not validate.\n");
 }
 
 /* What the options said, for the mode that runs. */
@@ -82,6 +92,8 @@ struct patrol_args {
 	int		 scheduler;	/* --scheduler: a sched_kind, -1 none given */
 	char		**configs;	/* every -c FILE, absolute (mcp) */
 	size_t		 nconfigs;
+	int		 argc;		/* own_args: argv from the command word on */
+	char		**argv;
 };
 
 struct patrol_cmd {
@@ -90,6 +102,7 @@ struct patrol_cmd {
 	int		 json;		/* takes --json */
 	int		 deploy_opts;	/* takes --onbox, --no-start, --no-secrets */
 	int		 configs;	/* takes -c FILE several times and loads them itself (cfg NULL) */
+	int		 own_args;	/* the first word; parses argv itself, no config (cfg NULL) */
 	int		(*exec)(struct wk_config *, const struct patrol_args *);
 };
 
@@ -143,16 +156,24 @@ patrol_cmd_mcp(struct wk_config *cfg, const struct patrol_args *a)
 	return mcp_serve(a->configs, a->nconfigs);
 }
 
+static int
+patrol_cmd_watch(struct wk_config *cfg, const struct patrol_args *a)
+{
+	(void)cfg;
+	return patrol_watch(a->argc, a->argv);
+}
+
 /* The first row is the default (a tick); a word is looked for only when no option chose a mode. */
 static const struct patrol_cmd patrol_cmds[] = {
-	{ 'o', NULL, 1, 0, 0, patrol_cmd_tick },
-	{ 'I', NULL, 1, 0, 0, patrol_cmd_install_schedule },
-	{ 'U', NULL, 1, 0, 0, patrol_cmd_uninstall_schedule },
-	{ 'D', "deploy", 1, 1, 0, patrol_cmd_deploy },
+	{ 'o', NULL, 1, 0, 0, 0, patrol_cmd_tick },
+	{ 'I', NULL, 1, 0, 0, 0, patrol_cmd_install_schedule },
+	{ 'U', NULL, 1, 0, 0, 0, patrol_cmd_uninstall_schedule },
+	{ 'D', "deploy", 1, 1, 0, 0, patrol_cmd_deploy },
 	/* `patrol stop -c FILE` too: getopt moved the options before the word */
-	{ 'S', "stop", 0, 0, 0, patrol_cmd_stop },
-	{ 'M', "mcp", 0, 0, 1, patrol_cmd_mcp },
-	{ 'R', "resume", 1, 0, 0, patrol_cmd_resume },
+	{ 'S', "stop", 0, 0, 0, 0, patrol_cmd_stop },
+	{ 'M', "mcp", 0, 0, 1, 0, patrol_cmd_mcp },
+	{ 'R', "resume", 1, 0, 0, 0, patrol_cmd_resume },
+	{ 'W', "watch", 0, 0, 0, 1, patrol_cmd_watch },
 };
 
 #define PATROL_NCMDS	(sizeof(patrol_cmds) / sizeof(patrol_cmds[0]))
@@ -169,15 +190,18 @@ patrol_cmd_by_mode(int m)
 	return NULL;
 }
 
-/* The row of command word w that takes what the options said, or NULL. */
+/*
+ * The row of command word w that takes what the options said (own, the
+ * first word: a row with own_args; else one without), or NULL.
+ */
 static const struct patrol_cmd *
-patrol_cmd_by_word(const char *w, int json)
+patrol_cmd_by_word(const char *w, int json, int own)
 {
 	size_t i;
 
 	for (i = 0; i < PATROL_NCMDS; i++)
 		if (patrol_cmds[i].word != NULL && strcmp(patrol_cmds[i].word, w) == 0 &&
-		    (patrol_cmds[i].json || !json))
+		    (patrol_cmds[i].json || !json) && patrol_cmds[i].own_args == own)
 			return &patrol_cmds[i];
 	return NULL;
 }
@@ -212,6 +236,12 @@ main(int argc, char **argv)
 	/* deploy and stop mix stdout and stderr lines: keep their order in a pipe. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	log_init("patrol", 0);
+	if (argc > 1 && (w = patrol_cmd_by_word(argv[1], 0, 1)) != NULL) {
+		a.argc = argc - 1;
+		a.argv = argv + 1;
+		rc = w->exec(NULL, &a);
+		goto out;
+	}
 	while ((ch = getopt_long(argc, argv, "c:jvVh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -254,7 +284,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind < argc && cmd == &patrol_cmds[0] &&
-	    (w = patrol_cmd_by_word(argv[optind], a.json)) != NULL) {
+	    (w = patrol_cmd_by_word(argv[optind], a.json, 0)) != NULL) {
 		cmd = w;
 		optind++;
 	}

@@ -115,6 +115,14 @@ int patrol_stop_exec(const struct wk_config *cfg, struct ssh_conn *conn, struct 
     struct ssh_error *err);
 
 /*
+ * watch.c: `patrol watch --job ID ...` (argv from the word "watch" on):
+ * write a config whose one stage adopts a cluster job that already runs,
+ * validated before it replaces -o FILE.  An exit code (0 written, 1 FILE
+ * exists, 64 usage, 74 cannot write, 78 does not validate).
+ */
+int patrol_watch(int argc, char **argv);
+
+/*
  * journal.c: LOGBOOK.md entries.  journal_box logs the box's events the
  * probe brought (and moves patrol.json's events_offset past them);
  * journal_tick logs a verdict change (prev NULL: the first tick), the

@@ -351,6 +351,15 @@ test_rows(void **state)
 	b.markers = "";
 	b.disk = 50;
 	run_case(&b, 4600, 1, V_STALLED, "no progress for 2 ticks ~4600/5155", &o);
+	/* A stall with a cluster signal in the job's log (seeds 000/001): DEGRADED, naming it. */
+	b.state = "{\"time_unix\": 1795000590, \"stage\": \"train\", \"attempt\": 2, "
+	    "\"progress\": {\"cur\": 4600, \"max\": 5155}, \"job\": {\"cluster_signal\": "
+	    "{\"signal\": \"OwnerDiedError\", \"line\": \"ray.exceptions.OwnerDiedError: x\"}}}";
+	run_case(&b, 4600, 1, V_DEGRADED, "cluster_stall: no progress for 2 ticks and the job's log "
+	    "shows OwnerDiedError (ray.exceptions.OwnerDiedError: x)", &o);
+	/* The signal alone, progress moving: OK. */
+	run_case(&b, 4500, 1, V_OK, NULL, &o);
+	b.state = HB_FRESH;
 	/* One tick without progress is not yet a stall. */
 	run_case(&b, 4600, 0, V_OK, "~4600/5155 (+0 since last tick)", &o);
 	/* OK with the delta. */

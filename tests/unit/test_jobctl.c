@@ -290,6 +290,18 @@ prof_setup(void **state)
 		diag_free(&d);
 		return -1;
 	}
+	/* The CLI's generation (iris: job.dialects), as onbox finds it once per run. */
+	{
+		char *name = NULL, *why = NULL;
+		int rc = jobctl_dialect(&f->jc, NULL, &name, &why);
+
+		if (rc != 0)
+			fprintf(stderr, "jobctl_dialect: %s\n", why);
+		free(name);
+		free(why);
+		if (rc != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -920,6 +932,130 @@ test_placeholders(void **state)
 	free(why);
 }
 
+
+/* job.dialects: the first whose detect exits 0 is used, a recorded one without asking. */
+static void
+test_dialects_options_since(void **state)
+{
+	struct fx *f = *state;
+	struct diag d = DIAG_INIT;
+	enum job_state st;
+	char *raw, *why, *name, *id, *opts, path[PATH_MAX + 32], *text;
+	int fd;
+	cJSON *job = cJSON_Parse("{\"submit\": \"echo job-1 {options}; : {name} {command}\", \"id_regex\": \"job-[0-9]+\","
+	    "\"states\": {\"running\": [\"R\", \"B\"]}, \"options\": [\"gpu\", \"mem\"],"
+	    "\"reserved\": [\"name\"], \"logs\": \"echo since={since_ms} {id}\","
+	    "\"dialects\": [{\"name\": \"a\", \"detect\": \"exit 2\", \"status\": \"echo A; : {id}\"},"
+	    "{\"name\": \"b\", \"detect\": \"true\", \"status\": \"echo B; : {id}\"},"
+	    "{\"name\": \"c\", \"detect\": \"true\", \"status\": \"echo R; : {id}\"}]}");
+	cJSON *doc = run_doc(f, NULL, job);
+
+	cJSON_AddItemToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "chain"), 0), "job",
+	    cJSON_Parse("{\"gpu\": \"H100:8\", \"mem\": 64}"));
+	assert_int_equal(load_doc(f, doc, &d), 0);
+	if (jobctl_check(f->cfg, &d) != 0)
+		diag_print(&d, stderr);
+	assert_int_equal(d.n, 0);
+	/* Detected: a's detect fails, b's answers (c is never asked). */
+	assert_int_equal(jobctl_dialect(&f->jc, NULL, &name, &why), 0);
+	assert_string_equal(name, "b");
+	free(name);
+	assert_int_equal(jobctl_status(&f->jc, "job-1", &st, &raw, &why), 0);
+	assert_string_equal(raw, "B");
+	free(raw);
+	free(why);
+	/* Recorded: c, with no detect run. */
+	assert_int_equal(jobctl_dialect(&f->jc, "c", &name, &why), 0);
+	assert_string_equal(name, "c");
+	free(name);
+	assert_int_equal(jobctl_status(&f->jc, "job-1", &st, &raw, &why), 0);
+	assert_string_equal(raw, "R");
+	assert_int_equal(st, JOB_RUNNING);
+	free(raw);
+	free(why);
+	/* The stage's options, quoted, in {options}. */
+	assert_int_equal(jobctl_options(f->cfg, 0, &opts, &why), 0);
+	assert_string_equal(opts, " '--gpu=H100:8' '--mem=64'");
+	assert_int_equal(jobctl_submit(&f->jc, NAME, "true", opts, &id, &why), 0);
+	assert_string_equal(id, "job-1");
+	free(id);
+	free(opts);
+	/* A resubmit: the owner's command, the id from its output. */
+	assert_int_equal(jobctl_resubmit(&f->jc, "chain[0].resubmit", "echo 'Job job-77 submitted'",
+	    &id, &why), 0);
+	assert_string_equal(id, "job-77");
+	free(id);
+	assert_int_equal(jobctl_resubmit(&f->jc, "chain[0].resubmit", "echo nothing", &id, &why),
+	    WK_ERR_PARSE);
+	assert_non_null(strstr(why, "chain[0].resubmit exited 0 but no line"));
+	free(why);
+	/* {since_ms}: the number given, 0 for none. */
+	snprintf(path, sizeof(path), "%s/log.out", f->dir);
+	assert_true((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0);
+	assert_int_equal(jobctl_logs(&f->jc, "job-1", 1795000000123LL, fd, 0, NULL, &why), 0);
+	assert_int_equal(jobctl_logs(&f->jc, "job-1", -5, fd, 0, NULL, &why), 0);
+	close(fd);
+	text = slurp(path);
+	assert_string_equal(text, "since=1795000000123 job-1\nsince=0 job-1\n");
+	free(text);
+	/* None answers: an error naming each. */
+	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(f->cfg->root, "job") ?
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(f->cfg->root, "job"), "dialects") : NULL, 1),
+	    "detect", cJSON_CreateString("echo no >&2; exit 1"));
+	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    f->cfg->root, "job"), "dialects"), 2), "detect", cJSON_CreateString("false"));
+	assert_int_equal(jobctl_dialect(&f->jc, "gone", &name, &why), WK_ERR_NOTFOUND);
+	assert_null(name);
+	assert_non_null(strstr(why, "no dialect of job.dialects (a, b, c) matches the CLI"));
+	free(why);
+	diag_free(&d);
+}
+
+/* chain[].job: a reserved or unlisted option, a bad name; {options} must be used. */
+static void
+test_options_checked(void **state)
+{
+	static const struct {
+		const char	*opts;
+		const char	*why;
+	} cases[] = {
+		{ "{\"name\": \"x\"}", "\"name\": watchkeeper sets --name itself" },
+		{ "\"--name=x\"", "\"--name=x\": watchkeeper sets --name itself" },
+		{ "{\"gpux\": 1}", "\"--gpux\" is not an option job.options lists (gpu)" },
+		{ "{\"Gpu\": 1}", "\"Gpu\" is not a job option name" },
+		{ "{\"gpu\": 1.5}", "\"gpu\": a value is a string, a whole number, true or false" },
+		{ "\"gpu\"", "\"gpu\" is not an option" },
+	};
+	struct fx *f = *state;
+	struct diag d = DIAG_INIT;
+	size_t i;
+	cJSON *doc;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		doc = run_doc(f, NULL, cJSON_Parse("{\"submit\": \"echo job-1 {options}; : {name} "
+		    "{command}\", \"status\": \"echo R; : {id}\", \"id_regex\": \"job-[0-9]+\", \"options\": [\"gpu\"], "
+		    "\"reserved\": [\"name\"]}"));
+		cJSON_AddItemToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "chain"), 0), "job",
+		    cJSON_Parse(cases[i].opts));
+		assert_int_equal(load_doc(f, doc, &d), 0);
+		assert_int_equal(jobctl_check(f->cfg, &d), 1);
+		if (strstr(d.msgs[0], cases[i].why) == NULL)
+			fail_msg("case %zu: %s", i, d.msgs[0]);
+		assert_non_null(strstr(d.msgs[0], "chain[0].job (stage train): "));
+		diag_free(&d);
+	}
+	/* A submit without {options} while a stage sets chain[].job. */
+	doc = run_doc(f, NULL, cJSON_Parse("{\"submit\": \"echo job-1 {name} {command}\", "
+	    "\"status\": \"echo R {id}\", "
+	    "\"id_regex\": \"job-1\"}"));
+	cJSON_AddItemToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "chain"), 0), "job",
+	    cJSON_Parse("{\"gpu\": 1}"));
+	assert_int_equal(load_doc(f, doc, &d), 0);
+	assert_int_equal(jobctl_check(f->cfg, &d), 1);
+	assert_non_null(strstr(d.msgs[0], "\"job.submit\": does not use {options}"));
+	diag_free(&d);
+}
+
 static void
 test_find_contract(void **state)
 {
@@ -1200,6 +1336,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_submit_contract, plain_setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placeholders, plain_setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find_contract, plain_setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dialects_options_since, plain_setup, teardown),
+		cmocka_unit_test_setup_teardown(test_options_checked, plain_setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logs_contract, plain_setup, teardown),
 		cmocka_unit_test_setup_teardown(test_states_map_checked, plain_setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names, plain_setup, teardown),
