@@ -84,6 +84,9 @@ paren_attempt(struct buf *b, const struct cav_stage *s, long attempt)
 		buf_printf(b, "(%s attempt %ld)", s->name, attempt);
 }
 
+/* Alerts about the wait, not the result: a capacity wait leaves no mark on what the run made. */
+static const char *const cav_not_caveats[] = { "capacity_wait" };
+
 /* The health alert on one events.jsonl line as a caveat, or NULL. */
 static cJSON *
 cav_alert(const cJSON *ev, const struct cav_stage *st, size_t nst, const cJSON *items)
@@ -103,6 +106,9 @@ cav_alert(const cJSON *ev, const struct cav_stage *st, size_t nst, const cJSON *
 	cav_name(json_str(ev, "kind", json_str(al, "event", "")), kind, sizeof(kind));
 	if (kind[0] == '\0')
 		return NULL;
+	for (i = 0; i < sizeof(cav_not_caveats) / sizeof(cav_not_caveats[0]); i++)
+		if (strcmp(kind, cav_not_caveats[i]) == 0)
+			return NULL;
 	for (i = 0; i < nst && s == NULL; i++)
 		if (strcmp(st[i].name, stage) == 0)
 			s = &st[i];

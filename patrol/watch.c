@@ -6,8 +6,8 @@
  * ID?"), so the run's file is written for them: one stage that adopts the
  * job (chain[].adopt) and, when given, the owner's own submit command to
  * recover it (chain[].resubmit).  The profile comes from the id's shape:
- * /<user>/<job> is Iris, all digits (an optional _N array task) is Slurm,
- * which this command refuses, anything else is Ray.
+ * /<user>/<job> is Iris, all digits (an optional _N array task) is a Slurm
+ * job watched from the login node (profile slurm-job), anything else is Ray.
  *
  * The text is validated before it reaches FILE: it is written (atomically)
  * to a temp file beside FILE, loaded with config_load and checked with
@@ -43,17 +43,18 @@ struct watch_opts {
 static void
 watch_usage(FILE *fp)
 {
-	fprintf(fp, "usage: patrol watch --job ID [--profile ray|iris] [--run NAME] [--stage NAME]\n"
+	fprintf(fp, "usage: patrol watch --job ID [--profile ray|iris|slurm-job] [--run NAME] [--stage NAME]\n"
 	    "                    [--resubmit CMD] [--workdir DIR] [--host HOST] [-o FILE] [--force]\n\n"
 	    "Writes a run's config (JSONC) that watches a cluster job which already runs: the\n"
 	    "stage's first attempt adopts job ID (chain[].adopt) instead of submitting one.\n"
-	    "  --job ID         a Ray submission id, or an Iris id /<user>/<job>\n"
-	    "  --profile P      ray or iris; else from the id: /<user>/<job> is iris, anything\n"
-	    "                   else ray (a Slurm job id, digits, is refused: not supported yet)\n"
+	    "  --job ID         a Ray submission id, an Iris id /<user>/<job>, a Slurm job id\n"
+	    "  --profile P      ray, iris or slurm-job; else from the id: /<user>/<job> is iris,\n"
+	    "                   digits (and _N) slurm-job, anything else ray\n"
 	    "  --run NAME       the run's name (default: from the id, as [A-Za-z0-9._-])\n"
 	    "  --stage NAME     the stage's name (default: train)\n"
 	    "  --resubmit CMD   your own submit command, run to recover the stage after a\n"
-	    "                   failure; must pass --no-wait (the new id is read from its output)\n"
+	    "                   failure; ray and iris: it must pass --no-wait (the new id is read\n"
+	    "                   from its output; sbatch --parsable returns at once)\n"
 	    "  --workdir DIR    where onbox keeps .watchkeeper/ (default: this directory)\n"
 	    "  --host HOST      box.host: the machine whose CLI reaches the cluster, for patrol\n"
 	    "  -o FILE          where to write (default: ./watchkeeper.json); an existing FILE is\n"
@@ -62,7 +63,7 @@ watch_usage(FILE *fp)
 	    "78 the config written does not validate (nothing is left behind).\n");
 }
 
-/* "iris", "ray", or NULL for a Slurm job id (digits, optionally _N). */
+/* "iris", "ray", or "slurm-job" for a Slurm job id (digits, optionally _N). */
 static const char *
 watch_guess(const char *id)
 {
@@ -72,7 +73,7 @@ watch_guess(const char *id)
 		return "iris";
 	if (n > 0 && (id[n] == '\0' ||
 	    (id[n] == '_' && id[n + 1] != '\0' && id[n + 1 + strspn(id + n + 1, "0123456789")] == '\0')))
-		return NULL;
+		return "slurm-job";
 	return "ray";
 }
 
@@ -176,17 +177,13 @@ watch_check(struct watch_opts *o)
 		return WK_EX_USAGE;
 	}
 	guess = watch_guess(o->job);
-	if (o->profile == NULL && guess == NULL) {
-		fprintf(stderr, "patrol watch: --job %s: a Slurm job id; adopting a Slurm job is not "
-		    "supported by this command yet (--profile ray or iris if it is not Slurm's)\n", o->job);
-		return WK_EX_USAGE;
-	}
 	if (o->profile == NULL)
 		o->profile = guess;
-	if (strcmp(o->profile, "ray") != 0 && strcmp(o->profile, "iris") != 0) {
-		fprintf(stderr, "patrol watch: --profile %s: one of ray, iris%s\n", o->profile,
-		    strcmp(o->profile, "slurm") == 0 ? " (adopting a Slurm job is not supported by "
-		    "this command yet)" : "");
+	if (strcmp(o->profile, "ray") != 0 && strcmp(o->profile, "iris") != 0 &&
+	    strcmp(o->profile, "slurm-job") != 0) {
+		fprintf(stderr, "patrol watch: --profile %s: one of ray, iris, slurm-job%s\n",
+		    o->profile, strcmp(o->profile, "slurm") == 0 ? " (a Slurm job that already runs "
+		    "is watched from the login node: slurm-job)" : "");
 		return WK_EX_USAGE;
 	}
 	if (strcmp(o->profile, "iris") == 0 && !watch_iris_id(o->job)) {
@@ -204,7 +201,8 @@ watch_check(struct watch_opts *o)
 		    "characters, and not be \".\" or \"..\"\n", o->stage, CONFIG_NAME_MAX);
 		return WK_EX_USAGE;
 	}
-	if (o->resubmit != NULL && !jobctl_has_nowait(o->resubmit)) {
+	if (o->resubmit != NULL && strcmp(o->profile, "slurm-job") != 0 &&
+	    !jobctl_has_nowait(o->resubmit)) {
 		fprintf(stderr, "patrol watch: --resubmit: must pass --no-wait (as `%s --no-wait` "
 		    "does): onbox reads the new job's id from its output and must not wait for the "
 		    "job to end\n", strcmp(o->profile, "iris") == 0 ? "iris job run" : "ray job submit");

@@ -85,13 +85,21 @@ test_iris() {
 	usage_err '--job x' --job x --profile iris
 }
 
-test_slurm_refused() {
-	usage_err '--job 4242' --job 4242
-	assert_grep 'adopting a Slurm job is not supported by this command yet' "$T/err"
-	usage_err '--job 4242_7' --job 4242_7
-	assert_grep 'Slurm' "$T/err"
+test_slurm_job() {
+	# A Slurm job id (digits, an array task _N): watched from the login node.
+	pwatch --job 4242 --resubmit "sbatch --parsable -J sweep train.sbatch"
+	assert_eq "$rc" 0 "$(<"$T/err")"
+	loads "$T/watchkeeper.json"
+	assert_eq "$(jsonc "$T/watchkeeper.json" 'd["profile"]')" slurm-job
+	assert_eq "$(jsonc "$T/watchkeeper.json" 'd["chain"][0]["adopt"]')" 4242
+	rm -f "$T/watchkeeper.json"
+	pwatch --job 4242_7
+	assert_eq "$rc" 0 "$(<"$T/err")"
+	assert_eq "$(jsonc "$T/watchkeeper.json" 'd["profile"]')" slurm-job
+	# The other Slurm profile runs onbox inside the job: not for a job already running.
+	rm -f "$T/watchkeeper.json"
 	usage_err '--profile slurm' --job abc --profile slurm
-	assert_grep 'not supported by this command yet' "$T/err"
+	assert_grep 'slurm-job' "$T/err"
 	# Digits are a Ray id when the profile says so.
 	pwatch --job 4242 --profile ray
 	assert_eq "$rc" 0 "$(<"$T/err")"
@@ -190,7 +198,7 @@ test_skill() {
 
 t watch_ray test_ray
 t watch_iris test_iris
-t watch_slurm_refused test_slurm_refused
+t watch_slurm_job test_slurm_job
 t watch_resubmit_needs_nowait test_resubmit_needs_nowait
 t watch_existing_file test_existing_file
 t watch_invalid_not_written test_invalid_not_written
