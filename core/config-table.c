@@ -285,6 +285,12 @@ static const struct cfg_key cfg_job_keys[] = {
 	  .help = "the option names (without --) a stage's chain[].job may set" },
 	{ .name = "reserved", .type = CFG_STRARR,
 	  .help = "option names watchkeeper sets itself: refused in chain[].job" },
+	{ .name = "node", .type = CFG_STR,
+	  .help = "command printing the node a job ran on (with job.exclude: a bad accelerator's "
+	  "node is excluded from the stage's next submit)" },
+	{ .name = "exclude", .type = CFG_STR,
+	  .help = "the submit option (without --) that keeps a job off nodes, e.g. sbatch's "
+	  "\"exclude\": a stage that failed with bad_accelerator is resubmitted with it" },
 	{ .name = "pending_alert_s", .type = CFG_INT, .min = 0, .max = CFG_TIMEOUT_MAX,
 	  .def = "1800", .help = "pending this long: one degraded capacity_wait alert (0: never)" },
 };

@@ -62,7 +62,7 @@ static const char *const jobctl_phs[PH_N] = {
 /* Placeholders whose value is inserted as it is: already quoted words (or none). */
 #define PH_RAW	PH(PH_OPTIONS)
 
-enum jobctl_opi { OP_SUBMIT, OP_STATUS, OP_FIND, OP_STOP, OP_LOGS, OP_N };
+enum jobctl_opi { OP_SUBMIT, OP_STATUS, OP_FIND, OP_STOP, OP_LOGS, OP_NODE, OP_N };
 
 static const struct jobctl_op {
 	const char	*key;	/* config key of the command */
@@ -76,6 +76,7 @@ static const struct jobctl_op {
 	[OP_FIND] = { "job.find", "find", PH(PH_NAME) | PH(PH_WORKDIR), PH(PH_NAME) },
 	[OP_STOP] = { "job.stop", "stop", PH(PH_ID) | PH(PH_WORKDIR), PH(PH_ID) },
 	[OP_LOGS] = { "job.logs", "logs", PH(PH_ID) | PH(PH_WORKDIR) | PH(PH_SINCE), PH(PH_ID) },
+	[OP_NODE] = { "job.node", "name the node of", PH(PH_ID) | PH(PH_WORKDIR), PH(PH_ID) },
 };
 
 void
@@ -698,6 +699,43 @@ jobctl_stop(const struct jobctl *jc, const char *id, char **why)
 	vals[PH_ID] = id;
 	vals[PH_WORKDIR] = jc->cfg->workdir;
 	ret = jobctl_op(jc, OP_STOP, vals, 4096, 0, &r, why);
+	jobctl_res_free(&r);
+	return ret;
+}
+
+int
+jobctl_node(const struct jobctl *jc, const char *id, char **node, char **why)
+{
+	struct jobctl_res r = { BUF_INIT, BUF_INIT, 0 };
+	const char *vals[PH_N] = { NULL };
+	char *p, *e;
+	int ret;
+
+	*node = NULL;
+	*why = NULL;
+	if ((ret = jobctl_arg("id", id, JOBCTL_ID_MAX, why)) != 0)
+		return ret;
+	vals[PH_ID] = id;
+	vals[PH_WORKDIR] = jc->cfg->workdir;
+	if ((ret = jobctl_op(jc, OP_NODE, vals, 4096, 0, &r, why)) != 0)
+		goto out;
+	for (p = r.out.data != NULL ? r.out.data : ""; jobctl_is_space(*p); p++)
+		;
+	for (e = p; *e != '\0' && !jobctl_is_space(*e); e++)
+		;
+	if (e == p || (size_t)(e - p) > JOBCTL_ID_MAX) {
+		*why = xstrfmt("job %s: job.node printed no node name", id);
+		ret = WK_ERR_PARSE;
+		goto out;
+	}
+	*node = xstrndup(p, (size_t)(e - p));
+	if (!jobctl_word_ok(*node, JOBCTL_ID_MAX)) {
+		free(*node);
+		*node = NULL;
+		*why = xstrfmt("job %s: job.node printed control characters", id);
+		ret = WK_ERR_PARSE;
+	}
+out:
 	jobctl_res_free(&r);
 	return ret;
 }

@@ -190,6 +190,12 @@ int jobctl_status(const struct jobctl *jc, const char *id, enum job_state *st,
 int jobctl_find(const struct jobctl *jc, const char *name, char **id, enum job_state *st,
     char **why);
 
+/*
+ * The node (or node list) job id ran on, from job.node: its first word.  0
+ * and *node, or a negative code and *why (no job.node: WK_ERR_INVALID).
+ */
+int jobctl_node(const struct jobctl *jc, const char *id, char **node, char **why);
+
 /* Stop job id.  0, or a negative code and *why. */
 int jobctl_stop(const struct jobctl *jc, const char *id, char **why);
 

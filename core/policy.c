@@ -177,6 +177,9 @@ pred_consent(const struct policy_in *in, const struct policy_facts *f, struct po
 	if (in->cfg->detach_kind != DETACH_JOB || !f->known ||
 	    triage_by_name(f->last->cls) != TRIAGE_BAD_ACCELERATOR)
 		return 0;
+	/* A manager that can keep a job off a node (Slurm's --exclude): resubmitted elsewhere. */
+	if (config_get_str(in->cfg, "job.exclude") != NULL && config_get_str(in->cfg, "job.node") != NULL)
+		return 0;
 	o->escalate = 1;
 	say(o, "attempt %ld failed with ", f->last->n);
 	say_class(o, f);
@@ -286,7 +289,8 @@ const struct policy_row policy_table[] = {
 	  "table: code errors, OOM, HBM exhaustion, disk full, NaN loss, timeouts, unknown)",
 	  "reported with the class's remediation; fix the cause, then onbox start" },
 	{ POLICY_CONSENT, "consent", pred_consent, POLICY_STOP,
-	  "bad_accelerator on a cluster job (detach job: Ray, Iris)",
+	  "bad_accelerator on a cluster job (detach job: Ray, Iris) whose manager cannot keep the "
+	  "next job off that node (Slurm can: job.exclude, and the retry excludes the node)",
 	  "not relaunched in place: the worker named in the evidence is reported and the owner's "
 	  "consent asked before the cluster is changed (a node replaced or drained)" },
 	{ POLICY_ESCALATE, "escalate", pred_escalate, POLICY_STOP,

@@ -35,6 +35,7 @@
 #include "monotime.h"
 #include "pattern.h"
 #include "policy.h"
+#include "sshq.h"
 #include "xmalloc.h"
 
 /*
@@ -302,6 +303,45 @@ jr_usage_error(struct jobrun *jr, int rc, const char *why)
 /* ---- submit ---- */
 
 /*
+ * opts plus the manager's exclude option (job.exclude) naming the nodes on
+ * which an earlier attempt of the stage failed with bad_accelerator: never
+ * back onto the same node.  Consumes opts; returns the new words.
+ */
+static char *
+jr_exclude(const struct jobrun *jr, char *opts)
+{
+	const char *opt = config_get_str(jr->cfg, "job.exclude"), *node;
+	struct buf nodes = BUF_INIT, b = BUF_INIT;
+	const cJSON *e;
+	char *w;
+
+	if (opt == NULL)
+		return opts;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(jr->hist, HIST_KEY_ATTEMPTS)) {
+		if (e == jr->a)
+			break;
+		node = json_str(e, "job_node", NULL);
+		if (node == NULL || strcmp(json_str(e, HIST_KEY_CLASS, ""), "bad_accelerator") != 0)
+			continue;
+		buf_printf(&nodes, "%s%s", nodes.len > 0 ? "," : "", node);
+	}
+	if (nodes.len == 0) {
+		buf_free(&nodes);
+		return opts;
+	}
+	buf_puts(&b, opts);
+	buf_putc(&b, ' ');
+	w = xstrfmt("--%s=%s", opt, buf_str(&nodes));
+	sshq_append(&b, w);
+	log_warn("stage %s attempt %ld: keeping the job off %s, where an earlier attempt failed "
+	    "with bad_accelerator (%s)", jr->st->name, jr->n, buf_str(&nodes), w);
+	free(w);
+	free(opts);
+	buf_free(&nodes);
+	return buf_detach(&b);
+}
+
+/*
  * Before a resubmit: the job an earlier attempt of the stage followed must
  * be known to be over (never two live jobs of one lineage).  0: go on; 1:
  * wait for the next poll (said once).
@@ -422,6 +462,7 @@ jr_acquire(struct jobrun *jr)
 		rc = jobctl_resubmit(&jr->jc, label, jr->st->resubmit, &id, &why);
 	} else if ((rc = jobctl_options(jr->cfg, (size_t)(jr->st - jr->cfg->chain), &opts,
 	    &why)) == 0) {
+		opts = jr_exclude(jr, opts);
 		log_info("stage %s attempt %ld: submitting job %s", jr->st->name, jr->n, jr->name);
 		rc = jobctl_submit(&jr->jc, jr->name, cmd, opts, &id, &why);
 	}
@@ -765,6 +806,25 @@ jr_state(struct jobrun *jr, enum job_state st, const char *raw)
 	jr_save(jr);
 }
 
+/* The node the job ran on (job.node), for a bad accelerator's exclusion. */
+static void
+jr_node(struct jobrun *jr)
+{
+	char *node = NULL, *why = NULL;
+
+	if (!jobctl_has(&jr->jc, "job.node"))
+		return;
+	if (jobctl_node(&jr->jc, jr_id(jr), &node, &why) == 0) {
+		json_set_str(jr->a, "job_node", node);
+		jr_save(jr);
+	} else {
+		why = jr_scrub_take(jr, why);
+		log_debug("job %s: cannot name its node: %s", jr_id(jr), why);
+	}
+	free(node);
+	free(why);
+}
+
 /* Seconds job has been pending (this id), or -1 when it is not pending. */
 static long
 jr_pending_s(const struct jobrun *jr)
@@ -882,6 +942,7 @@ jobrun_tick(struct jobrun *jr)
 	jr_state(jr, st, raw);
 	jr_capacity(jr);
 	if (job_state_final(st) && !jr_reconcile(jr, 1)) {
+		jr_node(jr);
 		jr->end = JR_FINAL;
 		jr->final = st;
 		ended = 1;

@@ -141,7 +141,22 @@ test_adopt_and_resubmit() {
 	assert_eq "$(json "$W/markers/TRAIN_DONE" 'd["attempt"]')" 2
 }
 
-TESTS="held_then_done long_log_traceback stop_cancels found_among_many adopt_and_resubmit"
+# A bad accelerator: resubmitted with --exclude=<the node it failed on>.
+# This cluster has one node, so sbatch refuses that ("Requested node
+# configuration is not available"): proof that the option reached it.
+test_bad_accelerator_excludes_node() {
+	sjconf '"restart": {"max": 1},' \
+	    '[{"stage": "train", "run": "echo RuntimeError: No accelerator found; exit 1"}]'
+	bg_onbox run
+	wait_for 60 grep -q "keeping the job off $SLURM_NODE" "$T/onbox.out"
+	wait_for 60 grep -q 'Requested node configuration is not available' "$T/onbox.out"
+	assert_eq "$(hist train 'd["attempts"][0]["class"]')" bad_accelerator
+	assert_eq "$(hist train 'd["attempts"][0]["job_node"]')" "$SLURM_NODE"
+	assert_eq "$(hist train 'd["attempts"][0]["policy"]["rule"]')" retry
+	assert_grep "\(--exclude=$SLURM_NODE\)" "$T/onbox.out"
+}
+
+TESTS="bad_accelerator_excludes_node held_then_done long_log_traceback stop_cancels found_among_many adopt_and_resubmit"
 if ! slurm_available; then
 	for n in $TESTS; do echo "SKIP slurm_job_$n: $SLURM_SKIP_REASON"; done
 	exit 0
