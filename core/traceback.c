@@ -52,8 +52,40 @@ static const char *const tb_native_ext[] = {
 };
 
 /*
- * The rank prefix of s ("[rank1]: ", "[default0]:", "0: "): its length, and
- * its key into key; 0 when s has none.
+ * A cluster job log's line prefix: Iris's `job logs` ("[18:54:53]
+ * task=/u/job/0 attempt=0 | ", cli/logs.py:50@2dfb0794; no attempt= before
+ * 43ea65e0) keyed by its task, or a Ray worker's "(train_fn pid=4242, ip=
+ * 10.0.0.1) " keyed by what the parentheses hold.  Its length, 0 for none.
+ */
+static size_t
+tb_job_prefix(const char *s, char *key, size_t klen)
+{
+	const char *t, *bar, *close;
+	size_t n;
+
+	static const char shape[] = "[99:99:99] task=";	/* 9: a digit */
+	size_t i;
+
+	for (i = 0; shape[i] != '\0'; i++)
+		if (shape[i] == '9' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+			break;
+	if (shape[i] == '\0' && (bar = strstr(s + i, " | ")) != NULL) {
+		t = s + 16;
+		n = strcspn(t, " ");
+		snprintf(key, klen, "%.*s", (int)(n < (size_t)(bar - t) ? n : (size_t)(bar - t)), t);
+		return (size_t)(bar + 3 - s);
+	}
+	if (s[0] == '(' && (close = strchr(s, ')')) != NULL && close - s < 200 && close[1] == ' ' &&
+	    (t = strstr(s, "pid=")) != NULL && t < close) {
+		snprintf(key, klen, "%.*s", (int)(close - s - 1), s + 1);
+		return (size_t)(close + 2 - s);
+	}
+	return 0;
+}
+
+/*
+ * The rank prefix of s ("[rank1]: ", "[default0]:", "0: ", or a cluster
+ * job's: tb_job_prefix): its length, and its key into key; 0 when s has none.
  */
 static size_t
 tb_prefix(const char *s, char *key, size_t klen)
@@ -61,6 +93,8 @@ tb_prefix(const char *s, char *key, size_t klen)
 	size_t i = 0, a, d;
 
 	key[0] = '\0';
+	if ((i = tb_job_prefix(s, key, klen)) > 0)
+		return i;
 	if (s[0] == '[') {
 		for (i = 1; isalpha((unsigned char)s[i]) || s[i] == '_'; i++)
 			;

@@ -18,8 +18,10 @@ jsetup() {
 	ln -sf "$TOP/tests/e2e/fixtures/fake-$PROFILE" "$T/bin/$PROFILE"
 	export PATH="$T/bin:$PATH" FAKE_JOB_DIR="$T/cluster" WATCHKEEPER_PROFILES="$TOP/profiles"
 	[ -z "$GEN" ] || export FAKE_IRIS_GEN="$GEN"
-	# The user iris submits as (the profile passes it, and find narrows by it).
-	export IRIS_USER=wk
+	# The user iris submits as (the profile passes it, and find narrows by
+	# it): the login name, as getpass gives it (old Iris has no IRIS_USER).
+	unset IRIS_USER
+	export LOGNAME=wk USER=wk
 }
 cli() { "$T/bin/$PROFILE" "$@"; }
 
@@ -586,6 +588,7 @@ test_stage_options() {
 	done
 	set_state "$id" succeeded
 	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	wait "$LAST_PID"
 	# Refused before anything runs: the option is watchkeeper's.
 	rm -rf "$T/work/.watchkeeper"
 	jconf '' "[{\"stage\": \"train\", \"run\": \"python train.py\", \"job\": $bad}]"

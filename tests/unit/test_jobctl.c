@@ -62,6 +62,7 @@ struct prof {
 	const char *const *resubmit;	/* a hand resubmission of NAME: newer, another id */
 	const char	*resubmit_id;
 	const char	*log_start;	/* how a line of the job's log starts in `logs` */
+	const char	*gen;		/* fake-iris's FAKE_IRIS_GEN; NULL: none */
 	void		(*check_id)(const char *name, const char *id);
 };
 
@@ -199,7 +200,9 @@ common_setup(struct fx *f)
 	snprintf(path, sizeof(path), "%s/bin:%s", f->dir, f->old_path);
 	setenv("PATH", path, 1);
 	setenv("FAKE_JOB_DIR", f->jobs, 1);
-	setenv("FAKE_IRIS_USER", "alice", 1);
+	/* The login name, as Iris's getpass finds it (old Iris has no IRIS_USER). */
+	setenv("LOGNAME", "alice", 1);
+	unsetenv("IRIS_USER");
 	unsetenv("IRIS_CONFIG");
 	unsetenv("WATCHKEEPER_CONFIG");
 	return 0;
@@ -215,7 +218,7 @@ teardown(void **state)
 		setenv("PATH", f->old_path, 1);
 	free(f->old_path);
 	unsetenv("FAKE_JOB_DIR");
-	unsetenv("FAKE_IRIS_USER");
+	unsetenv("FAKE_IRIS_GEN");
 	unsetenv("WATCHKEEPER_PROFILES");
 	unsetenv("JT_OUT");
 	unsetenv("JT_BIG");
@@ -275,6 +278,8 @@ prof_setup(void **state)
 		return -1;
 	f->p = *state;
 	*state = f;
+	if (f->p->gen != NULL)
+		setenv("FAKE_IRIS_GEN", f->p->gen, 1);
 	if (common_setup(f) != 0 || (src = realpath(WK_SRC_PROFILES_DIR, NULL)) == NULL)
 		return -1;
 	setenv("WATCHKEEPER_PROFILES", src, 1);
@@ -559,6 +564,20 @@ test_find_reconciles(void **state)
 	assert_null(why);
 	free(id);
 
+	if (f->p->resubmit == NULL) {
+		/* Iris: one id a name; a finished job is what find gives, unknown states too. */
+		fake(f, "_set", id1, f->p->failed);
+		assert_int_equal(jobctl_find(&f->jc, NAME, &id, &st, &why), 0);
+		assert_string_equal(id, id1);
+		assert_int_equal(st, JOB_FAILED);
+		free(id);
+		fake(f, "_set", id1, f->p->weird);
+		assert_int_equal(jobctl_find(&f->jc, NAME, &id, &st, &why), 0);
+		assert_int_equal(st, JOB_UNKNOWN);
+		free(why);
+		free(id);
+		goto other_stage;
+	}
 	/* It failed, and someone resubmitted it by hand while nobody watched. */
 	fake(f, "_set", id1, f->p->failed);
 	free(fake_argv(f->p->resubmit));
@@ -601,6 +620,7 @@ test_find_reconciles(void **state)
 	free(id);
 
 	/* The other stage's job was never taken for ours. */
+other_stage:
 	assert_int_equal(jobctl_find(&f->jc, NAME "-2", &id, &st, &why), 0);
 	assert_string_equal(id, other);
 	assert_int_equal(st, JOB_RUNNING);
@@ -1263,7 +1283,8 @@ static const struct prof prof_ray = {
 	.log_start = "line ", .check_id = check_ray_id,
 };
 
-static const struct smap iris_states[] = {
+/* The seed's Iris (FAKE_IRIS_GEN old): `job list --json`, JOB_STATE_* words. */
+static const struct smap iris_json_states[] = {
 	{ "JOB_STATE_PENDING", JOB_PENDING },
 	{ "JOB_STATE_BUILDING", JOB_PENDING },
 	{ "JOB_STATE_RUNNING", JOB_RUNNING },
@@ -1274,19 +1295,35 @@ static const struct smap iris_states[] = {
 	{ "JOB_STATE_UNSCHEDULABLE", JOB_FAILED },
 };
 
-/* Another user's resubmission by hand of the same job name. */
-static const char *const iris_resubmit[] = { "iris", "job", "run", "--no-wait", "--user",
-	"bob", "--job-name", NAME, "--", "python", "train.py", NULL };
-
-static const struct prof prof_iris = {
-	.name = "iris", .cli = "iris", .fake = "fake-iris",
-	.states = iris_states, .nstates = sizeof(iris_states) / sizeof(iris_states[0]),
-	.running = "JOB_STATE_RUNNING", .failed = "JOB_STATE_FAILED",
-	.weird = "JOB_STATE_UNSPECIFIED", .stopped = "JOB_STATE_KILLED",
-	.cmd_arg = 3, .workdir_arg = 0,
-	.resubmit = iris_resubmit, .resubmit_id = "/bob/" NAME,
-	.log_start = "[", .check_id = check_iris_id,
+/* Today's Iris (mid, new): lowercase JobState values (resources/state.py:9-18@2dfb0794). */
+static const struct smap iris_states[] = {
+	{ "pending", JOB_PENDING },
+	{ "building", JOB_PENDING },
+	{ "running", JOB_RUNNING },
+	{ "succeeded", JOB_SUCCEEDED },
+	{ "failed", JOB_FAILED },
+	{ "killed", JOB_STOPPED },
+	{ "worker_failed", JOB_FAILED },
+	{ "unschedulable", JOB_FAILED },
 };
+
+/*
+ * Iris gives a name one id per user (a finished job's is reused), and find
+ * narrows `job list` by /<user>/<name>: no second job of one name to find.
+ */
+#define IRIS_PROF(g_, st_, run_, fail_, weird_, kill_) { \
+	.name = "iris", .cli = "iris", .fake = "fake-iris", .gen = g_, \
+	.states = st_, .nstates = sizeof(st_) / sizeof(st_[0]), \
+	.running = run_, .failed = fail_, .weird = weird_, .stopped = kill_, \
+	.cmd_arg = 3, .workdir_arg = 0, .resubmit = NULL, .resubmit_id = NULL, \
+	.log_start = "[", .check_id = check_iris_id, \
+}
+static const struct prof prof_iris_json = IRIS_PROF("old", iris_json_states, "JOB_STATE_RUNNING",
+    "JOB_STATE_FAILED", "JOB_STATE_UNSPECIFIED", "JOB_STATE_KILLED");
+static const struct prof prof_iris_summary = IRIS_PROF("mid", iris_states, "running", "failed",
+    "unspecified", "killed");
+static const struct prof prof_iris = IRIS_PROF("new", iris_states, "running", "failed",
+    "unspecified", "killed");
 
 /* Iris only: a fixed name is reused once its job is terminal; child jobs are not ours. */
 static void
@@ -1298,15 +1335,15 @@ test_iris_reuses_id(void **state)
 	enum job_state st;
 	char *id = submit(f, NAME), *id2, *why;
 
-	fake(f, "_add", "/alice/" NAME "/eval", "JOB_STATE_RUNNING");
-	fake(f, "_set", id, "JOB_STATE_FAILED");
-	expect_status(f, id, JOB_FAILED, "JOB_STATE_FAILED");
+	fake(f, "_add", "/alice/" NAME "/eval", f->p->running);
+	fake(f, "_set", id, f->p->failed);
+	expect_status(f, id, JOB_FAILED, f->p->failed);
 	free(fake_argv(again));
 	assert_int_equal(jobctl_find(&f->jc, NAME, &id2, &st, &why), 0);
 	assert_string_equal(id2, id);
 	assert_int_equal(st, JOB_PENDING);
 	free(id2);
-	expect_status(f, id, JOB_PENDING, "JOB_STATE_PENDING");
+	expect_status(f, id, JOB_PENDING, f->p->states[0].raw);
 	free(id);
 }
 
@@ -1328,7 +1365,11 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		PROF_TESTS(prof_ray),
+		PROF_TESTS(prof_iris_json),
+		PROF_TESTS(prof_iris_summary),
 		PROF_TESTS(prof_iris),
+		cmocka_unit_test_prestate_setup_teardown(test_iris_reuses_id, prof_setup, teardown,
+		    (void *)&prof_iris_json),
 		cmocka_unit_test_prestate_setup_teardown(test_iris_reuses_id, prof_setup, teardown,
 		    (void *)&prof_iris),
 		cmocka_unit_test_setup_teardown(test_status_output_contract, plain_setup, teardown),

@@ -177,6 +177,49 @@ test_nothing(void **state)
 	assert_int_equal(tb_where_find(NULL, 0, &w), 0);
 }
 
+/* Cluster job logs: Iris's "[T] task=ID attempt=N | " and a Ray worker's "(fn pid=N) ". */
+static void
+test_job_prefixes(void **state)
+{
+	static const char *const iris[] = {
+		"[18:54:53] task=/wk/wk-r1-train/0 attempt=0 | step 5",
+		"[18:54:53] task=/wk/wk-r1-train/0 attempt=0 | Traceback (most recent call last):",
+		"[18:54:53] task=/wk/wk-r1-train/0 attempt=0 |   File \"/root/run/train.py\", line 44, in main",
+		"[18:54:53] task=/wk/wk-r1-train/0 attempt=0 |     lr = cfg[\"lr\"]",
+		"[18:54:53] task=/wk/wk-r1-train/0 attempt=0 | KeyError: 'lr'",
+	};
+	static const char *const iris_old[] = {
+		"[18:54:53] task=/wk/j/0 | Traceback (most recent call last):",
+		"[18:54:53] task=/wk/j/0 |   File \"/root/run/eval.py\", line 7, in run",
+		"[18:54:53] task=/wk/j/0 |     x()",
+		"[18:54:53] task=/wk/j/0 | NameError: name 'x' is not defined",
+	};
+	static const char *const ray[] = {
+		"(train_fn pid=4242, ip=10.0.0.1) Traceback (most recent call last):",
+		"(train_fn pid=4242, ip=10.0.0.1)   File \"/home/ray/train.py\", line 12, in train_fn",
+		"(train_fn pid=4242, ip=10.0.0.1)     1 / 0",
+		"(train_fn pid=4242, ip=10.0.0.1) ZeroDivisionError: division by zero",
+	};
+	/* Not prefixes: a time with no task, a shape cut short. */
+	static const char *const cut[] = { "[18:54", "[18:54:53] task", "(pid" };
+	struct tb_where w;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(tb_where_find(iris, sizeof(iris) / sizeof(iris[0]), &w), 1);
+	assert_string_equal(w.file, "/root/run/train.py");
+	assert_int_equal(w.line, 44);
+	assert_string_equal(w.function, "main");
+	assert_int_equal(tb_where_find(iris_old, sizeof(iris_old) / sizeof(iris_old[0]), &w), 1);
+	assert_string_equal(w.file, "/root/run/eval.py");
+	assert_int_equal(w.line, 7);
+	assert_int_equal(tb_where_find(ray, sizeof(ray) / sizeof(ray[0]), &w), 1);
+	assert_string_equal(w.file, "/home/ray/train.py");
+	assert_string_equal(w.function, "train_fn");
+	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++)
+		assert_int_equal(tb_where_find(&cut[i], 1, &w), 0);
+}
+
 static void
 test_json_and_text(void **state)
 {
@@ -294,6 +337,7 @@ main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_cut_header),
 		cmocka_unit_test(test_nothing),
+		cmocka_unit_test(test_job_prefixes),
 		cmocka_unit_test(test_json_and_text),
 		cmocka_unit_test(test_line_numbers_bounded),
 	};
