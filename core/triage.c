@@ -157,10 +157,6 @@ const struct triage_rule triage_rules[] = {
 	{ TRIAGE_NODE_LOST, "node death", 1 },
 	{ TRIAGE_NODE_LOST, "(?i)node .* (died|was lost)", 1 },
 
-	/* Ray's autoscaler (seeds 000/001: "autoscaler unsatisfied resources"). */
-	{ TRIAGE_CLUSTER_FAILURE, "(?i)autoscaler.{0,80}unsatisfied|unsatisfied resource demand|"
-	    "No available node types can fulfill resource request", 0 },
-
 	{ TRIAGE_NCCL_TIMEOUT, "NCCL.*(timeout|timed out)", 1 },
 	{ TRIAGE_NCCL_TIMEOUT, "Watchdog caught collective operation timeout", 1 },
 	{ TRIAGE_NCCL_TIMEOUT, "NCCL error", 1 },
@@ -184,8 +180,15 @@ const struct triage_rule triage_rules[] = {
 	{ TRIAGE_CODE_ERROR, "\\b(KeyError|AttributeError|NameError|ImportError|"
 	    "ModuleNotFoundError|SyntaxError|IndentationError|TypeError|ValueError|"
 	    "AssertionError|ZeroDivisionError|IndexError|FileNotFoundError)\\b", 1 },
-	/* Last: any traceback at all.  Not anchored: torchrun prefixes "[rank0]: ". */
+	/* Then any traceback at all.  Not anchored: torchrun prefixes "[rank0]: ". */
 	{ TRIAGE_CODE_ERROR, TRIAGE_TRACEBACK_RE, 1 },
+
+	/*
+	 * Last, below any cause in the code: Ray's autoscaler (seeds 000/001:
+	 * "autoscaler unsatisfied resources"), a warning many healthy jobs print.
+	 */
+	{ TRIAGE_CLUSTER_FAILURE, "(?i)autoscaler.{0,80}unsatisfied|unsatisfied resource demand|"
+	    "No available node types can fulfill resource request", 0 },
 };
 
 #define TRIAGE_NRULES	(sizeof(triage_rules) / sizeof(triage_rules[0]))

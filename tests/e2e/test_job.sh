@@ -704,6 +704,27 @@ test_bad_accelerator_asks_owner() {
 	assert_eq "$(submits)" 1 "not relaunched in place"
 }
 
+# A cluster signal in a live job's log (OwnerDiedError, a dead node, the
+# autoscaler's unsatisfied resources) goes into the heartbeat, where patrol
+# reads it: with no progress, the run is DEGRADED (cluster_stall).
+test_cluster_signal_recorded() {
+	jconf '' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	cli _log "$id" "step 10"
+	cli _log "$id" "(autoscaler +2m) Warning: The following resource request cannot be scheduled right now: {'TPU': 8.0}. Resources are unsatisfied resource demand"
+	wait_for 20 grep -q '"cluster_signal"' "$W/state.json"
+	assert_eq "$(json "$W/state.json" 'd["job"]["cluster_signal"]["signal"]')" "autoscaler unsatisfied resources"
+	assert_grep 'shows a cluster signal \(autoscaler unsatisfied resources\)' "$T/onbox.out"
+	cli _log "$id" "ray.exceptions.OwnerDiedError: Failed to retrieve object"
+	wait_for 20 grep -q '"signal":[[:space:]]*"OwnerDiedError"' "$W/state.json"
+	kill -0 "$LAST_PID"
+	set_state "$id" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+}
+
 for V in ray iris:old iris:mid iris:new; do
 	PROFILE=${V%%:*}
 	GEN=
@@ -734,4 +755,5 @@ for V in ray iris:old iris:mid iris:new; do
 	t "capacity_wait[$V]" test_capacity_wait
 	t "cluster_failure_retried[$V]" test_cluster_failure_retried
 	t "bad_accelerator_asks_owner[$V]" test_bad_accelerator_asks_owner
+	t "cluster_signal_recorded[$V]" test_cluster_signal_recorded
 done

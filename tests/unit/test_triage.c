@@ -349,6 +349,20 @@ test_priority(void **state)
 	assert_int_equal(classify_log(both, NULL, NULL), TRIAGE_CUDA_OOM);
 	free(both);
 
+	/* Ray's autoscaler warning ranks below any cause in the code; alone it is the cluster's. */
+	{
+		static const char autoscaler[] = "(autoscaler +2m) Warning: The following resource "
+		    "request cannot be scheduled right now: {'GPU': 8.0}. Resources are unsatisfied "
+		    "resource demand\n";
+
+		both = malloc(sizeof(autoscaler) + sizeof(log_key_error));
+		strcpy(both, autoscaler);
+		strcat(both, log_key_error);
+		assert_int_equal(classify_log(both, NULL, NULL), TRIAGE_CODE_ERROR);
+		free(both);
+		expect_class(autoscaler, TRIAGE_CLUSTER_FAILURE, "unsatisfied resource demand", 0);
+	}
+
 	/* A NaN loss before a crash: the crash's own class ranks after nan only for code errors. */
 	both = malloc(sizeof(log_nan) + sizeof(log_key_error));
 	strcpy(both, log_nan);
@@ -501,8 +515,9 @@ test_class_table(void **state)
 		if (triage_rules[i].crash == TRIAGE_SIGKILL_EVIDENCE)
 			assert_int_equal(triage_rules[i].cls, TRIAGE_CGROUP_OOM);
 	}
-	/* The generic traceback rule is last. */
-	assert_non_null(strstr(triage_rules[triage_nrules - 1].pattern, "Traceback"));
+	/* The generic traceback rule, then only the autoscaler's warning (below any code cause). */
+	assert_non_null(strstr(triage_rules[triage_nrules - 2].pattern, "Traceback"));
+	assert_int_equal(triage_rules[triage_nrules - 1].cls, TRIAGE_CLUSTER_FAILURE);
 }
 
 static void
