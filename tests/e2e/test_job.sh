@@ -522,15 +522,8 @@ test_long_log_traceback() {
 	wait_for 20 grep -q 'step 0 of 100000' "$W/logs/train.1.log"
 	pad=$(printf '%0150d' 0)
 	awk -v pad="$pad" 'BEGIN { for (i = 1; i <= 99992; i++) printf "step %d loss 2.5 %s\n", i, pad }' >"$T/big.log"
-	cat >>"$T/big.log" <<'EOF2'
-Traceback (most recent call last):
-  File "/root/run/train.py", line 61, in <module>
-    main(cfg)
-  File "/root/run/train.py", line 44, in main
-    lr = cfg["optim"]["learning_rate"]
-KeyError: 'learning_rate'
-EOF2
-	assert_eq "$(wc -l <"$T/big.log" | tr -d ' ')" 99998
+	cat "$TOP/tests/e2e/fixtures/code_error.log" >>"$T/big.log"	# its traceback last
+	assert_eq "$(wc -l <"$T/big.log" | tr -d ' ')" 99999
 	cli _logfile "$id" "$T/big.log"
 	wait_for 30 grep -q "KeyError: 'learning_rate'" "$W/logs/train.1.log"
 	set_state "$id" failed
