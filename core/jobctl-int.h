@@ -1,6 +1,7 @@
 /*
- * jobctl-int.h: what jobctl.c (tables, operations, output parsing, config
- * check) and jobctl-run.c (the runner of commands) share; not for callers.
+ * jobctl-int.h: what jobctl.c (tables, operations, output parsing),
+ * jobctl-cfg.c (dialects, stage options, the config check) and jobctl-run.c
+ * (the runner of commands) share; not for callers.
  */
 #ifndef WK_JOBCTL_INT_H
 #define WK_JOBCTL_INT_H
@@ -8,7 +9,35 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "diag.h"
 #include "jobctl.h"
+
+/* Placeholders (jobctl_phs[] has their text). */
+enum jobctl_ph { PH_ID, PH_NAME, PH_COMMAND, PH_WORKDIR, PH_SINCE, PH_OPTIONS, PH_N };
+#define PH(x)	(1U << (x))
+/* Placeholders whose value is inserted as it is: already quoted words (or none). */
+#define PH_RAW	PH(PH_OPTIONS)
+
+/* The operations: each one's config key, and the placeholders it has and needs. */
+enum jobctl_opi { OP_SUBMIT, OP_STATUS, OP_FIND, OP_STOP, OP_LOGS, OP_NODE, OP_N };
+
+struct jobctl_op {
+	const char	*key;	/* config key of the command */
+	const char	*verb;	/* for messages */
+	unsigned	 have;	/* placeholders with a value in this operation */
+	unsigned	 need;	/* placeholders its command must use */
+};
+
+extern const char *const jobctl_phs[PH_N];
+extern const struct jobctl_op jobctl_ops[OP_N];
+
+/* The placeholders tmpl uses, as a PH() mask. */
+unsigned jobctl_uses(const char *tmpl);
+/* Every problem of job.states into d (file cfg->path); the number found. */
+int jobctl_check_states(const struct wk_config *cfg, struct diag *d);
+/* s is one line of printable text (no control characters), 1..max bytes. */
+int jobctl_word_ok(const char *s, size_t max);
+int jobctl_is_space(char c);
 
 /* What one command left behind. */
 struct jobctl_res {

@@ -5,10 +5,12 @@
  * jobctl_phs[] (placeholders) and jobctl_ops[] (each operation's config key,
  * which placeholders have a value in it and which its command must use), so
  * jobctl_check() and the operations cannot disagree.  This file holds the
- * tables, the state map, building a command from its template, the
- * operations (submit, status, find, stop, logs) with their output parsing,
- * and the config check.  Every command goes through one runner,
- * jobctl_run() in jobctl-run.c (process group, deadline, bounded output).
+ * tables, the state map, building a command from its template (from the
+ * dialect in use, else the job section) and the operations (submit,
+ * resubmit, status, find, stop, node, logs) with their output parsing; the
+ * dialects, a stage's options and the config check are jobctl-cfg.c's.
+ * Every command goes through one runner, jobctl_run() in jobctl-run.c
+ * (process group, deadline, bounded output).
  */
 #include <errno.h>
 #include <signal.h>
@@ -48,10 +50,8 @@ static const struct {
 #define JOBCTL_NSTATES	(sizeof(jobctl_states) / sizeof(jobctl_states[0]))
 #define JOBCTL_STATE_LIST "pending, running, succeeded, failed, stopped, unknown"
 
-enum jobctl_ph { PH_ID, PH_NAME, PH_COMMAND, PH_WORKDIR, PH_SINCE, PH_OPTIONS, PH_N };
-#define PH(x)	(1U << (x))
 
-static const char *const jobctl_phs[PH_N] = {
+const char *const jobctl_phs[PH_N] = {
 	[PH_ID] = "{id}",
 	[PH_NAME] = "{name}",
 	[PH_COMMAND] = "{command}",
@@ -59,17 +59,8 @@ static const char *const jobctl_phs[PH_N] = {
 	[PH_SINCE] = "{since_ms}",
 	[PH_OPTIONS] = "{options}",
 };
-/* Placeholders whose value is inserted as it is: already quoted words (or none). */
-#define PH_RAW	PH(PH_OPTIONS)
 
-enum jobctl_opi { OP_SUBMIT, OP_STATUS, OP_FIND, OP_STOP, OP_LOGS, OP_NODE, OP_N };
-
-static const struct jobctl_op {
-	const char	*key;	/* config key of the command */
-	const char	*verb;	/* for messages */
-	unsigned	 have;	/* placeholders with a value in this operation */
-	unsigned	 need;	/* placeholders its command must use */
-} jobctl_ops[OP_N] = {
+const struct jobctl_op jobctl_ops[OP_N] = {
 	[OP_SUBMIT] = { "job.submit", "submit", PH(PH_NAME) | PH(PH_COMMAND) | PH(PH_WORKDIR) |
 	    PH(PH_OPTIONS), PH(PH_NAME) | PH(PH_COMMAND) },
 	[OP_STATUS] = { "job.status", "status", PH(PH_ID) | PH(PH_WORKDIR), PH(PH_ID) },
@@ -120,7 +111,7 @@ jobctl_job_name(const struct wk_config *cfg, const char *stage)
 /* Text. */
 
 /* s is one line of printable text (no control characters), 1..max bytes. */
-static int
+int
 jobctl_word_ok(const char *s, size_t max)
 {
 	size_t n = strlen(s), i;
@@ -166,7 +157,7 @@ jobctl_states_name(const cJSON *v, int i)
 }
 
 /* Every problem of job.states into d (file cfg->path); the number found. */
-static int
+int
 jobctl_check_states(const struct wk_config *cfg, struct diag *d)
 {
 	const cJSON *map = jobctl_states_obj(cfg), *a, *b;
@@ -260,7 +251,7 @@ jobctl_ph_at(const char *p)
 }
 
 /* The placeholders tmpl uses, as a PH() mask. */
-static unsigned
+unsigned
 jobctl_uses(const char *tmpl)
 {
 	unsigned mask = 0;
@@ -410,7 +401,7 @@ jobctl_next_line(const char *s, size_t len, size_t *pos, const char **line, size
 	return 1;
 }
 
-static int
+int
 jobctl_is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -805,275 +796,4 @@ jobctl_logs(const struct jobctl *jc, const char *id, long long since_ms, int out
 out:
 	jobctl_res_free(&r);
 	return ret;
-}
-
-/* Dialects. */
-
-static const cJSON *
-jobctl_dialects(const struct wk_config *cfg)
-{
-	return cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(cfg->root, "job"), "dialects");
-}
-
-static const char *
-jobctl_dialect_name(const cJSON *dl)
-{
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dl, "name"));
-}
-
-int
-jobctl_dialect(struct jobctl *jc, const char *want, char **name, char **why)
-{
-	const cJSON *all = jobctl_dialects(jc->cfg), *dl;
-	struct jobctl_res r;
-	struct buf tried = BUF_INIT;
-	const char *detect, *dn;
-	char *w = NULL, *label;
-	int i = 0, ret;
-
-	*name = NULL;
-	*why = NULL;
-	jc->dialect = NULL;
-	if (cJSON_GetArraySize(all) == 0)
-		return 0;
-	cJSON_ArrayForEach(dl, all)
-		if (want != NULL && (dn = jobctl_dialect_name(dl)) != NULL && strcmp(dn, want) == 0) {
-			jc->dialect = dl;
-			*name = xstrdup(dn);
-			return 0;
-		}
-	cJSON_ArrayForEach(dl, all) {
-		dn = jobctl_dialect_name(dl);
-		detect = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dl, "detect"));
-		if (dn == NULL || detect == NULL)
-			continue;
-		memset(&r, 0, sizeof(r));
-		label = xstrfmt("job.dialects[%d].detect (%s)", i++, dn);
-		free(w);
-		w = NULL;
-		ret = jobctl_run(jc, label, detect, 4096, 0, &r, &w);
-		jobctl_res_free(&r);
-		free(label);
-		if (ret == 0) {
-			jc->dialect = dl;
-			*name = xstrdup(dn);
-			goto out;
-		}
-		buf_printf(&tried, "%s%s", tried.len > 0 ? ", " : "", dn);
-	}
-	*why = xstrfmt("no dialect of job.dialects (%s) matches the CLI; the last said: %s",
-	    buf_str(&tried), w != NULL ? w : "nothing");
-	ret = WK_ERR_NOTFOUND;
-out:
-	free(w);
-	buf_free(&tried);
-	return ret;
-}
-
-/* Stage options (chain[].job). */
-
-struct jobctl_optctx {
-	const cJSON	*allowed;	/* job.options, or NULL: any name */
-	const cJSON	*reserved;	/* job.reserved */
-};
-
-/* The word's option name, "--name" or "--name=v" -> name; NULL for a short option. */
-static int
-jobctl_optname_is(const char *w, const char *name)
-{
-	size_t n = strlen(name);
-
-	return w[0] == '-' && w[1] == '-' && strncmp(w + 2, name, n) == 0 &&
-	    (w[2 + n] == '\0' || w[2 + n] == '=');
-}
-
-static const char *
-jobctl_opt_reserved(const char *w, void *arg, char **why)
-{
-	const struct jobctl_optctx *o = arg;
-	const cJSON *it;
-	struct buf names = BUF_INIT;
-
-	cJSON_ArrayForEach(it, o->reserved)
-		if (cJSON_IsString(it) && jobctl_optname_is(w, it->valuestring))
-			return it->valuestring;
-	if (o->allowed == NULL)
-		return NULL;
-	cJSON_ArrayForEach(it, o->allowed) {
-		if (cJSON_IsString(it) && jobctl_optname_is(w, it->valuestring))
-			return NULL;
-		if (cJSON_IsString(it))
-			buf_printf(&names, "%s%s", names.len > 0 ? ", " : "", it->valuestring);
-	}
-	*why = xstrfmt("\"%.60s\" is not an option job.options lists (%s)", w, buf_str(&names));
-	buf_free(&names);
-	return NULL;
-}
-
-static const cJSON *
-jobctl_stage_item(const struct wk_config *cfg, size_t idx, const char *key)
-{
-	return cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
-	    cJSON_GetObjectItemCaseSensitive(cfg->root, "chain"), (int)idx), key);
-}
-
-int
-jobctl_options(const struct wk_config *cfg, size_t idx, char **words, char **why)
-{
-	const cJSON *job = cJSON_GetObjectItemCaseSensitive(cfg->root, "job");
-	struct jobctl_optctx o = {
-		cJSON_GetObjectItemCaseSensitive(job, "options"),
-		cJSON_GetObjectItemCaseSensitive(job, "reserved"),
-	};
-	struct buf b = BUF_INIT;
-	int ret;
-
-	*words = NULL;
-	if ((ret = optwords_append(jobctl_stage_item(cfg, idx, "job"), "a job", jobctl_opt_reserved,
-	    &o, words != NULL ? &b : NULL, why)) != 0) {
-		buf_free(&b);
-		return ret;
-	}
-	*words = buf_detach(&b);
-	if (*words == NULL)
-		*words = xstrdup("");
-	return 0;
-}
-
-/* Config check. */
-
-/* The problems of one source of commands (the job section, or a dialect) into d. */
-static int
-jobctl_check_source(const struct wk_config *cfg, const cJSON *src, const char *where,
-    int has_regex, int stage_opts, struct diag *d)
-{
-	const struct jobctl_op *o;
-	const char *tmpl;
-	unsigned uses;
-	size_t i, j;
-	int found = 0;
-
-	for (i = 0; i < OP_N; i++) {
-		o = &jobctl_ops[i];
-		tmpl = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(src,
-		    o->key + strlen("job.")));
-		if (tmpl == NULL)
-			continue;
-		uses = jobctl_uses(tmpl);
-		for (j = 0; j < PH_N; j++) {
-			if ((uses & PH(j)) && !(o->have & PH(j))) {
-				diag_add(d, cfg->path, 0, "key \"%s%s\": uses %s, which %s has no "
-				    "value for", where, o->key + strlen("job."), jobctl_phs[j], o->verb);
-				found++;
-			} else if (!(uses & PH(j)) && (o->need & PH(j))) {
-				diag_add(d, cfg->path, 0, "key \"%s%s\": does not use %s", where,
-				    o->key + strlen("job."), jobctl_phs[j]);
-				found++;
-			}
-		}
-		if (i == OP_SUBMIT && stage_opts && !(uses & PH(PH_OPTIONS))) {
-			diag_add(d, cfg->path, 0, "key \"%ssubmit\": does not use {options}, and "
-			    "a stage sets chain[].job", where);
-			found++;
-		}
-		if ((i == OP_SUBMIT || i == OP_FIND) && !has_regex) {
-			diag_add(d, cfg->path, 0, "key \"%s%s\": needs \"job.id_regex\" to read job "
-			    "ids from its output", where, o->key + strlen("job."));
-			found++;
-		}
-	}
-	return found;
-}
-
-int
-jobctl_has_nowait(const char *cmd)
-{
-	static const char *const words[] = { "--no-wait", "--no_wait" };
-	const char *p;
-	size_t i, n;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		n = strlen(words[i]);
-		for (p = cmd; (p = strstr(p, words[i])) != NULL; p++)
-			if ((p == cmd || strchr(" \t\n'\"", p[-1]) != NULL) &&
-			    strchr(" \t\n'\"", p[n]) != NULL)
-				return 1;
-	}
-	return 0;
-}
-
-/* 1 when a submit command of the job section or a dialect passes --no-wait. */
-static int
-jobctl_submit_nowait(const struct wk_config *cfg)
-{
-	const cJSON *dl;
-	const char *t = config_get_str(cfg, "job.submit");
-
-	if (t != NULL && strstr(t, "--no-wait") != NULL)
-		return 1;
-	cJSON_ArrayForEach(dl, jobctl_dialects(cfg))
-		if ((t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dl, "submit"))) !=
-		    NULL && strstr(t, "--no-wait") != NULL)
-			return 1;
-	return 0;
-}
-
-/* chain[]'s job, adopt and resubmit. */
-static int
-jobctl_check_stages(const struct wk_config *cfg, int *stage_opts, struct diag *d)
-{
-	const struct wk_stage *st;
-	char *why = NULL, *words = NULL;
-	size_t i;
-	int found = 0, nowait = jobctl_submit_nowait(cfg);
-
-	*stage_opts = 0;
-	for (i = 0; i < cfg->nchain; i++) {
-		st = &cfg->chain[i];
-		if (jobctl_stage_item(cfg, i, "job") != NULL)
-			*stage_opts = 1;
-		if (jobctl_options(cfg, i, &words, &why) != 0) {
-			diag_add(d, cfg->path, st->line, "chain[%zu].job (stage %s): %s", i, st->name,
-			    why);
-			found++;
-		}
-		free(words);
-		free(why);
-		why = words = NULL;
-		if (st->resubmit != NULL && nowait && !jobctl_has_nowait(st->resubmit)) {
-			diag_add(d, cfg->path, st->line, "chain[%zu].resubmit (stage %s): must pass "
-			    "--no-wait (or ray_run.py's --no_wait), as the profile's submit does: onbox "
-			    "reads the new job's id from its output and must not wait for the job to "
-			    "end", i, st->name);
-			found++;
-		}
-	}
-	return found;
-}
-
-int
-jobctl_check(const struct wk_config *cfg, struct diag *d)
-{
-	const cJSON *job = cJSON_GetObjectItemCaseSensitive(cfg->root, "job"), *dl, *o;
-	int found, stage_opts, i = 0, has_regex = config_get_str(cfg, "job.id_regex") != NULL;
-	const char *dn, *on;
-	char *where;
-
-	found = jobctl_check_stages(cfg, &stage_opts, d);
-	found += jobctl_check_source(cfg, job, "job.", has_regex, stage_opts, d);
-	cJSON_ArrayForEach(dl, jobctl_dialects(cfg)) {
-		where = xstrfmt("job.dialects[%d].", i++);
-		found += jobctl_check_source(cfg, dl, where, has_regex ||
-		    cJSON_HasObjectItem(dl, "id_regex"), stage_opts, d);
-		dn = jobctl_dialect_name(dl);
-		for (o = dl->next; dn != NULL && o != NULL; o = o->next)
-			if ((on = jobctl_dialect_name(o)) != NULL && strcmp(dn, on) == 0) {
-				diag_add(d, cfg->path, 0, "key \"%sname\": \"%s\" names two dialects",
-				    where, dn);
-				found++;
-			}
-		free(where);
-	}
-	return found + jobctl_check_states(cfg, d);
 }

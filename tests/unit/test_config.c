@@ -591,7 +591,7 @@ test_choices_and_notify(void **state)
 	    "\"chat_id\"");
 	assert_int_equal(load(f, "{ 'run': 'r', 'workdir': '/w', 'detach': 'job',\n"
 	    "'chain': [ { 'stage': 's', 'run': 'x' } ] }"), WK_ERR_PARSE);
-	expect(f, f->path, 1, "key \"detach\": \"job\" needs \"job.submit\" and \"job.status\"");
+	expect(f, f->path, 1, "key \"detach\": \"job\" needs \"job.submit\" and \"job.status\" (in \"job\", or in every entry of \"job.dialects\")");
 }
 
 static void
@@ -826,7 +826,7 @@ test_profile_semantic_error_position(void **state)
 	snprintf(prof, sizeof(prof), "%s/profiles/plat.json", f->dir);
 	assert_int_equal(load(f, "{ 'run': 'r1', 'profile': 'plat', 'workdir': '/w',\n"
 	    "'chain': [ { 'stage': 's', 'run': 'x' } ] }"), WK_ERR_PARSE);
-	expect(f, prof, 2, "key \"detach\": \"job\" needs \"job.submit\" and \"job.status\"");
+	expect(f, prof, 2, "key \"detach\": \"job\" needs \"job.submit\" and \"job.status\" (in \"job\", or in every entry of \"job.dialects\")");
 
 	/* With a profile merged, the run's own keys still point into the run's file. */
 	put(f, "profiles/plat.json", "{\n  'box': { 'user': 'u' }\n}\n");
