@@ -61,5 +61,7 @@ void hb_sentinel(struct hb *h);
 void hb_triage(struct hb *h);
 void hb_logbook(struct hb *h);
 void hb_slurm(struct hb *h);
+/* render-job.c */
+void hb_jobs(struct hb *h);
 
 #endif

@@ -210,6 +210,7 @@ static const struct hb_section {
 	{ "Marker paths", hb_markers, DETACH_NKINDS },
 	{ "Resume", hb_resume, DETACH_NKINDS },
 	{ "Slurm", hb_slurm, DETACH_SLURM },
+	{ "Cluster jobs", hb_jobs, DETACH_JOB },
 	{ "Decision table", hb_decide, DETACH_NKINDS },
 	{ "Cron", hb_cron, DETACH_NKINDS },
 	{ "Sentinel", hb_sentinel, DETACH_NKINDS },

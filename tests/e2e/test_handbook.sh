@@ -274,9 +274,29 @@ test_bad_input() {
 	assert_grep "$T/nodir/x.md" "$T/e"
 }
 
+# A cluster-job run: the stages' jobs (adopted or ours), the CLI's dialects, the seeds' rules.
+test_cluster_jobs_section() {
+	mkdir -p "$T/w"
+	cat >"$T/wk.json" <<JSON
+{"run": "t1", "profile": "iris", "workdir": "$T/w",
+ "chain": [{"stage": "train", "adopt": "/alice/held-sweep",
+            "resubmit": "iris job run --no-wait --job-name held-sweep -- python x.py"},
+           {"stage": "eval", "run": "python eval.py", "job": {"cpu": 4}}]}
+JSON
+	WATCHKEEPER_PROFILES="$TOP/profiles" handbook -o "$T/hb.md" >"$T/e" 2>&1 || fail "handbook: $(<"$T/e")"
+	assert_grep '^## Cluster jobs' "$T/hb.md"
+	assert_grep '^\| train \| adopts `/alice/held-sweep` \| the owner.s resubmit: `iris job run --no-wait' "$T/hb.md"
+	assert_grep '^\| eval \| `wk-t1-eval` \| submitted again as its name \|' "$T/hb.md"
+	assert_grep '^- `iris-describe`: `iris .*job describe --help' "$T/hb.md"
+	assert_grep "records it in \`$T/w/.watchkeeper/job.json\`" "$T/hb.md"
+	assert_grep 'capacity_wait' "$T/hb.md"
+	assert_no_grep '^## Slurm' "$T/hb.md"
+}
+
 t after_a_real_tick test_after_a_real_tick
 t marker_drift_after_done test_marker_drift_after_done
 t marker_appears test_marker_appears
 t cron_line_and_drift test_cron_line_and_drift
 t box_down test_box_down
 t bad_input test_bad_input
+t cluster_jobs_section test_cluster_jobs_section
