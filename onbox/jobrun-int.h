@@ -72,6 +72,11 @@ void jr_save(const struct jobrun *jr);
 /* jobwatch.c */
 void jr_signals_init(struct jobrun *jr);
 void jr_signals_free(struct jobrun *jr);
+/*
+ * The copy went further than job_log_anchor says (onbox died between
+ * appending and recording): the anchor from the output log's own end.
+ */
+void jr_anchor_rebuild(struct jobrun *jr);
 /* Append what is new in the job's log to the attempt's output log. */
 void jr_fetch_log(struct jobrun *jr);
 /* Seconds the job followed has been pending, or -1 when it is not pending. */

@@ -675,8 +675,10 @@ jr_bind(struct jobrun *jr, const struct wk_stage *st, long n, cJSON *hist, cJSON
 	if (jr_id(jr) != NULL) {
 		have = json_long(a, "job_log_bytes", 0);
 		fsz = jr_log_size(jr) - json_long(a, "job_log_base", 0);
-		if (fsz > have)
+		if (fsz > have) {
 			json_set_num(a, "job_log_bytes", (double)fsz);
+			jr_anchor_rebuild(jr);	/* the copy's end is the file's end */
+		}
 	}
 }
 

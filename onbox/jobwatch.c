@@ -186,6 +186,34 @@ jr_signals_scan(struct jobrun *jr, const char *f, size_t from, size_t fn)
 	free(clean);
 }
 
+void
+jr_anchor_rebuild(struct jobrun *jr)
+{
+	char *p = layout_attempt_log(jr->cfg->workdir, jr->st->name, jr->n), *anchor, buf[JOBRUN_ANCHOR_MAX];
+	long base = json_long(jr->a, "job_log_base", 0);
+	struct stat sb;
+	off_t from;
+	ssize_t k = -1;
+	int fd;
+
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0 && fstat(fd, &sb) == 0 &&
+	    sb.st_size > base) {
+		from = sb.st_size - base > JOBRUN_ANCHOR_MAX ? sb.st_size - JOBRUN_ANCHOR_MAX : base;
+		k = pread(fd, buf, (size_t)(sb.st_size - from), from);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (k > 0) {
+		anchor = jr_log_anchor(buf, (size_t)k);
+		json_set_str(jr->a, "job_log_anchor", anchor);
+		free(anchor);
+		log_info("stage %s attempt %ld: the copy of job %s's log went further than recorded "
+		    "(onbox stopped in between): going on from the end of %s", jr->st->name, jr->n,
+		    jr_id(jr), p);
+	}
+	free(p);
+}
+
 /*
  * Append what is new in the job's log to the output log.  Each poll reads
  * the log (from {since_ms} where the CLI can), finds where what was already

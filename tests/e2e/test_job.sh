@@ -718,6 +718,40 @@ test_cluster_signal_recorded() {
 	wait_for 20 test -f "$W/markers/TRAIN_DONE"
 }
 
+# onbox killed after it appended a piece of the job's log but before it
+# recorded how far it got (the record as it was before the append): the
+# next onbox goes on from the output log's own end, each line once.
+test_crash_between_copy_and_record() {
+	jconf '' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	first=$LAST_PID
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	cli _log "$id" "line one"
+	wait_for 20 grep -q 'line one' "$W/logs/train.1.log"
+	kill -9 "$first"
+	wait "$first" 2>/dev/null || true
+	python3 - "$W/stages/train.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["attempts"][-1]
+a.pop("job_log_anchor", None)
+a.pop("job_log_seen_ms", None)
+a["job_log_bytes"] = 0
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	cli _log "$id" "line two"
+	rerun
+	wait_for 20 grep -q 'line two' "$W/logs/train.1.log"
+	assert_grep 'went further than recorded' "$T/onbox.out"
+	set_state "$id" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	assert_eq "$(grep -c 'line one' "$W/logs/train.1.log")" 1 "each line once"
+	assert_eq "$(grep -c 'line two' "$W/logs/train.1.log")" 1
+	assert_no_grep 'may be missing' "$W/logs/train.1.log"
+}
+
 for V in ray iris:old iris:mid iris:new; do
 	PROFILE=${V%%:*}
 	GEN=
@@ -749,4 +783,5 @@ for V in ray iris:old iris:mid iris:new; do
 	t "cluster_failure_retried[$V]" test_cluster_failure_retried
 	t "bad_accelerator_asks_owner[$V]" test_bad_accelerator_asks_owner
 	t "cluster_signal_recorded[$V]" test_cluster_signal_recorded
+	t "crash_between_copy_and_record[$V]" test_crash_between_copy_and_record
 done
