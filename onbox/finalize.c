@@ -253,6 +253,16 @@ runner_finalize(struct runner *r, cJSON *hist, cJSON *a, const struct outcome *g
 			snprintf(pol.reason, sizeof(pol.reason), "%s; a new attempt would fail the same "
 			    "way: free space (or fix the path), then onbox start", mwhy);
 		}
+		/* Slurm: this job stays on its node, whose accelerator is bad: resubmit, never here. */
+		if (restart && r->run.slurm.job && o->cls == TRIAGE_BAD_ACCELERATOR) {
+			restart = 0;
+			policy_force_stop(&pol, "move_node");
+			snprintf(pol.reason, sizeof(pol.reason), "bad_accelerator on node %.100s: "
+			    "relaunched in this job it would run there again; nothing is launched here: "
+			    "onbox start (patrol, with auto_resume) submits the stage again with "
+			    "--exclude=%.100s", json_str(a, ATT_KEY_NODE, "?"),
+			    json_str(a, ATT_KEY_NODE, "?"));
+		}
 		json_set(a, HIST_KEY_POLICY, policy_out_json(&pol));
 	}
 	hist_ok = runner_hist_save(r, hist) == 0;

@@ -34,6 +34,7 @@
 #include "config.h"
 #include "err.h"
 #include "events.h"
+#include "history.h"
 #include "jobctl.h"
 #include "jsonfile.h"
 #include "layout.h"
@@ -42,6 +43,7 @@
 #include "proc.h"
 #include "slurm.h"
 #include "slurmstart.h"
+#include "sshq.h"
 #include "xmalloc.h"
 
 #define SLURM_STATE	"slurm.json"
@@ -102,6 +104,43 @@ ss_record(struct slurmstart *s, const char *stage)
  * Note job id of stage in slurm.json (once per id) and say it in the events:
  * how ("submitted", "adopted", "cancelled") and, for a new job, what it waits for.
  */
+/*
+ * cmd (an sbatch line) keeping stage idx's job off the nodes where an
+ * attempt of it failed with bad_accelerator (its "node", SLURMD_NODENAME):
+ * the seeds never put a stage back onto a bad accelerator.  Consumes cmd.
+ */
+static char *
+ss_exclude(const struct slurmstart *s, size_t idx, char *cmd)
+{
+	cJSON *hist = hist_load(s->cfg->workdir, s->cfg->chain[idx].name);
+	struct buf nodes = BUF_INIT, b = BUF_INIT;
+	const cJSON *e;
+	const char *node;
+	char *w;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(hist, HIST_KEY_ATTEMPTS)) {
+		node = json_str(e, "node", NULL);
+		if (node == NULL || strcmp(json_str(e, HIST_KEY_CLASS, ""), "bad_accelerator") != 0)
+			continue;
+		buf_printf(&nodes, "%s%s", nodes.len > 0 ? "," : "", node);
+	}
+	cJSON_Delete(hist);
+	if (nodes.len == 0 || strncmp(cmd, "sbatch ", 7) != 0) {
+		buf_free(&nodes);
+		return cmd;
+	}
+	w = xstrfmt("--exclude=%s", buf_str(&nodes));
+	buf_puts(&b, "sbatch ");
+	sshq_append(&b, w);
+	buf_puts(&b, cmd + 6);
+	log_warn("stage %s: submitted with %s: an attempt failed with bad_accelerator there",
+	    s->cfg->chain[idx].name, w);
+	free(w);
+	free(cmd);
+	buf_free(&nodes);
+	return buf_detach(&b);
+}
+
 static void
 ss_note(struct slurmstart *s, const char *stage, const char *id, const char *how,
     const char *after, const char *why)
@@ -284,6 +323,7 @@ ss_carry_out(struct slurmstart *s)
 		free(t->after);
 		t->after = prev != NULL ? xstrdup(prev) : NULL;
 		if ((cmd = slurm_sbatch_command(s->cfg, i, s->self, s->cfgpath, t->after, &why)) == NULL ||
+		    (cmd = ss_exclude(s, i, cmd)) == NULL ||
 		    jobctl_exec(&s->jc, "sbatch", cmd, &out, &why) != 0 ||
 		    (t->id = slurm_parse_sbatch(out)) == NULL) {
 			log_error("stage %s: sbatch failed: %s", s->cfg->chain[i].name,

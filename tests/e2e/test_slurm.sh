@@ -246,6 +246,30 @@ test_unreadable_queue_is_not_dead() {
 	assert_eq "$(all_jobs a)" 0
 }
 
+# bad_accelerator in a Slurm job: never relaunched in that job (it would run
+# on the same node again); the next start submits the stage with
+# --exclude=<node>.  This cluster has one node, so sbatch then refuses it
+# ("Requested node configuration is not available"): the option reached it.
+test_bad_accelerator_moves_node() {
+	cluster
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "RuntimeError: No accelerator found"\nexit 1\n' >"$T/bin/a.sh"
+	chmod +x "$T/bin/a.sh"
+	sconf '"restart": {"max": 3},' "[{\"stage\": \"a\", \"run\": \"$T/bin/a.sh\"}]"
+	rc=0; onbox start >"$T/s1" 2>&1 || rc=$?
+	assert_eq "$rc" 0 "start: $(<"$T/s1")"
+	wait_for 60 test -f "$W/markers/A_DONE.FAILED"
+	assert_eq "$(json "$W/markers/A_DONE.FAILED" 'd["class"]')" bad_accelerator
+	assert_eq "$(json "$W/markers/A_DONE.FAILED" 'd["policy"]["rule"]')" move_node
+	assert_grep "exclude=$SLURM_NODE" "$W/markers/A_DONE.FAILED"
+	assert_eq "$(json "$W/stages/a.json" 'len(d["attempts"])')" 1 "not relaunched in the job"
+	assert_eq "$(json "$W/stages/a.json" 'd["attempts"][0]["node"]')" "$SLURM_NODE"
+	wait_for 30 sh -c "[ \"\$(squeue -h -t PD,R,CG -n wk-t1-a -o %i | wc -l)\" = 0 ]"
+	rc=0; onbox start >"$T/s2" 2>&1 || rc=$?
+	assert_grep "submitted with --exclude=$SLURM_NODE" "$T/s2"
+	assert_grep 'Requested node configuration is not available' "$T/s2"
+}
+
 test_bad_sbatch_options_are_config_errors() {
 	cluster
 	touch "$T/ok.a"
@@ -297,7 +321,7 @@ SH
 	assert_eq "$(wc -l <"$T/launch.a" | tr -d ' ')" 2
 }
 
-TESTS="chain_completes_and_start_is_idempotent failed_middle_stage_strands_the_next node_failure_is_resumed_by_patrol
+TESTS="bad_accelerator_moves_node chain_completes_and_start_is_idempotent failed_middle_stage_strands_the_next node_failure_is_resumed_by_patrol
 resubmitted_by_hand_is_reconciled requeued_job_keeps_its_budget unreadable_queue_is_not_dead
 bad_sbatch_options_are_config_errors onbox_stop_under_slurm"
 
