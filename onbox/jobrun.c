@@ -181,7 +181,7 @@ jr_adopt(struct jobrun *jr, const char *id, enum job_state st, const char *reaso
 static int
 jr_dialect(struct jobrun *jr)
 {
-	char *path, *name = NULL, *why = NULL, *want = NULL, when[TIMEFMT_LEN];
+	char *path, *name = NULL, *why = NULL, *was = NULL, when[TIMEFMT_LEN];
 	cJSON *doc = NULL;
 	time_t now;
 	int rc;
@@ -189,11 +189,12 @@ jr_dialect(struct jobrun *jr)
 	if (jr->dialect_ready)
 		return 0;
 	path = layout_path(jr->cfg->workdir, "job.json");
-	if (!jr->dialect_redetect && jsonfile_load(path, &doc) == 0)
-		want = xstrdup(json_str(doc, "dialect", ""));
+	if (jsonfile_load(path, &doc) == 0 && *json_str(doc, "dialect", "") != '\0')
+		was = xstrdup(json_str(doc, "dialect", ""));
 	cJSON_Delete(doc);
 	doc = NULL;
-	if ((rc = jobctl_dialect(&jr->jc, want, &name, &why)) != 0) {
+	/* The recorded dialect, unless the CLI just refused it: then detect again. */
+	if ((rc = jobctl_dialect(&jr->jc, jr->dialect_redetect ? NULL : was, &name, &why)) != 0) {
 		why = jr_scrub_take(jr, why);
 		if (!jr->dialect_said)
 			log_warn("cannot tell which dialect of the job CLI this is: %s; nothing is "
@@ -204,19 +205,19 @@ jr_dialect(struct jobrun *jr)
 	jr->dialect_ready = 1;
 	jr->dialect_said = 0;
 	jr->has_find = jobctl_has(&jr->jc, "job.find");
-	if (name != NULL && (want == NULL || strcmp(want, name) != 0)) {
+	if (name != NULL && (was == NULL || strcmp(was, name) != 0)) {
 		now = time(NULL);
 		timefmt_utc(now, when, sizeof(when));
 		doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "dialect", name);
-		if (want != NULL && *want != '\0')
-			cJSON_AddStringToObject(doc, "previous", want);
+		if (was != NULL)
+			cJSON_AddStringToObject(doc, "previous", was);
 		cJSON_AddStringToObject(doc, "detected", when);
 		cJSON_AddNumberToObject(doc, "detected_unix", (double)now);
 		if (jsonfile_save(path, doc) != 0)
 			log_warn("cannot write %s: %s", path, wk_strerror(WK_ERR_SYSTEM));
 		log_info("the job CLI speaks dialect %s of job.dialects%s%s (recorded in %s)", name,
-		    want != NULL && *want != '\0' ? "; it spoke " : "", want != NULL ? want : "", path);
+		    was != NULL ? "; it spoke " : "", was != NULL ? was : "", path);
 	}
 	jr->dialect_redetect = 0;
 out:
@@ -224,7 +225,7 @@ out:
 	free(path);
 	free(name);
 	free(why);
-	free(want);
+	free(was);
 	return rc == 0 ? 0 : -1;
 }
 

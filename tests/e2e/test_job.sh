@@ -752,6 +752,32 @@ PY
 	assert_no_grep 'may be missing' "$W/logs/train.1.log"
 }
 
+# The CLI upgraded under a running job (the seed's Iris to today's): the
+# recorded dialect's status is refused as a usage error (exit 2), so onbox
+# detects the dialect again, records it, and follows the same job.
+test_cli_upgraded_mid_run() {
+	jconf '' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	first=$LAST_PID
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
+	assert_eq "$(json "$W/job.json" 'd["dialect"]')" iris-json
+	kill -9 "$first"
+	wait "$first" 2>/dev/null || true
+	export FAKE_IRIS_GEN=new
+	rerun
+	wait_for 20 grep -q 'detecting its dialect again' "$T/onbox.out"
+	wait_for 20 grep -q 'speaks dialect iris-describe of job.dialects; it spoke iris-json' "$T/onbox.out"
+	assert_eq "$(json "$W/job.json" 'd["dialect"]')" iris-describe
+	assert_eq "$(json "$W/job.json" 'd["previous"]')" iris-json
+	cli _log "$id" "Training completed"
+	set_state "$id" succeeded
+	wait_for 20 test -f "$W/markers/TRAIN_DONE"
+	assert_eq "$(njobs train)" 1
+}
+
 for V in ray iris:old iris:mid iris:new; do
 	PROFILE=${V%%:*}
 	GEN=
@@ -784,4 +810,5 @@ for V in ray iris:old iris:mid iris:new; do
 	t "bad_accelerator_asks_owner[$V]" test_bad_accelerator_asks_owner
 	t "cluster_signal_recorded[$V]" test_cluster_signal_recorded
 	t "crash_between_copy_and_record[$V]" test_crash_between_copy_and_record
+	[ "$V" != iris-old ] || t "cli_upgraded_mid_run[$V]" test_cli_upgraded_mid_run
 done
