@@ -291,6 +291,9 @@ static const struct cfg_key cfg_job_keys[] = {
 	{ .name = "exclude", .type = CFG_STR,
 	  .help = "the submit option (without --) that keeps a job off nodes, e.g. sbatch's "
 	  "\"exclude\": a stage that failed with bad_accelerator is resubmitted with it" },
+	{ .name = "logs_poll_ms", .type = CFG_INT, .min = 0, .max = 3600000, .def = "0",
+	  .help = "fetch a live job's log at most this often (a CLI that sends the whole log "
+	  "each time: ray); 0: every poll.  The log is always fetched once more at the end" },
 	{ .name = "pending_alert_s", .type = CFG_INT, .min = 0, .max = CFG_TIMEOUT_MAX,
 	  .def = "1800", .help = "pending this long: one degraded capacity_wait alert (0: never)" },
 };

@@ -34,6 +34,7 @@ struct jobrun {
 	int		 has_find;
 	long		 unknown_loud_s;
 	long		 pending_alert_s;	/* job.pending_alert_s; 0: never */
+	long		 logs_poll_ms;	/* job.logs_poll_ms; 0: every poll */
 	int		 dialect_ready;	/* jobctl_dialect() answered for this run */
 	int		 dialect_redetect;	/* the recorded dialect failed: detect again */
 	int		 dialect_said;	/* a failing detection was said (once per streak) */
@@ -47,6 +48,7 @@ struct jobrun {
 	char		*name;
 	int		 resubmit;	/* this attempt runs the stage's resubmit, not job.submit */
 	struct deadline	 next;		/* the next poll; unset: now */
+	struct deadline	 next_log;	/* the next fetch of the log; unset: at the next poll */
 	struct deadline	 backoff;	/* no submit before it, after a refusal */
 	int		 refused;	/* submits refused in a row */
 	int		 launching;	/* inside jobrun_launch(): its caller emits stage_started */

@@ -607,8 +607,13 @@ jobrun_tick(struct jobrun *jr)
 		log_warn("stage %s attempt %ld: cannot stop job %s: %s; trying again", jr->st->name,
 		    jr->n, jr_id(jr), sw);
 	}
-	if (st != JOB_PENDING)
+	/* The log at its own pace (job.logs_poll_ms), and always once more at the end. */
+	if (st != JOB_PENDING && (job_state_final(st) || !deadline_isset(&jr->next_log) ||
+	    deadline_expired(&jr->next_log))) {
 		jr_fetch_log(jr);
+		if (jr->logs_poll_ms > 0)
+			deadline_set(&jr->next_log, (uint64_t)jr->logs_poll_ms);
+	}
 	jr_state(jr, st, raw);
 	jr_capacity(jr);
 	if (job_state_final(st) && !jr_reconcile(jr, 1)) {
@@ -753,6 +758,7 @@ jobrun_detach(struct jobrun *jr)
 	jr->hist = jr->a = NULL;
 	jr->n = 0;
 	deadline_clear(&jr->next);
+	deadline_clear(&jr->next_log);
 	deadline_clear(&jr->backoff);
 	jr->refused = jr->launching = jr->stop_wanted = jr->find_said = jr->shrink_said = 0;
 	jr->resubmit = 0;
@@ -864,6 +870,7 @@ jobrun_new(const struct wk_config *cfg, const char *instance, const struct notif
 	jobctl_init(&jr->jc, cfg);
 	jr->has_find = config_get_str(cfg, "job.find") != NULL;
 	jr->pending_alert_s = config_get_int(cfg, "job.pending_alert_s");
+	jr->logs_poll_ms = config_get_int(cfg, "job.logs_poll_ms");
 	jr_signals_init(jr);
 	jr->unknown_loud_s = env != NULL && atol(env) > 0 ? atol(env) : JOBRUN_UNKNOWN_LOUD_S;
 	jr->end = JR_LIVE;

@@ -38,6 +38,10 @@ jconf() {
   "workdir": "$T/work",
   "heartbeat_s": 1,
   "poll_ms": 100,
+  // ray's profile fetches a live job's log every 10 s (the whole log each
+  // time): every poll here, so that a test waits on events, not on that;
+  // test_logs_poll_paced keeps the profile's pace
+  "job": {"logs_poll_ms": ${LOGS_POLL_MS:-0}${JOBX:+, $JOBX}},
   ${1-}
   "chain": ${2:-$CHAIN2}
 }
@@ -645,7 +649,7 @@ test_resubmit_needs_no_wait() {
 
 # Pending past job.pending_alert_s: one degraded capacity_wait alert, nothing changed.
 test_capacity_wait() {
-	jconf '"job": {"pending_alert_s": 1},' '[{"stage": "train", "run": "python train.py"}]'
+	JOBX='"pending_alert_s": 1' jconf '' '[{"stage": "train", "run": "python train.py"}]'
 	bg_onbox run
 	wait_for 20 has_submits 1
 	id=$(job_of train)
@@ -778,6 +782,27 @@ test_cli_upgraded_mid_run() {
 	assert_eq "$(njobs train)" 1
 }
 
+# The profile's own pace (ray: every 10 s, the whole log each time): a live
+# job's log is fetched no more often than that, and once more at its end.
+test_logs_poll_paced() {
+	LOGS_POLL_MS=3000 jconf '"restart": {"max": 0},' '[{"stage": "train", "run": "python train.py"}]'
+	bg_onbox run
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+	cli _log "$id" "first"
+	wait_for 20 grep -q 'first' "$W/logs/train.1.log"
+	cli _log "$id" "second"
+	# Polls go on (the heartbeat's time moves) while the log waits its turn.
+	t0=$(json "$W/state.json" 'd["time_unix"]')
+	wait_for 20 json_ge "$W/state.json" 'd["time_unix"]' $((${t0%.*} + 1))
+	wait_for 20 grep -q 'second' "$W/logs/train.1.log"
+	cli _log "$id" "last words"
+	set_state "$id" failed
+	wait_for 20 test -f "$W/markers/TRAIN_DONE.FAILED"
+	assert_grep 'last words' "$W/logs/train.1.log"
+}
+
 for V in ray iris:old iris:mid iris:new; do
 	PROFILE=${V%%:*}
 	GEN=
@@ -810,5 +835,6 @@ for V in ray iris:old iris:mid iris:new; do
 	t "bad_accelerator_asks_owner[$V]" test_bad_accelerator_asks_owner
 	t "cluster_signal_recorded[$V]" test_cluster_signal_recorded
 	t "crash_between_copy_and_record[$V]" test_crash_between_copy_and_record
+	t "logs_poll_paced[$V]" test_logs_poll_paced
 	[ "$V" != iris-old ] || t "cli_upgraded_mid_run[$V]" test_cli_upgraded_mid_run
 done

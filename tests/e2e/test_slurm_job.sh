@@ -25,6 +25,8 @@ sjconf() {
   "workdir": "$T/work",
   "heartbeat_s": 1,
   "poll_ms": 200,
+  // the profile reads a live job's output file every 10 s: every poll here
+  "job": {"logs_poll_ms": 0${JOBX:+, $JOBX}},
   ${1-}
   "chain": $2
 }
@@ -41,7 +43,7 @@ hist() { json "$W/stages/$1.json" "$2"; }
 # A stage runs as a Slurm job: held first (pending, capacity_wait), released,
 # its log copied, its end a marker; status says pending then running.
 test_held_then_done() {
-	sjconf '"job": {"pending_alert_s": 1},' \
+	JOBX='"pending_alert_s": 1' sjconf '' \
 	    '[{"stage": "train", "run": "echo step 1; sleep 2; echo Training completed", "done_when": "Training completed", "job": {"hold": true}}]'
 	bg_onbox run
 	wait_for 30 has_job train
