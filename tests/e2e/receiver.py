@@ -8,12 +8,14 @@ so a test can change it while the receiver runs:
                         paths get their JSON success body)
   hang:N                hold the request N seconds before answering 200
   json:STATUS:BODY      answer STATUS with BODY as application/json
-The bound port is written to --port-file.  The test stops it by its pid.
+The bound port is written to --port-file.  The test stops it by its pid
+(SIGTERM: the requests in progress are answered first).
 With --tls-cert and --tls-key it speaks HTTPS (TLS 1.2+) instead.
 """
 import argparse
 import json
 import os
+import signal
 import ssl
 import sys
 import threading
@@ -79,9 +81,17 @@ def main():
             self.end_headers()
             self.wfile.write(payload)
 
-    ThreadingHTTPServer.daemon_threads = True
+    # SIGTERM (the test's stop) ends it gracefully: no new connection is
+    # accepted and every request already taken gets its whole answer, so a
+    # request logged as answered was answered (a sender that saw its
+    # connection cut mid-answer would send it again, and the test would see
+    # a duplicate that no sender made by itself).
+    ThreadingHTTPServer.daemon_threads = False
+    ThreadingHTTPServer.block_on_close = True
     ThreadingHTTPServer.allow_reuse_address = True
     srv = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    signal.signal(signal.SIGTERM,
+                  lambda *a: threading.Thread(target=srv.shutdown, daemon=True).start())
     if args.tls_cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -98,6 +108,7 @@ def main():
         srv.serve_forever()
     except KeyboardInterrupt:
         pass
+    srv.server_close()	# waits for the requests in progress
     return 0
 
 
