@@ -40,6 +40,7 @@ struct ckpt_ctx {
 	size_t		 cflen;
 	int		 sidecars;	/* the sidecar rule applies */
 	struct pattern	*re;
+	const cJSON	*reject;	/* checkpoints.reject (borrowed) */
 	size_t		 nbytes;	/* the byte bound's running sum */
 	size_t		 cap;		/* entries allocated */
 };
@@ -127,6 +128,8 @@ ckpt_ctx_init(const struct wk_config *cfg, struct ckpt_ctx *c, char **why)
 		return WK_ERR_INVALID;
 	}
 	c->dir = ckpt_dir(cfg);
+	c->reject = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg->root,
+	    "checkpoints"), "reject");
 	return 0;
 }
 
@@ -203,6 +206,7 @@ ckpt_add(struct ckpt_ctx *c, struct ckpt_scan *s, const char *name, long long st
     int complete, long long mtime)
 {
 	struct ckpt_entry *e;
+	const cJSON *r;
 
 	if (s->nentries == c->cap) {
 		c->cap = c->cap == 0 ? 16 : c->cap * 2;
@@ -212,8 +216,12 @@ ckpt_add(struct ckpt_ctx *c, struct ckpt_scan *s, const char *name, long long st
 	e->name = xstrdup(name);
 	e->path = fs_join(s->dir, name);
 	e->step = step;
-	e->complete = complete;
-	e->mtime = complete ? mtime : 0;
+	e->rejected = 0;
+	cJSON_ArrayForEach(r, c->reject)
+		if (cJSON_IsString(r) && strcmp(r->valuestring, name) == 0)
+			e->rejected = 1;
+	e->complete = complete && !e->rejected;
+	e->mtime = e->complete ? mtime : 0;
 }
 
 static int
@@ -240,6 +248,8 @@ ckpt_finish(struct ckpt_scan *s)
 	for (i = 0; i < s->nentries; i++) {
 		e = &s->entries[i];
 		/* Strictly greater: of equal steps the first name wins. */
+		if (e->rejected)
+			continue;
 		if (e->complete) {
 			s->ncomplete++;
 			if (s->newest == NULL || e->step > s->newest->step)

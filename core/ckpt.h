@@ -11,6 +11,9 @@
  *                              directories alike; group 1 = the step
  *   checkpoints.complete_file  default "metadata.json"
  *   checkpoints.fallback       "fresh" | "stop": what to do with no complete one
+ *   checkpoints.reject         entry names of a rejected lineage: listed with
+ *                              rejected set, counted as neither complete nor
+ *                              newest, so nothing resumes from one
  *   checkpoints.none           what {checkpoint} becomes when starting fresh
  *   checkpoints.every_steps    the checkpoint spacing; 0 = learn it
  *
@@ -78,7 +81,8 @@ struct ckpt_entry {
 	char		*name;		/* the entry name in dir, as on disk */
 	char		*path;		/* dir "/" name: absolute */
 	long long	 step;		/* >= 0 */
-	int		 complete;
+	int		 complete;	/* 0 also for a rejected one */
+	int		 rejected;	/* named in checkpoints.reject: never newest, complete or not */
 	long long	 mtime;		/* unix seconds of the completeness file; 0: incomplete or unknown */
 };
 

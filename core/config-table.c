@@ -152,6 +152,9 @@ static const struct cfg_key cfg_checkpoints_keys[] = {
 	  .help = "what {checkpoint} becomes when starting fresh" },
 	{ .name = "every_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
 	  .help = "steps between checkpoints; 0: learned from their spacing" },
+	{ .name = "reject", .type = CFG_STRARR,
+	  .help = "entry names in dir of a rejected lineage: never resumed from, however new "
+	  "(a seed 004 rule)" },
 };
 static const struct cfg_table cfg_checkpoints_table =
     CFG_TABLE("checkpoints", cfg_checkpoints_keys, 0);
@@ -315,6 +318,9 @@ static const struct cfg_key cfg_root_keys[] = {
 	  .flags = CFG_NAME, .help = "merge profiles/<name>.json underneath this file" },
 	{ .name = "workdir", .type = CFG_STR, .field = FIELD(struct wk_config, workdir),
 	  .flags = CFG_REQUIRED, .help = "the run's directory on the box; stages run here" },
+	{ .name = "hero", .type = CFG_BOOL, .def = "false",
+	  .help = "a run too costly to guess (seed 004): a relaunch with no complete checkpoint "
+	  "stops and escalates instead of starting over from step 0" },
 	{ .name = "detach", .type = CFG_STR, .field = FIELD(struct wk_config, detach),
 	  .def = "tmux", .choices = "tmux|nohup|slurm|job", .help = "how onbox outlives ssh" },
 	{ .name = "session", .type = CFG_STR, .field = FIELD(struct wk_config, session),

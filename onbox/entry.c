@@ -278,6 +278,15 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 				json_set_num(a, POLICY_KEY_CKPT_FROM, (double)scan->newest->step);
 				log_info("stage %s attempt %ld resumes from checkpoint %s (step %lld)",
 				    r->cur.st->name, r->cur.attempt, scan->newest->path, scan->newest->step);
+			} else if (r->cur.attempt > 1 && config_get_bool(r->run.cfg, "hero")) {
+				/* A hero run never restarts from zero: a relaunch needs a checkpoint. */
+				free(cmd);
+				cmd = NULL;
+				why = xstrfmt("hero run: attempt %ld is a relaunch and %s holds no "
+				    "complete checkpoint to resume from (%zu entries); a hero run never "
+				    "restarts from step 0: the owner decides (restore a complete "
+				    "checkpoint, then onbox start)", r->cur.attempt, scan->dir,
+				    scan->nentries);
 			} else
 				log_warn("stage %s attempt %ld: no complete checkpoint in %s: starting fresh "
 				    "(checkpoints.fallback)", r->cur.st->name, r->cur.attempt, scan->dir);

@@ -145,6 +145,36 @@ test_no_checkpoint_fallback_stop() {
 		fail "FAILED marker: $(<"$W/markers/TRAIN_DONE.FAILED")"
 }
 
+# "hero": true (seed 004): the first launch starts fresh, but a relaunch with
+# no complete checkpoint stops (a hero run never restarts from step 0); a
+# checkpoint in checkpoints.reject is never resumed from, however new.
+test_hero_relaunch_needs_checkpoint() {
+	mkdir -p "$T/bin"
+	cat >"$T/bin/train.sh" <<SH
+#!/bin/sh
+printf '%s\n' "\${2-(none)}" >>"$T/args"
+mkdir -p ckpt/step_7 ckpt/step_9
+echo '{}' >ckpt/step_9/metadata.json
+echo "RuntimeError: NCCL communicator was aborted" >&2
+exit 1
+SH
+	chmod +x "$T/bin/train.sh"
+	conf '"hero": true, "restart": {"escalate_s": 0}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$", "reject": ["step_9"]},' \
+		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh --resume {checkpoint}\"}]"
+	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_eq "$(wc -l <"$T/args" | tr -d ' ')" 1 "launched once: the relaunch had nothing to resume from"
+	json "$W/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'hero run: attempt 2 is a relaunch and .*ckpt holds no complete checkpoint' ||
+		fail "FAILED marker: $(<"$W/markers/TRAIN_DONE.FAILED")"
+	assert_no_grep 'attempt 2: no complete checkpoint .*starting fresh' "$T/out"
+	# The same run without the rejection resumes from step_9.
+	rm -rf "$T/work/.watchkeeper" "$T/args"
+	conf '"hero": true, "restart": {"escalate_s": 0, "max": 1}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \
+		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh --resume {checkpoint}\"}]"
+	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
+	assert_eq "$(sed -n 1p "$T/args")" "$T/work/ckpt/step_9"
+}
+
 # {checkpoint} without a checkpoints section is a config error (78), before anything runs.
 test_checkpoint_token_needs_config() {
 	conf '' '[{"stage": "train", "run": "python train.py --resume {checkpoint}"}]'
@@ -154,6 +184,7 @@ test_checkpoint_token_needs_config() {
 }
 
 t retryable_restarted_within_budget test_retryable_restarted_within_budget
+t hero_relaunch_needs_checkpoint test_hero_relaunch_needs_checkpoint
 t budget_spent_stops test_budget_spent_stops
 t never_retry_class_not_restarted test_never_retry_class_not_restarted
 t same_class_right_after_restart_escalates test_same_class_right_after_restart_escalates

@@ -104,6 +104,8 @@ load(struct fx *f, ...)
 			ck = cJSON_AddObjectToObject(root, "checkpoints");
 		if (strcmp(k, "every_steps") == 0)
 			cJSON_AddNumberToObject(ck, k, strtod(v, NULL));
+		else if (strcmp(k, "reject") == 0)	/* one name */
+			cJSON_AddItemToObject(ck, k, cJSON_CreateStringArray(&v, 1));
 		else
 			cJSON_AddStringToObject(ck, k, v);
 	}
@@ -310,6 +312,33 @@ test_incomplete_skipped(void **state)
 	/* The box's clock behind the file's: age 0, not negative. */
 	ckpt_summarize(s, 1600000000, &sum);
 	assert_int_equal(sum.age_s, 0);
+	ckpt_scan_free(s);
+}
+
+/* checkpoints.reject: a rejected lineage's checkpoint is never newest, however new. */
+static void
+test_rejected_never_newest(void **state)
+{
+	struct fx *f = *state;
+	struct ckpt_scan *s;
+	char *cmd, *why;
+
+	load(f, "dir", "ckpt", "pattern", "^checkpoint-(\\d+)$", "reject", "checkpoint-1300", NULL);
+	mk(f, "checkpoint-1200", 1, 1700000000);
+	mk(f, "checkpoint-1300", 1, 1700000100);
+	mk(f, "checkpoint-1400", 0, 0);
+	s = scan(f);
+	assert_int_equal(s->nentries, 3);
+	assert_int_equal(s->ncomplete, 1);
+	assert_int_equal(s->newest->step, 1200);
+	assert_int_equal(s->newest_incomplete->step, 1400);
+	assert_true(entry(s, "checkpoint-1300")->rejected);
+	assert_false(entry(s, "checkpoint-1300")->complete);
+	assert_false(entry(s, "checkpoint-1200")->rejected);
+	assert_int_equal(ckpt_subst_scan("python train.py --resume {checkpoint}", s, f->cfg, &cmd,
+	    &why), 0);
+	assert_non_null(strstr(cmd, "checkpoint-1200"));
+	free(cmd);
 	ckpt_scan_free(s);
 }
 
@@ -1212,6 +1241,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_leading_zeros, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ties, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incomplete_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rejected_never_newest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ignored_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
