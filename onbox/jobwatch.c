@@ -115,13 +115,14 @@ jr_log_from(const char *f, size_t fn, long have, const char *anchor, int cut, in
 	/* A window or a tail: the first place the anchor is (a repeat copies twice, never loses). */
 	if ((p = memmem(f, fn, anchor, an)) != NULL)
 		return (size_t)(p - f) + an;
-	/* A window from a time: the anchor's last line. */
+	/*
+	 * A window from a time ({since_ms}): the anchor's last line, with its
+	 * newline (or the part of a line the CLI had printed so far), at a line
+	 * start.
+	 */
 	for (ln = an - 1; ln > 0 && anchor[ln - 1] != '\n'; ln--)
 		;
 	l = anchor + ln;
-	if (*l == '\0')		/* the anchor ends in a newline: its last whole line */
-		for (l = anchor + (ln > 0 ? ln - 1 : 0); l > anchor && l[-1] != '\n'; l--)
-			;
 	if ((p = jr_find_line(f, fn, l, (size_t)(anchor + an - l))) != NULL)
 		return (size_t)(p - f) + (size_t)(anchor + an - l);
 	*gap = 1;
