@@ -608,6 +608,11 @@ cfg_derive(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON *root)
 	}
 	cfg_workdir(ctx, cfg);
 	cfg->has_progress = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "progress"));
+	/* Seed 004: the final step comes from the launched config, never a progress bar. */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "hero")) &&
+	    (!cfg->has_progress || cfg->progress.max <= 0))
+		cfg_error(ctx, "hero", "key \"hero\": a hero run needs \"progress.max\", its final "
+		    "step as the config launches it (a progress bar's total is never taken for it)");
 	cfg_derive_stages(ctx, cfg, cJSON_GetObjectItemCaseSensitive(root, "chain"));
 	cfg_derive_ckpt(ctx, cfg, root);
 	cfg_derive_complete(ctx, root);

@@ -132,7 +132,8 @@ static const struct cfg_key cfg_throughput_keys[] = {
 	{ .name = "drop_pct", .type = CFG_NUM, .min = 1, .max = 100, .def = "25",
 	  .help = "alert when throughput is this % below its baseline ..." },
 	{ .name = "ticks", .type = CFG_INT, .min = 1, .max = 1000, .def = "2",
-	  .help = "... for this many patrol ticks in a row" },
+	  .help = "... for this many of onbox's throughput ticks in a row (one per heartbeat_s, "
+	  "not patrol's ticks)" },
 	{ .name = "warmup_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
 	  .help = "baseline starts after this step" },
 };
@@ -319,8 +320,9 @@ static const struct cfg_key cfg_root_keys[] = {
 	{ .name = "workdir", .type = CFG_STR, .field = FIELD(struct wk_config, workdir),
 	  .flags = CFG_REQUIRED, .help = "the run's directory on the box; stages run here" },
 	{ .name = "hero", .type = CFG_BOOL, .def = "false",
-	  .help = "a run too costly to guess (seed 004): a relaunch with no complete checkpoint "
-	  "stops and escalates instead of starting over from step 0" },
+	  .help = "a run too costly to guess (seed 004): progress.max is required (the final "
+	  "step from the config, never a progress bar's text), and a relaunch with no complete "
+	  "checkpoint stops and escalates instead of starting over from step 0" },
 	{ .name = "detach", .type = CFG_STR, .field = FIELD(struct wk_config, detach),
 	  .def = "tmux", .choices = "tmux|nohup|slurm|job", .help = "how onbox outlives ssh" },
 	{ .name = "session", .type = CFG_STR, .field = FIELD(struct wk_config, session),

@@ -159,7 +159,7 @@ echo "RuntimeError: NCCL communicator was aborted" >&2
 exit 1
 SH
 	chmod +x "$T/bin/train.sh"
-	conf '"hero": true, "restart": {"escalate_s": 0}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$", "reject": ["step_9"]},' \
+	conf '"hero": true, "progress": {"pattern": "step (\\d+)", "max": 100}, "restart": {"escalate_s": 0}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$", "reject": ["step_9"]},' \
 		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh --resume {checkpoint}\"}]"
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
@@ -169,10 +169,17 @@ SH
 	assert_no_grep 'attempt 2: no complete checkpoint .*starting fresh' "$T/out"
 	# The same run without the rejection resumes from step_9.
 	rm -rf "$T/work/.watchkeeper" "$T/args"
-	conf '"hero": true, "restart": {"escalate_s": 0, "max": 1}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \
+	conf '"hero": true, "progress": {"pattern": "step (\\d+)", "max": 100}, "restart": {"escalate_s": 0, "max": 1}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \
 		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh --resume {checkpoint}\"}]"
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$(sed -n 1p "$T/args")" "$T/work/ckpt/step_9"
+	# A hero run without its final step in the config is refused before anything runs.
+	rm -rf "$T/work/.watchkeeper" "$T/args"
+	conf '"hero": true,' "[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}]"
+	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
+	assert_eq "$rc" 78
+	assert_grep 'key "hero": a hero run needs "progress.max"' "$T/out"
+	assert_no_file "$T/args"
 }
 
 # {checkpoint} without a checkpoints section is a config error (78), before anything runs.
