@@ -100,6 +100,16 @@ lock_free() {
 }
 rerun() { wait_for 20 lock_free; bg_onbox run; }
 hist() { json "$W/stages/$1.json" "$2"; }
+# run_running: onbox run in the background ($first), its train job submitted
+# and set running ($id).  kill_first: kill -9 that onbox and reap it.
+run_running() {
+	bg_onbox run
+	first=$LAST_PID
+	wait_for 20 has_submits 1
+	id=$(job_of train)
+	set_state "$id" running
+}
+kill_first() { kill -9 "$first"; wait "$first" 2>/dev/null || true; }
 nevents() { grep -c "\"event\":\"$1\"" "$W/events.jsonl" || true; }
 # hang_submits: a submit (only) made while $T/hang.submit exists hangs until
 # it is removed, then fails having submitted nothing: a wedged CLI.  Its pid
@@ -229,15 +239,10 @@ test_stopped_job_restarted_free() {
 # kill -9 onbox mid-job: the next onbox re-attaches to the same job id (no second submit).
 test_kill9_reattaches_same_job() {
 	jconf
-	bg_onbox run
-	first=$LAST_PID
-	wait_for 20 has_submits 1
-	id=$(job_of train)
-	set_state "$id" running
+	run_running
 	cli _log "$id" "before the kill"
 	wait_for 20 grep -q 'before the kill' "$W/logs/train.1.log"
-	kill -9 "$first"
-	wait "$first" 2>/dev/null || true
+	kill_first
 	cli _log "$id" "while nobody watched"
 	rerun
 	wait_for 20 grep -q 'while nobody watched' "$W/logs/train.1.log"
@@ -254,11 +259,7 @@ test_kill9_reattaches_same_job() {
 # SIGTERM stops onbox, not the job; the next onbox re-attaches to it.
 test_sigterm_leaves_job_running() {
 	jconf '' '[{"stage": "train", "run": "python train.py"}]'
-	bg_onbox run
-	first=$LAST_PID
-	wait_for 20 has_submits 1
-	id=$(job_of train)
-	set_state "$id" running
+	run_running
 	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
 	kill -TERM "$first"
 	rc=0; wait "$first" || rc=$?
@@ -281,8 +282,7 @@ test_finished_unwatched_is_done() {
 	wait_for 20 has_submits 1
 	id=$(job_of train)
 	wait_for 20 grep -q 'pending for capacity' "$T/onbox.out"
-	kill -9 "$first"
-	wait "$first" 2>/dev/null || true
+	kill_first
 	cli _log "$id" "Training completed"
 	set_state "$id" succeeded
 	rerun
@@ -297,14 +297,9 @@ test_finished_unwatched_is_done() {
 # never submits the stage again.
 id_changed() {
 	jconf
-	bg_onbox run
-	first=$LAST_PID
-	wait_for 20 has_submits 1
-	id=$(job_of train)
-	set_state "$id" running
+	run_running
 	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
-	kill -9 "$first"
-	wait "$first" 2>/dev/null || true
+	kill_first
 	case $1 in
 	failed) set_state "$id" failed ;;
 	gone) job_gone "$id" ;;
@@ -378,8 +373,7 @@ inflight() {
 	first=$LAST_PID
 	wait_for 20 grep -qs '"job_submit"' "$W/stages/train.json"
 	wait_for 20 grep -qs 'submitting job wk-t1-train' "$T/onbox.out"
-	kill -9 "$first"
-	wait "$first" 2>/dev/null || true
+	kill_first
 	rm -f "$T/hang.submit"	# the wedged submit ends (nothing submitted yet)
 	assert_eq "$(submits)" 0
 	if [ "$1" != none ]; then
@@ -468,11 +462,7 @@ test_stage_timeout_stops_job() {
 # the attempt is "stopped", not failed, and nothing is submitted again.
 test_onbox_stop_stops_job() {
 	jconf '' '[{"stage": "train", "run": "python train.py"}]'
-	bg_onbox run
-	first=$LAST_PID
-	wait_for 20 has_submits 1
-	id=$(job_of train)
-	set_state "$id" running
+	run_running
 	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
 	rc=0; onbox stop >"$T/stop.out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
@@ -727,15 +717,10 @@ test_cluster_signal_recorded() {
 # next onbox goes on from the output log's own end, each line once.
 test_crash_between_copy_and_record() {
 	jconf '' '[{"stage": "train", "run": "python train.py"}]'
-	bg_onbox run
-	first=$LAST_PID
-	wait_for 20 has_submits 1
-	id=$(job_of train)
-	set_state "$id" running
+	run_running
 	cli _log "$id" "line one"
 	wait_for 20 grep -q 'line one' "$W/logs/train.1.log"
-	kill -9 "$first"
-	wait "$first" 2>/dev/null || true
+	kill_first
 	python3 - "$W/stages/train.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -761,15 +746,10 @@ PY
 # detects the dialect again, records it, and follows the same job.
 test_cli_upgraded_mid_run() {
 	jconf '' '[{"stage": "train", "run": "python train.py"}]'
-	bg_onbox run
-	first=$LAST_PID
-	wait_for 20 has_submits 1
-	id=$(job_of train)
-	set_state "$id" running
+	run_running
 	wait_for 20 grep -qE '"job_state":[[:space:]]*"running"' "$W/stages/train.json"
 	assert_eq "$(json "$W/job.json" 'd["dialect"]')" iris-json
-	kill -9 "$first"
-	wait "$first" 2>/dev/null || true
+	kill_first
 	export FAKE_IRIS_GEN=new
 	rerun
 	wait_for 20 grep -q 'detecting its dialect again' "$T/onbox.out"
