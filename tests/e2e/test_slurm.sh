@@ -144,6 +144,10 @@ SH
 	# ReturnToService=2 may bring the node back by itself first (then RESUME is refused).
 	scontrol update NodeName="$SLURM_NODE" State=RESUME 2>/dev/null || true
 	wait_for 60 sh -c "[ \"\$(sinfo -h -n $SLURM_NODE -o %T)\" = idle ]"
+	# slurmd cleans the failed job's spool after the node is back; a job it
+	# starts meanwhile can lose its own script to that cleanup ("execve():
+	# .../slurm_script: No such file or directory", seen once under ASan load).
+	wait_for 60 sh -c "[ ! -e '$SLURM_DIR/spool/job$a1' ]"
 	touch "$T/ok.a"
 	rc=0; patrol --once >"$T/p1" 2>&1 || rc=$?
 	assert_grep " RESUMED a \(node_lost\): job $a1 NODE_FAIL" "$T/p1"
