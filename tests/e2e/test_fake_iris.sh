@@ -740,22 +740,14 @@ test_logs_since() {
 	assert_eq "$rc" 2
 }
 
-# --tail/--no-tail and --max-lines over 100,000 entries added with _logfile, fast.
+# --tail/--no-tail and --max-lines over 100,000 entries added with _logfile.
 test_logs_window_100k() {
 	isetup
 	iris _add /wk/big running
 	seq 1 100000 | sed 's/^/line /' >"$T/big.txt"
-	local t0 t1
-	t0=${EPOCHREALTIME/./}
 	iris _logfile /wk/big "$T/big.txt"
-	t1=${EPOCHREALTIME/./}
-	echo "_logfile of 100,000 lines: $(((t1 - t0) / 1000)) ms"
-	[ $((t1 - t0)) -lt 1000000 ] || fail "_logfile took $(((t1 - t0) / 1000)) ms"
 	assert_eq "$(wc -l <"$(dir_of /wk/big)/log")" 100000
-	t0=${EPOCHREALTIME/./}
 	ir mid job logs --tail --max-lines 2000 /wk/big
-	t1=${EPOCHREALTIME/./}
-	[ $((t1 - t0)) -lt 1000000 ] || fail "logs took $(((t1 - t0) / 1000)) ms"
 	assert_eq "$(wc -l <"$T/out")" 2000
 	assert_eq "$(head -n 1 "$T/out" | cut -d'|' -f2)" " line 98001"
 	assert_eq "$(tail -n 1 "$T/out" | cut -d'|' -f2)" " line 100000"
@@ -829,21 +821,16 @@ test_hooks() {
 	iris _fault none
 }
 
-# job list stays fast with many jobs (the status poll runs it again and again).
-test_list_fast() {
+# job list among 80 jobs of seven users: --prefix narrows to the one asked for.
+test_list_many_jobs() {
 	isetup
-	local i t0 t1
+	local i
 	for i in $(seq 1 80); do iris _add "/u$((i % 7))/job-$i" running; done
-	t0=${EPOCHREALTIME/./}
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		iris job list --prefix /u3/job-45 >/dev/null
-		FAKE_IRIS_GEN=old iris job list --json --prefix /u3/job-45 >/dev/null
-	done
-	t1=${EPOCHREALTIME/./}
-	echo "20 lists of 80 jobs: $(((t1 - t0) / 1000)) ms"
-	[ $((t1 - t0)) -lt 3000000 ] || fail "20 lists took $(((t1 - t0) / 1000)) ms"
 	ir new job list --prefix /u3/job-45
+	assert_eq "$(wc -l <"$T/out" | tr -d ' ')" 2 "the header and the one job"
 	assert_eq "$(sed -n 2p "$T/out" | cut -d' ' -f1)" /u3/job-45
+	ir old job list --json --prefix /u3/job-4
+	assert_eq "$(grep -c '^    "job_id"' "$T/out")" 1 "a string prefix: of u3's jobs only job-45 starts with job-4"
 }
 
 t help_probes test_help_probes
@@ -860,4 +847,4 @@ t logs_format test_logs_format
 t logs_since test_logs_since
 t logs_window_100k test_logs_window_100k
 t hooks test_hooks
-t list_fast test_list_fast
+t list_many_jobs test_list_many_jobs

