@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "buf.h"
 #include "err.h"
 #include "history.h"
 #include "jsonfile.h"
@@ -236,3 +237,19 @@ hist_add(cJSON *hist, long n, const char *kind)
 	return a;
 }
 
+char *
+hist_nodes_of_class(const cJSON *hist, const cJSON *stop, const char *cls, const char *node_key)
+{
+	struct buf nodes = BUF_INIT;
+	const cJSON *e;
+	const char *node;
+
+	cJSON_ArrayForEach(e, history_array(hist)) {
+		if (e == stop)
+			break;
+		node = json_str(e, node_key, NULL);
+		if (node != NULL && strcmp(json_str(e, HIST_KEY_CLASS, ""), cls) == 0)
+			buf_printf(&nodes, "%s%s", nodes.len > 0 ? "," : "", node);
+	}
+	return buf_detach(&nodes);
+}

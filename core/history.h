@@ -114,5 +114,13 @@ long hist_n(const cJSON *a);
 long hist_last_n(const cJSON *hist);
 /* Append a new attempt object numbered n; returns it (owned by hist). */
 cJSON *hist_add(cJSON *hist, long n, const char *kind);
+/*
+ * The nodes (string key node_key of each entry) on which an attempt before
+ * stop (NULL: all of them) failed with class cls, comma-separated in
+ * attempt order, as a node list for sbatch --exclude; NULL when there are
+ * none.  Caller frees.
+ */
+char *hist_nodes_of_class(const cJSON *hist, const cJSON *stop, const char *cls,
+    const char *node_key);
 
 #endif

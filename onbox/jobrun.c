@@ -252,34 +252,22 @@ jr_usage_error(struct jobrun *jr, int rc, const char *why)
 static char *
 jr_exclude(const struct jobrun *jr, char *opts)
 {
-	const char *opt = config_get_str(jr->cfg, "job.exclude"), *node;
-	struct buf nodes = BUF_INIT, b = BUF_INIT;
-	const cJSON *e;
-	char *w;
+	const char *opt = config_get_str(jr->cfg, "job.exclude");
+	char *nodes, *w;
+	struct buf b = BUF_INIT;
 
-	if (opt == NULL)
+	if (opt == NULL || (nodes = hist_nodes_of_class(jr->hist, jr->a, "bad_accelerator",
+	    "job_node")) == NULL)
 		return opts;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(jr->hist, HIST_KEY_ATTEMPTS)) {
-		if (e == jr->a)
-			break;
-		node = json_str(e, "job_node", NULL);
-		if (node == NULL || strcmp(json_str(e, HIST_KEY_CLASS, ""), "bad_accelerator") != 0)
-			continue;
-		buf_printf(&nodes, "%s%s", nodes.len > 0 ? "," : "", node);
-	}
-	if (nodes.len == 0) {
-		buf_free(&nodes);
-		return opts;
-	}
 	buf_puts(&b, opts);
 	buf_putc(&b, ' ');
-	w = xstrfmt("--%s=%s", opt, buf_str(&nodes));
+	w = xstrfmt("--%s=%s", opt, nodes);
 	sshq_append(&b, w);
 	log_warn("stage %s attempt %ld: keeping the job off %s, where an earlier attempt failed "
-	    "with bad_accelerator (%s)", jr->st->name, jr->n, buf_str(&nodes), w);
+	    "with bad_accelerator (%s)", jr->st->name, jr->n, nodes, w);
 	free(w);
+	free(nodes);
 	free(opts);
-	buf_free(&nodes);
 	return buf_detach(&b);
 }
 

@@ -113,31 +113,23 @@ static char *
 ss_exclude(const struct slurmstart *s, size_t idx, char *cmd)
 {
 	cJSON *hist = hist_load(s->cfg->workdir, s->cfg->chain[idx].name);
-	struct buf nodes = BUF_INIT, b = BUF_INIT;
-	const cJSON *e;
-	const char *node;
-	char *w;
+	char *nodes = hist_nodes_of_class(hist, NULL, "bad_accelerator", "node"), *w;
+	struct buf b = BUF_INIT;
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(hist, HIST_KEY_ATTEMPTS)) {
-		node = json_str(e, "node", NULL);
-		if (node == NULL || strcmp(json_str(e, HIST_KEY_CLASS, ""), "bad_accelerator") != 0)
-			continue;
-		buf_printf(&nodes, "%s%s", nodes.len > 0 ? "," : "", node);
-	}
 	cJSON_Delete(hist);
-	if (nodes.len == 0 || strncmp(cmd, "sbatch ", 7) != 0) {
-		buf_free(&nodes);
+	if (nodes == NULL || strncmp(cmd, "sbatch ", 7) != 0) {
+		free(nodes);
 		return cmd;
 	}
-	w = xstrfmt("--exclude=%s", buf_str(&nodes));
+	w = xstrfmt("--exclude=%s", nodes);
 	buf_puts(&b, "sbatch ");
 	sshq_append(&b, w);
 	buf_puts(&b, cmd + 6);
 	log_warn("stage %s: submitted with %s: an attempt failed with bad_accelerator there",
 	    s->cfg->chain[idx].name, w);
 	free(w);
+	free(nodes);
 	free(cmd);
-	buf_free(&nodes);
 	return buf_detach(&b);
 }
 
