@@ -187,8 +187,7 @@ const struct triage_rule triage_rules[] = {
 	 * Last, below any cause in the code: Ray's autoscaler (seeds 000/001:
 	 * "autoscaler unsatisfied resources"), a warning many healthy jobs print.
 	 */
-	{ TRIAGE_CLUSTER_FAILURE, "(?i)autoscaler.{0,80}unsatisfied|unsatisfied resource demand|"
-	    "No available node types can fulfill resource request", 0 },
+	{ TRIAGE_CLUSTER_FAILURE, TRIAGE_AUTOSCALER_RE, 0 },
 };
 
 #define TRIAGE_NRULES	(sizeof(triage_rules) / sizeof(triage_rules[0]))

@@ -49,6 +49,10 @@ struct triage_class_info {
 	int		 infra;		/* not the run's fault (preemption, node loss, reboot) */
 };
 
+/* Ray's autoscaler that cannot place a request: a triage rule, and a cluster signal of onbox's. */
+#define TRIAGE_AUTOSCALER_RE	"(?i)autoscaler.{0,80}unsatisfied|unsatisfied resource demand|" \
+	"No available node types can fulfill resource request"
+
 struct triage_rule {
 	enum triage_class cls;
 	const char	*pattern;	/* PCRE2 */

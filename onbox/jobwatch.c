@@ -28,6 +28,7 @@
 #include "layout.h"
 #include "log.h"
 #include "pattern.h"
+#include "triage.h"
 #include "xmalloc.h"
 
 /*
@@ -41,8 +42,7 @@ static const struct {
 } jr_signals[JR_NSIGNALS] = {
 	{ "OwnerDiedError", "OwnerDiedError" },
 	{ "dead node", "(?i)dead node|node death|NodeDiedError" },
-	{ "autoscaler unsatisfied resources", "(?i)autoscaler.{0,80}unsatisfied|unsatisfied "
-	    "resource demand|No available node types can fulfill resource request" },
+	{ "autoscaler unsatisfied resources", TRIAGE_AUTOSCALER_RE },
 };
 #define JR_SIGNAL_SCAN	(1024 * 1024)	/* the newest bytes of each fetch looked at */
 
