@@ -118,3 +118,12 @@ timefmt_duration(long secs, char *out, size_t outlen)
 	else
 		snprintf(out, outlen, "%lds", secs);
 }
+
+int64_t
+walltime_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -10,6 +10,8 @@
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 uint64_t monotime_ms(void);
+/* Wall-clock milliseconds since the epoch (times shared with other machines). */
+int64_t walltime_ms(void);
 
 /* A point in monotonic time; at_ms == 0 means "no deadline". */
 struct deadline {

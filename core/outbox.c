@@ -55,10 +55,7 @@ static const char *const outbox_droppable[] = { "digest", "stage_started", "test
 int64_t
 outbox_now_ms(void)
 {
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+	return walltime_ms();
 }
 
 void

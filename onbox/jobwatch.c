@@ -27,6 +27,7 @@
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
+#include "monotime.h"
 #include "pattern.h"
 #include "triage.h"
 #include "xmalloc.h"
@@ -64,16 +65,6 @@ jr_signals_free(struct jobrun *jr)
 
 	for (i = 0; i < JR_NSIGNALS; i++)
 		pattern_free(jr->signal_re[i]);
-}
-
-/* Wall-clock milliseconds (the manager's log times are wall-clock). */
-static long long
-jr_now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The first occurrence of line (len n) at a line start in f[0..fn), or NULL. */
@@ -227,7 +218,7 @@ void
 jr_fetch_log(struct jobrun *jr)
 {
 	long have = json_long(jr->a, "job_log_bytes", 0);
-	long long seen = (long long)json_num(jr->a, "job_log_seen_ms", 0), start = jr_now_ms();
+	long long seen = (long long)json_num(jr->a, "job_log_seen_ms", 0), start = walltime_ms();
 	char *why = NULL, *clean, *p = NULL, *f = NULL, *anchor = NULL, note[256];
 	struct stat sb;
 	size_t from, fn = 0;
