@@ -388,6 +388,40 @@ test_old_no_tmux_falls_back_to_nohup() {
 	assert_grep ' t1 DONE' "$T/tick"
 }
 
+# The job backend on the old box: the portable onbox under dash and mawk runs
+# the ray profile's commands against fake-ray (a POSIX sh stand-in), copies
+# the job's log and classifies its traceback, where included.
+test_old_job_backend() {
+	local h=/home/box
+	oldbox_start
+	mkdir -p "$OLDBOX_FS$h/bin" "$OLDBOX_FS$WD"
+	cp "$PORTABLE" "$OLDBOX_FS$h/bin/onbox"
+	cp "$TOP/tests/e2e/fixtures/fake-ray" "$OLDBOX_FS$h/bin/ray"
+	cp -r "$TOP/profiles" "$OLDBOX_FS$h/profiles"
+	cat >"$OLDBOX_FS$WD/wk.json" <<JSON
+{"run": "t1", "profile": "ray", "workdir": "$WD", "heartbeat_s": 1, "poll_ms": 200,
+ "job": {"logs_poll_ms": 0}, "restart": {"max": 0},
+ "chain": [{"stage": "train", "run": "python train.py"}]}
+JSON
+	chown -R "$(stat -c %u:%g "$OLDBOX_FS$h")" "$OLDBOX_FS$h/bin" "$OLDBOX_FS$h/profiles" "$OLDBOX_FS$WD"
+	local env="PATH=$h/bin:/usr/bin:/bin FAKE_JOB_DIR=$h/cluster WATCHKEEPER_PROFILES=$h/profiles"
+	# One simple command in the background: its shell holds none of ssh's descriptors.
+	oldbox_sh "cd \"$WD\" || exit 1; $env nohup onbox -c wk.json run >onbox.out 2>&1 </dev/null &" </dev/null ||
+		fail "cannot start onbox on the box"
+	wait_for 30 test -s "$OLDBOX_FS$h/cluster/seq" ||
+		fail "nothing submitted: $(cat "$OLDBOX_FS$WD/onbox.out" 2>&1; ls -la "$OLDBOX_FS$WD" 2>&1)"
+	id=$(oldbox_sh "$env ray _jobs" </dev/null | awk 'NR == 1 { print $1 }')
+	[ -n "$id" ] || fail "no job submitted: $(cat "$OLDBOX_FS$WD/onbox.out")"
+	cp "$TOP/tests/e2e/fixtures/code_error.log" "$OLDBOX_FS$h/tb.log"
+	oldbox_sh "$env ray _set $id RUNNING && $env ray _logfile $id $h/tb.log" </dev/null
+	wait_for 30 grep -qs "KeyError: 'learning_rate'" "$(bw logs/train.1.log)"
+	oldbox_sh "$env ray _set $id FAILED" </dev/null
+	wait_for 30 has_marker TRAIN_DONE.FAILED
+	assert_eq "$(json "$(bw markers/TRAIN_DONE.FAILED)" 'd["class"]')" code_error
+	assert_eq "$(json "$(bw markers/TRAIN_DONE.FAILED)" 'd["where"]["line"]')" 44
+	assert_grep 'is running \(RUNNING\)' "$OLDBOX_FS$WD/onbox.out"
+}
+
 test_old_stop_for_good() {
 	local pid
 	oldbox_start
@@ -450,3 +484,4 @@ tc old_deploy_no_flags_runs_to_done test_old_deploy_no_flags_runs_to_done need_d
 tc old_webhook_from_owner_env_secret_contained test_old_webhook_from_owner_env_secret_contained need_secrets
 tc old_no_tmux_falls_back_to_nohup test_old_no_tmux_falls_back_to_nohup need_deploy
 tc old_stop_for_good test_old_stop_for_good need_stop
+tc old_job_backend test_old_job_backend need_portable
