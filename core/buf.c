@@ -67,21 +67,29 @@ buf_putc(struct buf *b, char c)
 }
 
 void
-buf_printf(struct buf *b, const char *fmt, ...)
+buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list cp;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
 	if (n <= 0)
 		return;
 	buf_reserve(b, (size_t)n);
-	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	b->len += (size_t)n;
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
 }
 
 void

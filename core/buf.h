@@ -5,6 +5,7 @@
 #ifndef WK_BUF_H
 #define WK_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct buf {
@@ -23,6 +24,7 @@ void buf_append(struct buf *b, const void *p, size_t n);
 void buf_puts(struct buf *b, const char *s);
 void buf_putc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Drop the first n bytes. */
 void buf_consume(struct buf *b, size_t n);
 /* Append what of p[0..n) fits below cap bytes in b; 1 when some was left out, else 0. */

@@ -613,6 +613,10 @@ cfg_derive(const struct cfg_ctx *ctx, struct wk_config *cfg, const cJSON *root)
 	    (!cfg->has_progress || cfg->progress.max <= 0))
 		cfg_error(ctx, "hero", "key \"hero\": a hero run needs \"progress.max\", its final "
 		    "step as the config launches it (a progress bar's total is never taken for it)");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "hero")) &&
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "output_root")))
+		cfg_error(ctx, "hero", "key \"hero\": a hero run needs \"output_root\", the "
+		    "directory its outputs are pinned to");
 	cfg_derive_stages(ctx, cfg, cJSON_GetObjectItemCaseSensitive(root, "chain"));
 	cfg_derive_ckpt(ctx, cfg, root);
 	cfg_derive_complete(ctx, root);

@@ -312,6 +312,14 @@ static const struct cfg_key cfg_platform_keys[] = {
 };
 static const struct cfg_table cfg_platform_table = CFG_TABLE("platform", cfg_platform_keys, 0);
 
+static const struct cfg_key cfg_wandb_keys[] = {
+	{ .name = "id", .type = CFG_STR, .help = "the W&B run id the training logs to" },
+	{ .name = "name", .type = CFG_STR, .help = "its display name" },
+	{ .name = "resume", .type = CFG_STR, .def = "allow", .choices = "allow|never",
+	  .help = "the resume policy the training passes to wandb.init" },
+};
+static const struct cfg_table cfg_wandb_table = CFG_TABLE("wandb", cfg_wandb_keys, 0);
+
 static const struct cfg_key cfg_root_keys[] = {
 	{ .name = "run", .type = CFG_STR, .field = FIELD(struct wk_config, run),
 	  .flags = CFG_REQUIRED | CFG_NAME, .help = "the run's name" },
@@ -320,9 +328,24 @@ static const struct cfg_key cfg_root_keys[] = {
 	{ .name = "workdir", .type = CFG_STR, .field = FIELD(struct wk_config, workdir),
 	  .flags = CFG_REQUIRED, .help = "the run's directory on the box; stages run here" },
 	{ .name = "hero", .type = CFG_BOOL, .def = "false",
-	  .help = "a run too costly to guess (seed 004): progress.max is required (the final "
-	  "step from the config, never a progress bar's text), and a relaunch with no complete "
-	  "checkpoint stops and escalates instead of starting over from step 0" },
+	  .help = "a run too costly to guess (seed 004): progress.max and output_root are "
+	  "required (the final step from the config, never a progress bar's text), the launch "
+	  "gate refuses code that is not committed (refuse_dirty), and a relaunch with no "
+	  "complete checkpoint stops and escalates instead of starting over from step 0" },
+	{ .name = "output_root", .type = CFG_STR,
+	  .help = "the run's pinned output directory on the box, relative to workdir unless "
+	  "absolute: the launch gate refuses one that cannot be created or written (required "
+	  "for a hero run)" },
+	{ .name = "initialize_from", .type = CFG_STR,
+	  .help = "a checkpoint the run starts from, relative to workdir unless absolute: the "
+	  "launch gate refuses it without its metadata (checkpoints.complete_file, default "
+	  "metadata.json) and shows the step that names" },
+	{ .name = "refuse_dirty", .type = CFG_BOOL, .def = "false",
+	  .help = "the launch gate refuses code (the workdir's git tree) with uncommitted changes "
+	  "to tracked files unless launched with --allow-dirty (the diff's sha256 is recorded; the "
+	  "same diff passes later launches); a hero run always refuses" },
+	{ .name = "wandb", .type = CFG_OBJ, .sub = &cfg_wandb_table,
+	  .help = "the W&B run this run must log to (shown and checked at launch)" },
 	{ .name = "detach", .type = CFG_STR, .field = FIELD(struct wk_config, detach),
 	  .def = "tmux", .choices = "tmux|nohup|slurm|job", .help = "how onbox outlives ssh" },
 	{ .name = "session", .type = CFG_STR, .field = FIELD(struct wk_config, session),

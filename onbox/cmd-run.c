@@ -3,6 +3,7 @@
  * tmux or sbatch).  `onbox run --stage NAME` runs one stage of it: what
  * each Slurm job of a "detach": "slurm" chain runs.  The work is in runner.c.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,24 +33,43 @@ cmd_run_stage_known(const struct wk_config *cfg, const char *name)
 static int
 cmd_run_exec(struct onbox_ctx *ctx)
 {
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "stage", required_argument, NULL, 's' },
+		{ "allow-dirty", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct wk_config *cfg;
-	const char *stage;
-	int rc;
+	const char *stage = NULL;
+	int rc, ch, allow_dirty = 0;
 
-	if ((rc = onbox_args_config(ctx, &onbox_cmd_run, "stage", &stage, &cfg)) != 0)
-		return rc;
+	optind = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "+c:", longopts, NULL)) != -1) {
+		if (ch == 'c')
+			ctx->config_opt = optarg;
+		else if (ch == 's')
+			stage = optarg;
+		else if (ch == 'D')
+			allow_dirty = 1;
+		else
+			return onbox_usage(&onbox_cmd_run);
+	}
+	if (optind != ctx->argc)
+		return onbox_usage(&onbox_cmd_run);
+	if ((cfg = onbox_load_config(ctx)) == NULL)
+		return WK_EX_CONFIG;
 	if (stage != NULL && !cmd_run_stage_known(cfg, stage))
 		rc = WK_EX_USAGE;
 	else
-		rc = runner_run(cfg, stage);
+		rc = runner_run(cfg, stage, allow_dirty);
 	config_free(cfg);
 	return rc;
 }
 
 const struct onbox_cmd onbox_cmd_run = {
 	.name = "run",
-	.args = "[-c FILE] [--stage NAME]",
-	.help = "run the chain in the foreground, from the first missing marker; "
-	    "--stage: that stage only",
+	.args = "[-c FILE] [--stage NAME] [--allow-dirty]",
+	.help = "run the chain in the foreground, from the first missing marker, after the "
+	    "launch gate; --stage: that stage only",
 	.exec = cmd_run_exec,
 };

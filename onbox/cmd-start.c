@@ -53,6 +53,7 @@ struct start_ctx {
 	pid_t	 child;		/* nohup: the detached onbox; tmux: 0 */
 	long	 oldpid;	/* state.json's onbox_pid before starting */
 	long	 pid;		/* the started onbox, 0 unknown */
+	int	 allow_dirty;	/* --allow-dirty: passed on to `onbox run` */
 };
 
 /*
@@ -189,6 +190,8 @@ start_tmux(struct start_ctx *s)
 	sshq_append(&cmd, s->self);
 	buf_puts(&cmd, " run -c ");
 	sshq_append(&cmd, s->cfgpath);
+	if (s->allow_dirty)
+		buf_puts(&cmd, " --allow-dirty");
 	argv[0] = "tmux";
 	argv[1] = "new-session";
 	argv[2] = "-d";
@@ -217,7 +220,8 @@ static int
 start_nohup(struct start_ctx *s)
 {
 	char *out = layout_path(s->cfg->workdir, "onbox.out");
-	char *argv[] = { s->self, "run", "-c", s->cfgpath, NULL };
+	char *argv[] = { s->self, "run", "-c", s->cfgpath, s->allow_dirty ? "--allow-dirty" : NULL,
+		NULL };
 	struct spawn_opts o;
 	int fd, rc = 0;
 
@@ -341,25 +345,37 @@ cmd_start_exec(struct onbox_ctx *ctx)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "allow-dirty", no_argument, NULL, 'D' },
+		{ "check", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct start_ctx s;
 	char *failed = NULL, status[32];
 	size_t i;
 	long pid;
-	int ch, rc = 0, held;
+	int ch, rc = 0, held, check = 0;
 
 	memset(&s, 0, sizeof(s));
 	optind = 0;
 	while ((ch = getopt_long(ctx->argc, ctx->argv, "+c:", longopts, NULL)) != -1) {
-		if (ch != 'c')
+		if (ch == 'D')
+			s.allow_dirty = 1;
+		else if (ch == 'K')
+			check = 1;
+		else if (ch == 'c')
+			ctx->config_opt = optarg;
+		else
 			return onbox_usage(&onbox_cmd_start);
-		ctx->config_opt = optarg;
 	}
 	if (optind != ctx->argc)
 		return onbox_usage(&onbox_cmd_start);
 	if ((s.cfg = onbox_load_config(ctx)) == NULL)
 		return WK_EX_CONFIG;
+	/* --check: the contract, checked and printed; nothing is started or written. */
+	if (check) {
+		rc = onbox_gate(s.cfg, 0, 1, NULL);
+		goto out;
+	}
 	for (i = 0; i < sizeof(start_table) / sizeof(start_table[0]); i++)
 		if (strcmp(start_table[i].name, s.cfg->detach) == 0)
 			break;
@@ -371,6 +387,8 @@ cmd_start_exec(struct onbox_ctx *ctx)
 			log_error("cannot find my own executable (/proc/self/exe)");
 			rc = WK_EX_SOFTWARE;
 		} else {
+			if ((rc = onbox_gate(s.cfg, s.allow_dirty, 0, NULL)) != 0)
+				goto out;
 			if (stop_clear(s.cfg->workdir))
 				printf("run %s was stopped on purpose: starting it again from the first "
 				    "missing marker\n", s.cfg->run);
@@ -427,6 +445,9 @@ cmd_start_exec(struct onbox_ctx *ctx)
 		rc = 0;
 		goto out;
 	}
+	/* Before the stop is undone and anything starts: the contract, checked (gate.h). */
+	if ((rc = onbox_gate(s.cfg, s.allow_dirty, 0, NULL)) != 0)
+		goto out;
 	if (stop_clear(s.cfg->workdir))
 		printf("run %s was stopped on purpose: starting it again from the first missing "
 		    "marker\n", s.cfg->run);
@@ -461,8 +482,9 @@ cmd_start_exec(struct onbox_ctx *ctx)
 
 const struct onbox_cmd onbox_cmd_start = {
 	.name = "start",
-	.args = "[-c FILE]",
+	.args = "[-c FILE] [--allow-dirty] [--check]",
 	.help = "start `onbox run` detached (tmux, nohup, job), or submit the chain to Slurm; "
-	    "refuses when one is running",
+	    "refuses when one is running or the launch gate refuses; --check: print the launch "
+	    "contract, start nothing",
 	.exec = cmd_start_exec,
 };

@@ -27,6 +27,7 @@
 #include "ckpt.h"
 #include "err.h"
 #include "events.h"
+#include "gate.h"
 #include "jsondiff.h"
 #include "jsonfile.h"
 #include "layout.h"
@@ -319,9 +320,16 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	}
 	(void)runner_hist_save(r, hist);	/* "starting" is on disk: enough to never number it twice */
 	ev = events_new(r->run.instance, r->run.cfg->run, "stage_started", r->cur.st->name, r->cur.attempt);
-	cJSON_AddStringToObject(ev, "command", cmd);
-	if (strcmp(cmd, tmpl) != 0)
-		cJSON_AddStringToObject(ev, "command_template", tmpl);
+	{
+		/* Events leave the box (webhooks, the logbook): secret-looking words masked. */
+		char *shown = gate_scrub_command(cmd), *tshown = gate_scrub_command(tmpl);
+
+		cJSON_AddStringToObject(ev, "command", shown);
+		if (strcmp(cmd, tmpl) != 0)
+			cJSON_AddStringToObject(ev, "command_template", tshown);
+		free(shown);
+		free(tshown);
+	}
 	if (json_str(a, POLICY_KEY_CHECKPOINT, NULL) != NULL)
 		cJSON_AddStringToObject(ev, "checkpoint", json_str(a, POLICY_KEY_CHECKPOINT, ""));
 	cJSON_AddStringToObject(ev, "cwd", r->run.cfg->workdir);
@@ -332,6 +340,10 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		runner_slurm_event(ev, a);	/* job_id, slurm_restart_count, node under Slurm */
 	}
 	add_git(ev, r->run.cfg->workdir);
+	if (r->run.gate != NULL) {	/* the first launch of this onbox carries the contract */
+		cJSON_AddItemToObject(ev, "contract", r->run.gate);
+		r->run.gate = NULL;
+	}
 	runner_drift(r, ev);
 	snprintf(human, sizeof(human), "%s started (attempt %ld)", r->cur.st->name, r->cur.attempt);
 	runner_emit(r, ev, human);

@@ -8,6 +8,7 @@
 #define WK_ONBOX_H
 
 #include "config.h"
+#include "jsonc.h"
 
 struct onbox_ctx {
 	const char	*config_opt;	/* -c value or NULL */
@@ -49,7 +50,13 @@ int onbox_args_config(struct onbox_ctx *ctx, const struct onbox_cmd *cmd, const 
  * once every stage before it has its marker.  stage must name a stage of
  * cfg's chain (else WK_EX_USAGE).  Returns an exit code.
  */
-int runner_run(struct wk_config *cfg, const char *stage);
+/*
+ * Run the chain (stage NULL: from the first missing marker, after the launch
+ * gate, gate.h; allow_dirty is --allow-dirty) or one stage of it.
+ */
+int runner_run(struct wk_config *cfg, const char *stage, int allow_dirty);
+/* The launch gate on the box, printed; 0 passed, WK_EX_FAIL refused, else an exit code. */
+int onbox_gate(const struct wk_config *cfg, int allow_dirty, int full, cJSON **contract);
 /* 1 when the marker of cfg's stage idx is present (runner.c). */
 int runner_has_marker(const struct wk_config *cfg, size_t idx);
 /* The first stage of cfg's chain without its marker; cfg->nchain when none is missing. */

@@ -97,6 +97,7 @@ struct runner {
 		 */
 		struct health	*health;	/* NULL: none (its patterns failed) */
 		cJSON		*saved;		/* scan.json as the last onbox left it, or NULL */
+		cJSON		*gate;		/* the launch contract (gate.h), for the next launch's event; NULL */
 		time_t		 htick;		/* last health tick: one per heartbeat_s, not per event */
 		struct nanstop	 nan;		/* loss.on_nan stop: the attempt to stop (nanstop.h) */
 

@@ -278,7 +278,7 @@ runner_one(struct runner *r, size_t idx)
 }
 
 int
-runner_run(struct wk_config *cfg, const char *stage)
+runner_run(struct wk_config *cfg, const char *stage, int allow_dirty)
 {
 	struct runner r;
 	char *lockp = NULL, *failed = NULL;
@@ -331,6 +331,9 @@ runner_run(struct wk_config *cfg, const char *stage)
 		free(lp);
 	}
 	runner_check_persistent(cfg);
+	/* Before anything launches (and a stop is undone): the contract, checked (gate.h). */
+	if (stage == NULL && (rc = onbox_gate(cfg, allow_dirty, 0, &r.run.gate)) != 0)
+		goto out;
 	/* Started by hand (`onbox start`/`onbox run`, or `patrol deploy`): a stop is undone. */
 	if (stop_clear(cfg->workdir))
 		log_info("run %s was stopped on purpose: started again from the first missing marker",
@@ -443,6 +446,7 @@ runner_run(struct wk_config *cfg, const char *stage)
 	health_free(r.run.health);
 	nanstop_free(&r.run.nan);
 	cJSON_Delete(r.run.saved);
+	cJSON_Delete(r.run.gate);
 	runner_stage_reset(&r);
 	log_tee_close();
 	triage_scan_free(&r.cur.ts);

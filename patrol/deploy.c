@@ -10,6 +10,9 @@
  *      .watchkeeper/bin/onbox and of the one on the PATH, the sha256 of the
  *      box's copies of the config, profile and onbox, tmux on the PATH,
  *      and whether the workdir and the config's directory can be created;
+ *   2b. the launch gate (core/gate.c): its read-only facts script, then the
+ *      contract printed and judged; a refusal stops here (--check stops
+ *      here always);
  *   3. the choice of onbox (--onbox; else an onbox of THIS version already
  *      on the box; else the portable build for the box's arch, found as
  *      the README's "patrol deploy" says) and the refusals (unknown arch with no build, an
@@ -36,6 +39,7 @@
 #include "diag.h"
 #include "err.h"
 #include "fsutil.h"
+#include "gate.h"
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
@@ -253,6 +257,46 @@ deploy_facts(struct deploy *d)
  out:
 	ssh_result_free(&res);
 	free(script);
+	return r;
+}
+
+/* ---- the launch gate ---- */
+
+/*
+ * Run the gate's facts script on the box and judge them with the local
+ * config (the one about to be uploaded).  Prints the contract; 0 passed,
+ * 1 refused, a WK_ERR_* code failed (message printed).
+ */
+static int
+deploy_gate(struct deploy *d, int allow_dirty)
+{
+	char *script = gate_script(d->cfg), *why = NULL;
+	struct gate_result res;
+	struct gate_facts f;
+	struct gate_opts o;
+	struct ssh_result out;
+	int r;
+
+	memset(&res, 0, sizeof(res));
+	if ((r = deploy_sh(d, "launch gate", script, &out)) != 0)
+		goto out;
+	r = gate_parse(d->cfg, out.out, out.out_len, &f, &why);
+	ssh_result_free(&out);
+	if (r != 0) {
+		log_error("launch gate: %s", why);
+		r = WK_ERR_REMOTE;
+		goto out;
+	}
+	memset(&o, 0, sizeof(o));
+	o.allow_dirty = allow_dirty;
+	o.who = getenv("LOGNAME") != NULL ? getenv("LOGNAME") : getenv("USER");
+	r = gate_judge(d->cfg, &f, &o, &res) > 0;
+	gate_facts_free(&f);
+	fputs(buf_str(&res.text), stdout);
+ out:
+	gate_result_free(&res);
+	free(script);
+	free(why);
 	return r;
 }
 
@@ -543,8 +587,9 @@ deploy_record(struct deploy *d, int fallback)
 }
 
 int
-patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int secrets)
+patrol_deploy(struct wk_config *cfg, const char *onbox_local, int flags)
 {
+	int start = (flags & DEPLOY_START) != 0, secrets = (flags & DEPLOY_SECRETS) != 0;
 	struct deploy d;
 	struct ssh_target t;
 	struct ssh_result res;
@@ -573,9 +618,24 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int sec
 		rc = WK_EX_UNSEEN;
 		goto out;
 	}
+	/* --check: the contract alone, judged against the box; nothing else. */
+	if (flags & DEPLOY_CHECK) {
+		r = deploy_gate(&d, 0);
+		rc = r == 0 ? 0 : WK_EX_FAIL;
+		if (r == 1)
+			printf("the launch gate refuses (see above); `patrol deploy` would not start "
+			    "run %s\n", cfg->run);
+		goto out;
+	}
 	/* 1-3: the checks that can refuse.  Nothing is written on the box before they pass. */
 	if ((r = deploy_check_idle(&d)) != 0) {
 		rc = r > 0 ? WK_EX_TEMPFAIL : WK_EX_FAIL;
+		goto out;
+	}
+	if ((r = deploy_gate(&d, (flags & DEPLOY_ALLOW_DIRTY) != 0)) != 0) {
+		if (r == 1)
+			log_error("the launch gate refuses run %s (see above). Nothing was uploaded",
+			    cfg->run);
 		goto out;
 	}
 	if (deploy_facts(&d) != 0)
@@ -625,7 +685,8 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int sec
 		goto out;
 	}
 	/* 5: start. */
-	startcmd = remote_onbox_command(cfg, "start");
+	startcmd = remote_onbox_command(cfg, flags & DEPLOY_ALLOW_DIRTY ? "start --allow-dirty" :
+	    "start");
 	r = deploy_sh(&d, "onbox start", startcmd, &res);
 	free(startcmd);
 	if (r != 0)

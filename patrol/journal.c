@@ -77,9 +77,10 @@ static void
 ev_started(const struct jctx *j, const cJSON *ev, time_t when)
 {
 	const char *stage = json_str(ev, "stage", "?"), *cmd = json_str(ev, "command", NULL);
-	const cJSON *git = cJSON_GetObjectItem(ev, "git");
+	const cJSON *git = cJSON_GetObjectItem(ev, "git"), *ct = cJSON_GetObjectItem(ev, "contract");
+	const cJSON *cg = cJSON_GetObjectItem(ct, "git");
 	long attempt = json_long(ev, "attempt", 1);
-	char kind[256], gits[128] = "not a git work tree";
+	char kind[256], gits[256] = "not a git work tree";
 	char *text;
 
 	if (cmd == NULL)	/* a wait stage */
@@ -87,12 +88,26 @@ ev_started(const struct jctx *j, const cJSON *ev, time_t when)
 	snprintf(kind, sizeof(kind), "%s %s (attempt %ld)", attempt > 1 ? "relaunch" : "launch",
 	    stage, attempt);
 	if (cJSON_IsObject(git))
-		snprintf(gits, sizeof(gits), "git %.64s%s", json_str(git, "sha", "?"),
-		    json_bool(git, "dirty", 0) ? " + uncommitted changes to tracked files" : " (clean)");
+		snprintf(gits, sizeof(gits), "git %.64s%s%s%.64s%s", json_str(git, "sha", "?"),
+		    json_bool(git, "dirty", 0) ? " + uncommitted changes to tracked files" : " (clean)",
+		    json_str(cg, "allowed", NULL) != NULL ? " (allowed: " : "",
+		    json_str(cg, "allowed", ""), json_str(cg, "allowed", NULL) == NULL ? "" :
+		    json_str(cg, "diff_sha256", NULL) != NULL ? ", diff sha256 " : ")");
+	if (json_str(cg, "allowed", NULL) != NULL && json_str(cg, "diff_sha256", NULL) != NULL) {
+		size_t n = strlen(gits);
+
+		snprintf(gits + n, sizeof(gits) - n, "%.64s)", json_str(cg, "diff_sha256", ""));
+	}
 	text = xstrfmt("`sh -c` in %s, pid %ld; %s. Command:", json_str(ev, "cwd", "the workdir"),
 	    json_long(ev, "pid", 0), gits);
 	jot(j, when, kind, text, cmd);
 	free(text);
+	if (json_str(ct, "text", NULL) != NULL) {
+		snprintf(kind, sizeof(kind), "LAUNCH CONTRACT of %s (attempt %ld): checked, passed",
+		    stage, attempt);
+		jot(j, when, kind, "What this launch was checked against (the launch gate):",
+		    json_str(ct, "text", ""));
+	}
 	if (json_str(ev, "config_drift", NULL) != NULL) {
 		snprintf(kind, sizeof(kind), "CONFIG DRIFT: %s attempt %ld runs a different config than attempt %ld",
 		    stage, attempt, json_long(ev, "drift_since", attempt - 1));

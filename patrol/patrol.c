@@ -6,9 +6,11 @@
  *                                            tick from the owner's scheduler (alias
  *                                            --install-cron; scheduler.h)
  *   patrol [-c FILE] --uninstall-schedule [--scheduler ...]   remove it (--uninstall-cron)
- *   patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]
- *                                            put the run on the box (and the
- *                                            notify secrets), start onbox
+ *   patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets] [--allow-dirty]
+ *                                            check the launch contract (gate.h), put
+ *                                            the run on the box (and the notify
+ *                                            secrets), start onbox
+ *   patrol [-c FILE] deploy --check          the launch contract only
  *   patrol [-c FILE] stop                    stop the run on purpose (onbox stop there)
  *   patrol [-c FILE] resume [--dry-run] [--json]  resume it now (policy, not auto_resume)
  *   patrol [-c FILE]... mcp                  serve MCP on stdio for these runs (every run
@@ -51,7 +53,8 @@ usage(FILE *fp)
 	fprintf(fp, "usage: patrol [-c FILE] [--once] [--json] [-v]\n"
 	    "       patrol [-c FILE] --install-schedule | --uninstall-schedule [--scheduler cron|systemd|launchd]\n"
 	    "                          (--install-cron, --uninstall-cron: the same)\n"
-	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets]\n"
+	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets] [--allow-dirty]\n"
+	    "       patrol [-c FILE] deploy --check\n"
 	    "       patrol [-c FILE] stop\n"
 	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
 	    "       patrol [-c FILE]... mcp\n"
@@ -69,6 +72,13 @@ usage(FILE *fp)
 	    "stopped (also when nothing ran), 2 box unreachable (nothing stopped, no patrol state\n"
 	    "or report line written), else onbox stop's own code (75, 78), 64 usage, 78 config\n"
 	    "error.\n"
+	    "\ndeploy: prints the launch contract (each stage's command, the box's git state,\n"
+	    "output_root, the final step, W&B identity, checkpoints, initialize_from, DRI) and\n"
+	    "refuses before anything is uploaded when the gate does (a dirty tree of a hero or\n"
+	    "refuse_dirty run without --allow-dirty, an output_root that cannot be written, an\n"
+	    "initialize_from without its metadata); --check prints it and does nothing else.\n"
+	    "Exit 0 started (--check: the gate passes), 1 refused or failed, 2 box unreachable,\n"
+	    "75 the run is alive on the box, 78 config error.\n"
 	    "\nmcp: serves the Model Context Protocol on stdin/stdout (one JSON-RPC message a\n"
 	    "line) for an agent: the runs of every -c FILE given, else every run with local state.\n"
 	    "Exit 0 at the end of stdin, 64 usage, 78 config error.\n"
@@ -88,6 +98,8 @@ struct patrol_args {
 	const char	*onbox;		/* deploy --onbox PATH, or NULL */
 	int		 start;		/* deploy: 0 with --no-start */
 	int		 secrets;	/* deploy: 0 with --no-secrets */
+	int		 check;		/* deploy --check */
+	int		 allow_dirty;	/* deploy --allow-dirty */
 	int		 dry_run;	/* resume --dry-run */
 	int		 scheduler;	/* --scheduler: a sched_kind, -1 none given */
 	char		**configs;	/* every -c FILE, absolute (mcp) */
@@ -132,7 +144,9 @@ patrol_cmd_uninstall_schedule(struct wk_config *cfg, const struct patrol_args *a
 static int
 patrol_cmd_deploy(struct wk_config *cfg, const struct patrol_args *a)
 {
-	return patrol_deploy(cfg, a->onbox, a->start, a->secrets);
+	return patrol_deploy(cfg, a->onbox, (a->start ? DEPLOY_START : 0) |
+	    (a->secrets ? DEPLOY_SECRETS : 0) | (a->check ? DEPLOY_CHECK : 0) |
+	    (a->allow_dirty ? DEPLOY_ALLOW_DIRTY : 0));
 }
 
 static int
@@ -221,6 +235,8 @@ main(int argc, char **argv)
 		{ "no-start", no_argument, NULL, 'N' },
 		{ "no-secrets", no_argument, NULL, 'S' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "check", no_argument, NULL, 'k' },
+		{ "allow-dirty", no_argument, NULL, 'A' },
 		WK_LONGOPTS_COMMON
 	};
 	const struct patrol_cmd *cmd = &patrol_cmds[0], *w;
@@ -271,6 +287,12 @@ main(int argc, char **argv)
 		case 'n':
 			a.dry_run = 1;
 			break;
+		case 'k':
+			a.check = 1;
+			break;
+		case 'A':
+			a.allow_dirty = 1;
+			break;
 		case 'K':
 			if ((a.scheduler = sched_kind_parse(optarg)) < 0) {
 				fprintf(stderr, "patrol: --scheduler %s: one of cron, systemd, launchd\n", optarg);
@@ -288,7 +310,9 @@ main(int argc, char **argv)
 		cmd = w;
 		optind++;
 	}
-	if (optind != argc || ((a.onbox != NULL || !a.start || !a.secrets) && !cmd->deploy_opts) ||
+	if (optind != argc || ((a.onbox != NULL || !a.start || !a.secrets || a.check ||
+	    a.allow_dirty) && !cmd->deploy_opts) || (a.check && (a.allow_dirty || a.onbox != NULL ||
+	    !a.start || !a.secrets)) ||
 	    (a.dry_run && cmd->exec != patrol_cmd_resume) ||
 	    (a.scheduler >= 0 && cmd->exec != patrol_cmd_install_schedule &&
 	    cmd->exec != patrol_cmd_uninstall_schedule)) {

@@ -84,7 +84,12 @@ int patrol_resume(struct wk_config *cfg, int dry, int json);
  * unreachable, 75 the run is alive).
  * onbox_local: --onbox, or NULL to choose (the box's own, else the portable build).
  */
-int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int start, int secrets);
+/* deploy's flags */
+#define DEPLOY_START		0x1	/* start onbox (else --no-start) */
+#define DEPLOY_SECRETS		0x2	/* send the secrets (else --no-secrets) */
+#define DEPLOY_CHECK		0x4	/* --check: the launch contract only; nothing uploaded or started */
+#define DEPLOY_ALLOW_DIRTY	0x8	/* --allow-dirty */
+int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int flags);
 
 /*
  * secrets.c: write the values of the url_env/token_env variables cfg names,

@@ -327,6 +327,49 @@ SH
 	assert_eq "$(<"$T/probe.err")" ""
 }
 
+# The launch gate over ssh (core/gate.c): a hero run's dirty tree on the box
+# is refused by `deploy --check` and by `deploy` before anything is uploaded;
+# --allow-dirty starts it, and the logbook keeps the contract and the diff's sha256.
+test_gate_over_ssh() {
+	bare_box
+	G() { git -C "$T/work" -c user.email=t@example.com -c user.name=t -c commit.gpgsign=false "$@"; }
+	mkdir -p "$T/work"
+	G init -q
+	echo v1 >"$T/work/train.py"
+	G add train.py
+	G commit -q -m v1
+	echo v2 >"$T/work/train.py"
+	dconf '"hero": true, "output_root": "out", "progress": {"pattern": "step (\\d+)", "max": 1},' \
+		'[{"stage": "train", "run": "echo step 1 HF_TOKEN=hf0123456789abcdef"}]'
+	rc=0; patrol deploy --check >"$T/d1" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_grep '^launch contract of run t1 \(a hero run\)$' "$T/d1"
+	assert_grep '^  stage train: echo step 1 HF_TOKEN=\*\*\*$' "$T/d1"
+	assert_grep "^REFUSED: the code in $T/work has uncommitted changes to 1 tracked file" "$T/d1"
+	assert_grep "would not start run t1" "$T/d1"
+	assert_no_file "$T/work/.watchkeeper"
+	rc=0; patrol deploy >"$T/d2" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_grep 'the launch gate refuses run t1 \(see above\). Nothing was uploaded' "$T/d2"
+	assert_no_file "$T/work/.watchkeeper"
+	# --check with --allow-dirty makes no sense: usage.
+	rc=0; patrol deploy --check --allow-dirty >"$T/d3" 2>&1 || rc=$?
+	assert_eq "$rc" 64
+	sha=$(G diff HEAD --binary | sha256sum | cut -c1-64)
+	patrol deploy --allow-dirty >"$T/d4" 2>&1
+	assert_grep 'launched anyway: --allow-dirty' "$T/d4"
+	assert_grep 'launch gate: passed \(git [0-9a-f]{40} dirty, --allow-dirty\)' "$T/d4"
+	assert_grep 'started run t1' "$T/d4"
+	wait_for 20 onbox_gone "$W"
+	assert_eq "$(json "$W/gate.json" 'd["approved_diff_sha256"]')" "$sha"
+	rc=0; patrol --once >"$T/tick" 2>&1 || rc=$?
+	lb="$T/state/watchkeeper/t1/LOGBOOK.md"
+	assert_grep "uncommitted changes to tracked files \(allowed: --allow-dirty, diff sha256 $sha\)" "$lb"
+	assert_grep 'LAUNCH CONTRACT of train \(attempt 1\): checked, passed' "$lb"
+	assert_grep '^ *output_root: +'"$T"'/work/out' "$lb"
+	assert_no_grep 'hf0123456789' "$lb"
+}
+
 t no_flags_portable_then_unchanged test_no_flags_portable_then_unchanged
 t box_own_onbox_on_path test_box_own_onbox_on_path
 t arm64_is_aarch64 test_arm64_is_aarch64
@@ -336,3 +379,4 @@ t refusals_upload_nothing test_refusals_upload_nothing
 t tmux_missing_falls_back_to_nohup test_tmux_missing_falls_back_to_nohup
 t onbox_start_without_tmux test_onbox_start_without_tmux
 t workdir_with_space_under_dash test_workdir_with_space_under_dash
+t gate_over_ssh test_gate_over_ssh

@@ -159,9 +159,10 @@ echo "RuntimeError: NCCL communicator was aborted" >&2
 exit 1
 SH
 	chmod +x "$T/bin/train.sh"
-	conf '"hero": true, "progress": {"pattern": "step (\\d+)", "max": 100}, "restart": {"escalate_s": 0}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$", "reject": ["step_9"]},' \
+	# (the workdir is no git work tree: --allow-dirty lets the launch gate pass it)
+	conf '"hero": true, "output_root": "out", "progress": {"pattern": "step (\\d+)", "max": 100}, "restart": {"escalate_s": 0}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$", "reject": ["step_9"]},' \
 		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh --resume {checkpoint}\"}]"
-	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
+	rc=0; onbox run --allow-dirty >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 1
 	assert_eq "$(wc -l <"$T/args" | tr -d ' ')" 1 "launched once: the relaunch had nothing to resume from"
 	json "$W/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'hero run: attempt 2 is a relaunch and .*ckpt holds no complete checkpoint' ||
@@ -169,9 +170,9 @@ SH
 	assert_no_grep 'attempt 2: no complete checkpoint .*starting fresh' "$T/out"
 	# The same run without the rejection resumes from step_9.
 	rm -rf "$T/work/.watchkeeper" "$T/args"
-	conf '"hero": true, "progress": {"pattern": "step (\\d+)", "max": 100}, "restart": {"escalate_s": 0, "max": 1}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \
+	conf '"hero": true, "output_root": "out", "progress": {"pattern": "step (\\d+)", "max": 100}, "restart": {"escalate_s": 0, "max": 1}, "checkpoints": {"dir": "ckpt", "pattern": "^step_(\\d+)$"},' \
 		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh --resume {checkpoint}\"}]"
-	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
+	rc=0; onbox run --allow-dirty >"$T/out" 2>&1 || rc=$?
 	assert_eq "$(sed -n 1p "$T/args")" "$T/work/ckpt/step_9"
 	# A hero run without its final step in the config is refused before anything runs.
 	rm -rf "$T/work/.watchkeeper" "$T/args"
@@ -179,6 +180,7 @@ SH
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 78
 	assert_grep 'key "hero": a hero run needs "progress.max"' "$T/out"
+	assert_grep 'key "hero": a hero run needs "output_root"' "$T/out"
 	assert_no_file "$T/args"
 }
 
