@@ -153,6 +153,12 @@ static const struct cfg_key cfg_checkpoints_keys[] = {
 	  .help = "what {checkpoint} becomes when starting fresh" },
 	{ .name = "every_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
 	  .help = "steps between checkpoints; 0: learned from their spacing" },
+	{ .name = "keep", .type = CFG_INT, .min = 1, .max = 100000, .def = "3",
+	  .help = "patrol checkpoints --prune keeps this many newest complete checkpoints (and "
+	  "the final, launch, recovery and milestone ones)" },
+	{ .name = "permanent_every", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
+	  .help = "a complete checkpoint whose step is a multiple of this is a milestone: never "
+	  "a deletion candidate; 0: none" },
 	{ .name = "reject", .type = CFG_STRARR,
 	  .help = "entry names in dir of a rejected lineage: never resumed from, however new "
 	  "(a seed 004 rule)" },

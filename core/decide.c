@@ -408,7 +408,8 @@ const struct decide_row decide_table[] = {
 	  "the run may be fine; restart onbox (onbox start re-attaches, never relaunches a live stage)" },
 	{ V_DISK_LOW, "DISK_LOW", pred_disk_low, ACT_NONE,
 	  "the workdir's disk or inodes are at patrol.disk_warn_pct or more",
-	  "free space now (old checkpoints, caches): a full disk kills checkpoint saves" },
+	  "free space now: `patrol checkpoints --prune` names the checkpoints that may go (and "
+	  "--confirm deletes them), then caches; a full disk kills checkpoint saves" },
 	{ V_TRANSFER_INCOMPLETE, "TRANSFER_INCOMPLETE", pred_transfer, ACT_RESUME_TRANSFER,
 	  "the transfer target has fewer files or bytes than the local source",
 	  "resume the transfer (transfer.resume); patrol does it itself when transfer.auto is on" },

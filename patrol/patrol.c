@@ -12,6 +12,9 @@
  *                                            secrets), start onbox
  *   patrol [-c FILE] deploy --check          the launch contract only
  *   patrol [-c FILE] stop                    stop the run on purpose (onbox stop there)
+ *   patrol [-c FILE] checkpoints [--prune [--confirm]]
+ *                                            the box's checkpoints, what is kept and
+ *                                            why; delete the rest (checkpoints.c)
  *   patrol [-c FILE] resume [--dry-run] [--json]  resume it now (policy, not auto_resume)
  *   patrol [-c FILE]... mcp                  serve MCP on stdio for these runs (every run
  *                                            with local state when no -c; mcp.h)
@@ -56,6 +59,7 @@ usage(FILE *fp)
 	    "       patrol [-c FILE] deploy [--onbox PATH] [--no-start] [--no-secrets] [--allow-dirty]\n"
 	    "       patrol [-c FILE] deploy --check\n"
 	    "       patrol [-c FILE] stop\n"
+	    "       patrol [-c FILE] checkpoints [--prune [--confirm]]\n"
 	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
 	    "       patrol [-c FILE]... mcp\n"
 	    "       patrol watch --job ID [--profile ray|iris] [--run NAME] [--stage NAME]\n"
@@ -79,6 +83,11 @@ usage(FILE *fp)
 	    "initialize_from without its metadata); --check prints it and does nothing else.\n"
 	    "Exit 0 started (--check: the gate passes), 1 refused or failed, 2 box unreachable,\n"
 	    "75 the run is alive on the box, 78 config error.\n"
+	    "\ncheckpoints: lists the box's checkpoints and why each is kept (the newest\n"
+	    "checkpoints.keep complete ones, the recovery one, the final step's, the ones attempts\n"
+	    "launched from, checkpoints.permanent_every milestones, newer incomplete ones, a rejected\n"
+	    "lineage); --prune names the rest, --prune --confirm deletes them.  Exit 0, 1 unreadable\n"
+	    "or a deletion failed, 2 box unreachable, 64 usage, 78 no checkpoints configured.\n"
 	    "\nmcp: serves the Model Context Protocol on stdin/stdout (one JSON-RPC message a\n"
 	    "line) for an agent: the runs of every -c FILE given, else every run with local state.\n"
 	    "Exit 0 at the end of stdin, 64 usage, 78 config error.\n"
@@ -100,6 +109,8 @@ struct patrol_args {
 	int		 secrets;	/* deploy: 0 with --no-secrets */
 	int		 check;		/* deploy --check */
 	int		 allow_dirty;	/* deploy --allow-dirty */
+	int		 prune;		/* checkpoints --prune */
+	int		 confirm;	/* checkpoints --prune --confirm */
 	int		 dry_run;	/* resume --dry-run */
 	int		 scheduler;	/* --scheduler: a sched_kind, -1 none given */
 	char		**configs;	/* every -c FILE, absolute (mcp) */
@@ -150,6 +161,12 @@ patrol_cmd_deploy(struct wk_config *cfg, const struct patrol_args *a)
 }
 
 static int
+patrol_cmd_checkpoints(struct wk_config *cfg, const struct patrol_args *a)
+{
+	return patrol_checkpoints(cfg, a->prune, a->confirm);
+}
+
+static int
 patrol_cmd_stop(struct wk_config *cfg, const struct patrol_args *a)
 {
 	(void)a;
@@ -186,6 +203,7 @@ static const struct patrol_cmd patrol_cmds[] = {
 	/* `patrol stop -c FILE` too: getopt moved the options before the word */
 	{ 'S', "stop", 0, 0, 0, 0, patrol_cmd_stop },
 	{ 'M', "mcp", 0, 0, 1, 0, patrol_cmd_mcp },
+	{ 'C', "checkpoints", 0, 0, 0, 0, patrol_cmd_checkpoints },
 	{ 'R', "resume", 1, 0, 0, 0, patrol_cmd_resume },
 	{ 'W', "watch", 0, 0, 0, 1, patrol_cmd_watch },
 };
@@ -237,6 +255,8 @@ main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "check", no_argument, NULL, 'k' },
 		{ "allow-dirty", no_argument, NULL, 'A' },
+		{ "prune", no_argument, NULL, 'P' },
+		{ "confirm", no_argument, NULL, 'Y' },
 		WK_LONGOPTS_COMMON
 	};
 	const struct patrol_cmd *cmd = &patrol_cmds[0], *w;
@@ -293,6 +313,12 @@ main(int argc, char **argv)
 		case 'A':
 			a.allow_dirty = 1;
 			break;
+		case 'P':
+			a.prune = 1;
+			break;
+		case 'Y':
+			a.confirm = 1;
+			break;
 		case 'K':
 			if ((a.scheduler = sched_kind_parse(optarg)) < 0) {
 				fprintf(stderr, "patrol: --scheduler %s: one of cron, systemd, launchd\n", optarg);
@@ -314,6 +340,8 @@ main(int argc, char **argv)
 	    a.allow_dirty) && !cmd->deploy_opts) || (a.check && (a.allow_dirty || a.onbox != NULL ||
 	    !a.start || !a.secrets)) ||
 	    (a.dry_run && cmd->exec != patrol_cmd_resume) ||
+	    ((a.prune || a.confirm) && cmd->exec != patrol_cmd_checkpoints) ||
+	    (a.confirm && !a.prune) ||
 	    (a.scheduler >= 0 && cmd->exec != patrol_cmd_install_schedule &&
 	    cmd->exec != patrol_cmd_uninstall_schedule)) {
 		usage(stderr);

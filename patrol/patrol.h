@@ -90,6 +90,8 @@ int patrol_resume(struct wk_config *cfg, int dry, int json);
 #define DEPLOY_CHECK		0x4	/* --check: the launch contract only; nothing uploaded or started */
 #define DEPLOY_ALLOW_DIRTY	0x8	/* --allow-dirty */
 int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int flags);
+/* `patrol checkpoints [--prune [--confirm]]` (checkpoints.c); returns the exit code. */
+int patrol_checkpoints(struct wk_config *cfg, int prune, int confirm);
 
 /*
  * secrets.c: write the values of the url_env/token_env variables cfg names,

@@ -31,6 +31,7 @@
 #include "atomic.h"
 #include "buf.h"
 #include "ckpt.h"
+#include "ckptkeep.h"
 #include "config.h"
 #include "diag.h"
 #include "err.h"
@@ -340,6 +341,59 @@ test_rejected_never_newest(void **state)
 	assert_non_null(strstr(cmd, "checkpoint-1200"));
 	free(cmd);
 	ckpt_scan_free(s);
+}
+
+/* Retention (ckptkeep.c): every reason to keep, alone, and what is left a candidate. */
+static void
+test_keep(void **state)
+{
+	static const char *const names[] = {
+		"s-100", "s-200", "s-300", "s-400", "s-500", "s-600", "s-700", "s-800", "s-900",
+	};
+	struct fx *f = *state;
+	struct ckpt_scan *s;
+	struct ckpt_keep_in in;
+	unsigned why[16];
+	char *launch, text[160];
+	size_t i;
+
+	load(f, "dir", "ckpt", "pattern", "^s-(\\d+)$", "reject", "s-700", NULL);
+	for (i = 0; i < 9; i++)
+		mk(f, names[i], i != 1 && i != 8, 1700000000 + (time_t)i);
+	mk(f, "s-1000", 0, 0);
+	s = scan(f);
+	assert_int_equal(s->nentries, 10);
+	assert_int_equal(s->newest->step, 800);
+	launch = xstrfmt("%s/s-300", f->ck);
+	memset(&in, 0, sizeof(in));
+	in.newest = 2;
+	in.permanent_every = 500;
+	in.final_step = 100;
+	in.launch = (const char *const *)&launch;
+	in.nlaunch = 1;
+	/* 100 final; 200 incomplete and old: candidate; 300 launch; 400 candidate; 500
+	 * milestone; 600 newest; 700 rejected; 800 newest + recovery; 900 and 1000 in progress. */
+	assert_int_equal(ckpt_keep(s, &in, why), 2);
+	assert_int_equal(why[0], KEEP_FINAL);
+	assert_int_equal(why[1], 0);
+	assert_int_equal(why[2], KEEP_LAUNCH);
+	assert_int_equal(why[3], 0);
+	assert_int_equal(why[4], KEEP_MILESTONE);
+	assert_int_equal(why[5], KEEP_NEWEST);
+	assert_int_equal(why[6], KEEP_REJECTED);
+	assert_int_equal(why[7], KEEP_NEWEST | KEEP_RECOVERY);
+	assert_int_equal(why[8], KEEP_INPROGRESS);
+	assert_int_equal(why[9], KEEP_INPROGRESS);
+	ckpt_keep_text(why[7], text, sizeof(text));
+	assert_string_equal(text, "recovery, newest");
+	ckpt_keep_text(0, text, sizeof(text));
+	assert_string_equal(text, "delete candidate");
+	/* A truncated listing: nothing is a candidate. */
+	s->truncated = 1;
+	assert_int_equal(ckpt_keep(s, &in, why), 0);
+	assert_int_equal(why[1], KEEP_UNSURE);
+	ckpt_scan_free(s);
+	free(launch);
 }
 
 static void
@@ -1242,6 +1296,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ties, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incomplete_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejected_never_newest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ignored_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),

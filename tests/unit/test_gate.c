@@ -136,6 +136,7 @@ test_parse_strict(void **state)
 	};
 	struct fx *f = *state;
 	struct gate_facts g;
+	const char *text;
 	char *why;
 	size_t i;
 
@@ -148,10 +149,10 @@ test_parse_strict(void **state)
 		free(why);
 	}
 	why = NULL;
-	assert_int_equal(gate_parse(f->cfg, "git 0123456789abcdef\ndirty 2\ndf  M a.py\ndf  M b.py\n"
+	text = "git 0123456789abcdef\ndirty 2\ndf  M a.py\ndf  M b.py\n"
 	    "dsha 3333333333333333333333333333333333333333333333333333333333333333\nout new\n"
-	    "init ok 14\nm {\"step\":\nm  7}\n\nckpt\n1 100 step_5\n0 0 step_9\n. ok\nend\n", 200, &g,
-	    &why), 0);
+	    "init ok 14\nm {\"step\":\nm  7}\n\nckpt\n1 100 step_5\n0 0 step_9\n. ok\nend\n";
+	assert_int_equal(gate_parse(f->cfg, text, strlen(text), &g, &why), 0);
 	assert_int_equal(g.git, 1);
 	assert_string_equal(g.git_sha, "0123456789abcdef");
 	assert_int_equal(g.dirty, 2);
@@ -165,7 +166,8 @@ test_parse_strict(void **state)
 	assert_int_equal(g.ckpt->newest->step, 5);
 	gate_facts_free(&g);
 	/* A sha256sum that printed nothing is "unknown", not an error. */
-	assert_int_equal(gate_parse(f->cfg, "git 0123456789\ndirty 1\ndsha \nend\n", 40, &g, &why), 0);
+	text = "git 0123456789\ndirty 1\ndsha \nend\n";
+	assert_int_equal(gate_parse(f->cfg, text, strlen(text), &g, &why), 0);
 	assert_null(g.diff_sha);
 	gate_facts_free(&g);
 }
