@@ -132,8 +132,12 @@ static const struct cfg_key cfg_throughput_keys[] = {
 	{ .name = "drop_pct", .type = CFG_NUM, .min = 1, .max = 100, .def = "25",
 	  .help = "alert when throughput is this % below its baseline ..." },
 	{ .name = "ticks", .type = CFG_INT, .min = 1, .max = 1000, .def = "2",
-	  .help = "... for this many of onbox's throughput ticks in a row (one per heartbeat_s, "
-	  "not patrol's ticks)" },
+	  .help = "... for at least this many of onbox's throughput checks in a row (one per "
+	  "heartbeat_s, not patrol's ticks) ..." },
+	{ .name = "window_s", .type = CFG_INT, .min = 0, .max = CFG_TIMEOUT_MAX, .def = "0",
+	  .help = "... and for this long without a check back near the baseline: a sustained "
+	  "drop, never one dip; 0: three patrol intervals (3 x the longest gap of "
+	  "patrol.schedule: 90 min for the default, 45 min for a hero run)" },
 	{ .name = "warmup_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
 	  .help = "baseline starts after this step" },
 };
@@ -230,7 +234,8 @@ static const struct cfg_table cfg_outbox_table = CFG_TABLE("outbox", cfg_outbox_
 
 static const struct cfg_key cfg_patrol_keys[] = {
 	{ .name = "schedule", .type = CFG_STR, .def = "3,33 * * * *",
-	  .help = "cron schedule patrol is installed with" },
+	  .help = "cron schedule patrol is installed with (a hero run: \"" CFG_HERO_SCHEDULE
+	  "\", every 15 minutes)" },
 	{ .name = "stall_ticks", .type = CFG_INT, .min = 1, .max = 1000, .def = "2",
 	  .help = "ticks without progress before STALLED" },
 	{ .name = "auto_resume", .type = CFG_BOOL, .def = "false",

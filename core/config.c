@@ -450,6 +450,15 @@ config_load(const char *path, struct wk_config **out, struct diag *d)
 
 	cfg_fill(&ctx, &cfg_root_table, merged, cfg, "");
 	cfg_derive(&ctx, cfg, merged);
+	/* A hero run is looked at every 15 minutes unless its config says otherwise (seed 004). */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(merged, "hero"))) {
+		cJSON *pt = cJSON_GetObjectItemCaseSensitive(merged, "patrol");
+
+		if (pt == NULL)
+			pt = cJSON_AddObjectToObject(merged, "patrol");
+		if (cJSON_IsObject(pt) && cJSON_GetObjectItemCaseSensitive(pt, "schedule") == NULL)
+			cJSON_AddStringToObject(pt, "schedule", CFG_HERO_SCHEDULE);
+	}
 	cfg->root = merged;
 	merged = NULL;	/* transferred */
 	rc = d->n > nerr ? WK_ERR_PARSE : 0;

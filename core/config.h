@@ -119,6 +119,9 @@ void config_free(struct wk_config *cfg);
 /* [A-Za-z0-9._-]+ and not "." or "..": the rule for run, stage and marker names. */
 int config_name_ok(const char *s);
 
+/* patrol.schedule's default for a hero run: every 15 minutes. */
+#define CFG_HERO_SCHEDULE	"3,18,33,48 * * * *"
+
 /* The stage named name, or NULL. */
 const struct wk_stage *config_stage(const struct wk_config *cfg, const char *name);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "health-int.h"
+#include "monotime.h"
 #include "logscan.h"
 #include "portable.h"
 
@@ -572,17 +573,26 @@ health_tick(struct health *h, time_t now)
 		return;
 	limit = st->baseline * (1 - h->drop_pct / 100.0);
 	if (m < limit) {
-		if (++st->low_ticks >= h->tp_ticks && !st->tp_latched) {
+		/* Sustained: low at every tick for window_s (several check cadences), not one dip. */
+		if (st->low_ticks++ == 0 || st->low_since <= 0 || st->low_since > (long)now)
+			st->low_since = (long)now;
+		if (st->low_ticks >= h->tp_ticks && (long)now - st->low_since >= h->tp_window_s &&
+		    !st->tp_latched) {
+			char dur[32];
+
 			st->tp_latched = 1;
+			timefmt_duration((long)now - st->low_since, dur, sizeof(dur));
 			hl_alert(h, HEALTH_THROUGHPUT_DROP, now, m, st->baseline, NULL, NULL,
-			    "throughput %s is %.0f%% below its baseline %s for %ld ticks in a row%s",
+			    "throughput %s is %.0f%% below its baseline %s, low for %s (%ld checks in "
+			    "a row; throughput.window_s %ld)%s",
 			    hl_fmt(m, a, sizeof(a)), (st->baseline - m) / st->baseline * 100,
-			    hl_fmt(st->baseline, b, sizeof(b)), st->low_ticks,
+			    hl_fmt(st->baseline, b, sizeof(b)), dur, st->low_ticks, h->tp_window_s,
 			    hl_at_step(h, at, sizeof(at)));
 		}
 		return;
 	}
 	st->low_ticks = 0;
+	st->low_since = 0;
 	if (st->tp_latched) {
 		st->tp_latched = 0;
 		hl_alert(h, HEALTH_THROUGHPUT_RECOVERED, now, m, st->baseline, NULL, NULL,

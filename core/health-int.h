@@ -63,6 +63,7 @@ struct hl_state {
 	int	 tick_have;
 	double	 tick_val;
 	long	 low_ticks;
+	long	 low_since;		/* unix seconds of the first low tick in a row; 0 none */
 	int	 tp_latched;
 	/* recovery: the attempt watched for its first step (health_expect_step); 0 none */
 	long	 rec_attempt;
@@ -87,6 +88,7 @@ struct health {
 	struct pattern	*tp;
 	double		 drop_pct;
 	long		 tp_ticks;
+	long		 tp_window_s;
 	long		 tp_warmup;
 	int		 wandb;
 	struct hl_state	 st;

@@ -339,6 +339,8 @@ health_save(const struct health *h)
 	if (st->tick_have)
 		cJSON_AddItemToObject(t, "tick", hl_json_num(st->tick_val));
 	cJSON_AddNumberToObject(t, "low_ticks", (double)st->low_ticks);
+	if (st->low_since > 0)
+		cJSON_AddNumberToObject(t, "low_since", (double)st->low_since);
 	cJSON_AddBoolToObject(t, "drop", st->tp_latched);
 
 	if (st->rec_attempt != 0) {
@@ -477,6 +479,7 @@ health_load(struct health *h, const cJSON *doc)
 	st->tick_val = hl_json_get(t, "tick", NAN);
 	st->tick_have = !isnan(st->tick_val);
 	st->low_ticks = hl_json_long(t, "low_ticks", 0, 0, HL_LONG_MAX);
+	st->low_since = hl_json_long(t, "low_since", 0, 0, HL_LONG_MAX);
 	st->tp_latched = hl_json_bool(t, "drop");
 
 	p = cJSON_GetObjectItemCaseSensitive(doc, "recovery");

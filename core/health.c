@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "health-int.h"
+#include "schedule.h"
 #include "xmalloc.h"
 
 const struct health_kind_info health_kinds[HEALTH_NKINDS] = {
@@ -86,6 +87,14 @@ health_opts_from_config(const struct wk_config *cfg, struct health_opts *o)
 	o->tp_re = config_get_str(cfg, "throughput.pattern");
 	o->drop_pct = config_get_num(cfg, "throughput.drop_pct");
 	o->tp_ticks = config_get_int(cfg, "throughput.ticks");
+	o->tp_window_s = config_get_int(cfg, "throughput.window_s");
+	if (o->tp_window_s == 0) {	/* three patrol intervals */
+		struct sched s;
+		char why[160];
+
+		o->tp_window_s = sched_parse(config_get_str(cfg, "patrol.schedule"), &s, why,
+		    sizeof(why)) == 0 ? 3 * sched_interval_s(&s) : 3 * 1800;
+	}
 	o->tp_warmup = config_get_int(cfg, "throughput.warmup_steps");
 	o->wandb = 1;
 }
@@ -142,6 +151,7 @@ health_new_opts(const struct health_opts *o, struct health **out, char *errbuf, 
 	h->loss_warmup = o->loss_warmup > 0 ? o->loss_warmup : 0;
 	h->drop_pct = o->drop_pct > 0 && o->drop_pct <= 100 ? o->drop_pct : 25;
 	h->tp_ticks = o->tp_ticks > 0 ? o->tp_ticks : 2;
+	h->tp_window_s = o->tp_window_s > 0 ? o->tp_window_s : 0;
 	h->tp_warmup = o->tp_warmup > 0 ? o->tp_warmup : 0;
 	h->wandb = o->wandb != 0;
 	hl_state_reset(&h->st);
@@ -199,6 +209,7 @@ health_new_attempt(struct health *h, long attempt)
 	st->recent_next = 0;
 	st->tick_have = 0;
 	st->low_ticks = 0;
+	st->low_since = 0;
 	st->tp_latched = 0;
 }
 

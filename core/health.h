@@ -163,6 +163,7 @@ struct health_opts {
 	const char	*tp_re;		/* throughput.pattern */
 	double		 drop_pct;	/* throughput.drop_pct */
 	long		 tp_ticks;	/* throughput.ticks */
+	long		 tp_window_s;	/* throughput.window_s (0 in the config: 3 patrol intervals) */
 	long		 tp_warmup;	/* throughput.warmup_steps */
 	int		 wandb;
 };

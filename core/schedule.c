@@ -338,3 +338,24 @@ sched_launchd(const struct sched *s, struct buf *b, int indent)
 		return -1;
 	return sched_launchd_product(b, fs, 5, indent);
 }
+
+long
+sched_interval_s(const struct sched *s)
+{
+	long first = -1, prev = -1, gap = 0, t;
+
+	for (t = 0; t < 24 * 60; t++) {
+		if (!(s->hour & (1u << (t / 60))) || !(s->minute & ((uint64_t)1 << (t % 60))))
+			continue;
+		if (prev >= 0 && t - prev > gap)
+			gap = t - prev;
+		if (first < 0)
+			first = t;
+		prev = t;
+	}
+	if (first < 0)
+		return 86400;
+	if (first + 24 * 60 - prev > gap)	/* across midnight; a single run: the whole day */
+		gap = first + 24 * 60 - prev;
+	return gap * 60;
+}

@@ -38,6 +38,14 @@ struct sched {
 int sched_parse(const char *spec, struct sched *s, char *why, size_t whylen);
 
 /*
+ * The longest gap between two consecutive runs on a day the schedule runs,
+ * in seconds, from the minute and hour fields alone (around midnight
+ * included; 86400 when it runs once a day): "3,33 * * * *" is 1800,
+ * "*\/15 * * * *" 900, "0 9 * * 1-5" 86400.
+ */
+long sched_interval_s(const struct sched *s);
+
+/*
  * systemd: one "OnCalendar=..." line (newline-terminated) per calendar
  * expression into b, two when both day fields are restricted (cron runs on
  * either; one OnCalendar would need both).

@@ -8,7 +8,7 @@
 PATROL="$TOP/$BUILD/patrol"
 patrol() { $ONBOX_WRAP "$PATROL" -c "$T/wk.json" "$@"; }
 alerts() { grep -c "\"event\":\"health_alert\".*\"kind\":\"$1\"" "$W/events.jsonl" || true; }
-HEALTH='"progress": {"pattern": "step (\\d+)/(\\d+)"}, "loss": {"pattern": "loss=(\\S+)"}, "throughput": {"pattern": "tokens/s=(\\d+)"},'
+HEALTH='"progress": {"pattern": "step (\\d+)/(\\d+)"}, "loss": {"pattern": "loss=(\\S+)"}, "throughput": {"pattern": "tokens/s=(\\d+)", "window_s": 1},'
 
 # stage FILE: a stage that prints FILE's lines, then waits for $T/go (bounded).
 stage() {

@@ -191,6 +191,8 @@ test_judge(void **state)
 	/* A hero run refuses it ... */
 	load(f, "\"hero\": true, \"output_root\": \"o\", \"progress\": {\"pattern\": \"s(\\\\d+)\", "
 	    "\"max\": 9}, \"dri\": \"al\",");
+	/* (a hero run's patrol looks every 15 minutes unless told otherwise) */
+	assert_string_equal(config_get_str(f->cfg, "patrol.schedule"), CFG_HERO_SCHEDULE);
 	assert_int_equal(judge(f, dirty, &o, &res), 1);
 	assert_non_null(strstr(buf_str(&res.text), "REFUSED: the code in "));
 	assert_non_null(strstr(buf_str(&res.text), "DRI:             al\n"));

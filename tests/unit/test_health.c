@@ -1074,7 +1074,7 @@ test_throughput_collapse(void **state)
 	assert_true(fabs(a.ref - 45000) < 45000 * 0.02);
 	assert_true(fabs(a.value - 20000) < 20000 * 0.02);
 	assert_int_equal(a.step, step);
-	assert_non_null(strstr(a.text, "2 ticks"));
+	assert_non_null(strstr(a.text, "2 checks in a row"));
 	assert_non_null(reason(h, HEALTH_THROUGHPUT_DROP));
 	/* Latched. */
 	gen_tp(h, &step, 10, 20000);
@@ -1103,6 +1103,52 @@ test_throughput_collapse(void **state)
 	no_alerts(h);
 	health_view(h, &v);
 	assert_true(fabs(v.tp_baseline - 30000) < 30000 * 0.02);
+	health_free(h);
+}
+
+/*
+ * throughput.window_s: the drop must last the window (several check
+ * cadences), however many low checks came; one dip back up starts it over.
+ */
+static void
+test_throughput_window(void **state)
+{
+	struct health_opts o;
+	struct health *h;
+	struct health_view v;
+	long step = 0, t;
+
+	(void)state;
+	opts_gen(&o);
+	o.tp_window_s = 600;
+	h = mk(&o);
+	health_new_attempt(h, 1);
+	gen_tp(h, &step, 40, 45000);
+	health_tick(h, T0);
+	/* Low every minute for 9 minutes: not yet. */
+	for (t = 1; t <= 9; t++) {
+		gen_tp(h, &step, 10, 20000);
+		health_tick(h, T0 + 60 * t);
+	}
+	no_alerts(h);
+	health_view(h, &v);
+	assert_int_equal(v.low_ticks, 9);
+	/* Back up once: the window starts over. */
+	gen_tp(h, &step, 10, 45000);
+	health_tick(h, T0 + 600);
+	for (t = 11; t <= 20; t++) {
+		gen_tp(h, &step, 10, 20000);
+		health_tick(h, T0 + 60 * t);
+	}
+	no_alerts(h);	/* low since T0+660: 540 s */
+	gen_tp(h, &step, 10, 20000);
+	health_tick(h, T0 + 60 * 21);	/* 600 s: the window is full */
+	{
+		struct health_alert a = take_one(h, HEALTH_THROUGHPUT_DROP);
+
+		assert_non_null(strstr(a.text, "low for 10m00s"));
+		assert_non_null(strstr(a.text, "throughput.window_s 600"));
+	}
 	health_free(h);
 }
 
@@ -1615,6 +1661,7 @@ test_config_keys(void **state)
 	assert_int_equal(o.loss_warmup, 0);
 	assert_true(o.drop_pct == 40);
 	assert_int_equal(o.tp_ticks, 2);
+	assert_int_equal(o.tp_window_s, 3 * 1800);	/* three of patrol's default intervals */
 	assert_int_equal(o.tp_warmup, 10);
 	assert_int_equal(o.wandb, 1);
 	assert_int_equal(health_new(cfg, &h, err, sizeof(err)), 0);
@@ -1831,6 +1878,7 @@ main(void)
 		cmocka_unit_test(test_warmup_across_restart),
 		cmocka_unit_test(test_lightning),
 		cmocka_unit_test(test_throughput_collapse),
+		cmocka_unit_test(test_throughput_window),
 		cmocka_unit_test(test_throughput_tqdm_and_config),
 		cmocka_unit_test(test_save_load_continue),
 		cmocka_unit_test(test_load_hostile),

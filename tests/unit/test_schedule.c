@@ -48,6 +48,27 @@ systemd_of(const char *spec)
 	return out;
 }
 
+/* The longest gap between runs, for throughput.window_s's default. */
+static void
+test_interval(void **state)
+{
+	static const struct { const char *spec; long want; } cases[] = {
+		{ "3,33 * * * *", 1800 }, { "*/15 * * * *", 900 }, { "3,18,33,48 * * * *", 900 },
+		{ "0 9 * * 1-5", 86400 }, { "0 */6 * * *", 21600 }, { "0,5 * * * *", 3300 },
+		{ "59 23 * * *", 86400 }, { "0 0,1 * * *", 82800 }, { "* * * * *", 60 },
+		{ "@hourly", 3600 },
+	};
+	struct sched s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse_ok(cases[i].spec, &s);
+		if (sched_interval_s(&s) != cases[i].want)
+			fail_msg("\"%s\": %ld, want %ld", cases[i].spec, sched_interval_s(&s), cases[i].want);
+	}
+}
+
 static void
 test_parse(void **state)
 {
@@ -154,6 +175,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_systemd),
 		cmocka_unit_test(test_launchd),
 	};
