@@ -120,6 +120,10 @@ static const struct cfg_key cfg_loss_keys[] = {
 	  .help = "... for this many consecutive logged values" },
 	{ .name = "warmup_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
 	  .help = "no spike alerts before this step" },
+	{ .name = "resume_warmup_steps", .type = CFG_INT, .min = 0, .max = CFG_BIG, .def = "0",
+	  .help = "after a resume the loss at a step the earlier attempt logged must match it: "
+	  "within 0.002 (0: an exact replay), or, with a post-resume warm-up of this many steps, "
+	  "within 1% once past it; else alert resume_mismatch" },
 	{ .name = "on_nan", .type = CFG_STR, .def = "alert", .choices = "alert|stop",
 	  .help = "a NaN/Inf loss in a run stage: alert only, or also stop the stage (SIGTERM, "
 	  "SIGKILL after the grace) and fail it as nan_loss, so later stages never run" },
@@ -328,6 +332,14 @@ static const struct cfg_key cfg_wandb_keys[] = {
 	{ .name = "name", .type = CFG_STR, .help = "its display name" },
 	{ .name = "resume", .type = CFG_STR, .def = "allow", .choices = "allow|never",
 	  .help = "the resume policy the training passes to wandb.init" },
+	{ .name = "dir", .type = CFG_STR, .def = "wandb",
+	  .help = "where the wandb client writes its runs (run-<time>-<id>/, latest-run), relative "
+	  "to workdir unless absolute: onbox watches latest-run for the run id (alert "
+	  "wandb_identity) and its transaction log's growth (alert wandb_stale)" },
+	{ .name = "stale_s", .type = CFG_INT, .min = 1, .max = CFG_TIMEOUT_MAX, .def = "3600",
+	  .help = "wandb_stale when the run's transaction log (run-<id>.wandb, written in 32 KiB "
+	  "blocks) has not grown this long while the log's step advances: longer than the run "
+	  "takes to log 32 KiB" },
 };
 static const struct cfg_table cfg_wandb_table = CFG_TABLE("wandb", cfg_wandb_keys, 0);
 

@@ -356,6 +356,36 @@ hl_wandb_url(const char *s, size_t len, char *url, size_t urllen, char *id, size
 	return 0;
 }
 
+/* A message into a fixed buffer, cut at its size (an alert's words are one line). */
+static void
+hl_textf(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+hl_textf(char *dst, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst, n, fmt, ap);
+	va_end(ap);
+}
+
+/* A W&B run id seen (where: "the log links", "the run directory"): not wandb.id -> alert once. */
+static void
+hl_wandb_identity(struct health *h, const char *id, const char *where, const char *what,
+    time_t now)
+{
+	struct hl_state *st = &h->st;
+
+	if (h->wandb_id == NULL || id[0] == '\0' || strcmp(id, h->wandb_id) == 0 ||
+	    st->wf_id_latched)
+		return;
+	st->wf_id_latched = 1;
+	hl_textf(st->wf_text, sizeof(st->wf_text), "%s W&B run %s (%s), not wandb.id %s (attempt "
+	    "%ld): its metrics land in another lineage", where, id, what, h->wandb_id, st->attempt);
+	hl_alert(h, HEALTH_WANDB_IDENTITY, now, NAN, NAN, NULL, id, "%s", st->wf_text);
+}
+
 static void
 hl_wandb(struct health *h, const char *line, size_t len, time_t now)
 {
@@ -382,6 +412,7 @@ hl_wandb(struct health *h, const char *line, size_t len, time_t now)
 		hl_alert(h, HEALTH_WANDB, now, NAN, NAN, url, id, "W&B run %s%s%s (attempt %ld): %s",
 		    st->wb_name[0] != '\0' ? st->wb_name : id, st->wb_name[0] != '\0' ? " id " : "",
 		    st->wb_name[0] != '\0' ? id : "", st->attempt, url);
+		hl_wandb_identity(h, id, "the log links", url, now);
 	}
 	st->wb_pending[0] = '\0';	/* a name belongs to the next link only */
 }
@@ -407,6 +438,142 @@ static double
 hl_spike_limit(const struct health *h, double frac)
 {
 	return h->st.trend + fabs(h->st.trend) * h->spike_pct / 100.0 * frac;
+}
+
+/* ---- resume ---- */
+
+static int
+hl_point_cmp(const void *a, const void *b)
+{
+	const struct hl_point *x = a, *y = b;
+
+	return x->step < y->step ? -1 : x->step > y->step;
+}
+
+void
+hl_resume_new_attempt(struct hl_state *st)
+{
+	struct hl_point all[2 * HEALTH_RESUME_N];
+	size_t n = 0, i, k;
+
+	/* The earlier pairs, less the steps this attempt logged again: the newer attempt wins. */
+	for (i = 0; i < st->nprev; i++) {
+		for (k = 0; k < st->nlr && st->lr[k].step != st->prev[i].step; k++)
+			;
+		if (k == st->nlr)
+			all[n++] = st->prev[i];
+	}
+	for (i = 0; i < st->nlr; i++)
+		all[n++] = st->lr[i];	/* one pair a step already (hl_resume_check) */
+	qsort(all, n, sizeof(all[0]), hl_point_cmp);
+	i = n > HEALTH_RESUME_N ? n - HEALTH_RESUME_N : 0;	/* the newest steps */
+	st->nprev = n - i;
+	memcpy(st->prev, all + i, st->nprev * sizeof(st->prev[0]));
+	st->nlr = st->lr_next = 0;
+	st->res_first = -1;
+	st->res_from = -1;
+	st->res_latched = 0;
+	st->res_text[0] = '\0';
+}
+
+static const struct hl_point *
+hl_prev_at(const struct hl_state *st, long step)
+{
+	struct hl_point key = { step, 0 };
+
+	return bsearch(&key, st->prev, st->nprev, sizeof(st->prev[0]), hl_point_cmp);
+}
+
+/* A loss at step in this attempt: kept, and judged against the earlier lineage's. */
+static void
+hl_resume_check(struct health *h, long step, double v, time_t now)
+{
+	struct hl_state *st = &h->st;
+	const struct hl_point *p;
+	char a[32], b[32];
+	double d;
+	int bad;
+
+	if (step < 0)
+		return;
+	if (st->nlr > 0 && st->lr[(st->lr_next + HEALTH_RESUME_N - 1) % HEALTH_RESUME_N].step == step)
+		st->lr[(st->lr_next + HEALTH_RESUME_N - 1) % HEALTH_RESUME_N].loss = v;
+	else {
+		st->lr[st->lr_next] = (struct hl_point){ step, v };
+		st->lr_next = (st->lr_next + 1) % HEALTH_RESUME_N;
+		if (st->nlr < HEALTH_RESUME_N)
+			st->nlr++;
+	}
+	if (st->res_from < 0 || step <= st->res_from || st->nprev == 0)
+		return;
+	if (st->res_first < 0)
+		st->res_first = step;
+	if (st->res_latched || (p = hl_prev_at(st, step)) == NULL || !isfinite(p->loss))
+		return;
+	d = fabs(v - p->loss);
+	if (h->resume_warmup == 0)
+		bad = d > HEALTH_RESUME_ABS;
+	else if (step - st->res_first < h->resume_warmup)
+		return;		/* inside the post-resume warm-up: not judged */
+	else
+		bad = d > HEALTH_RESUME_REL * fabs(p->loss);
+	if (!bad)
+		return;
+	st->res_latched = 1;
+	hl_textf(st->res_text, sizeof(st->res_text), "after the resume (attempt %ld, from the "
+	    "checkpoint at step %ld) the loss at step %ld is %s; the earlier lineage logged %s "
+	    "there (%s)", st->attempt, st->res_from, step, hl_fmt(v, a, sizeof(a)), hl_fmt(p->loss, b, sizeof(b)),
+	    h->resume_warmup == 0 ? "more than 0.002 apart in the catch-up" :
+	    "more than 1% apart after loss.resume_warmup_steps");
+	hl_alert(h, HEALTH_RESUME_MISMATCH, now, v, p->loss, NULL, NULL, "%s", st->res_text);
+}
+
+void
+health_resume_from(struct health *h, long step)
+{
+	h->st.res_from = step >= 0 ? step : -1;
+}
+
+/* ---- W&B files ---- */
+
+void
+health_wandb_files(struct health *h, const struct health_wandb_files *f, time_t now)
+{
+	struct hl_state *st = &h->st;
+	char dur[32];
+	int moved;
+
+	if (!f->seen)
+		return;
+	hl_wandb_identity(h, f->id, "the run directory logs to", f->dir, now);
+	moved = !st->wf_seen || strcmp(st->wf_id, f->id) != 0 || f->txlog != st->wf_txlog ||
+	    !((isnan(f->step) && isnan(st->wf_step)) || f->step == st->wf_step) ||
+	    !((isnan(f->ts) && isnan(st->wf_ts)) || f->ts == st->wf_ts);
+	if (moved) {
+		st->wf_seen = 1;
+		snprintf(st->wf_id, sizeof(st->wf_id), "%s", f->id);
+		st->wf_step = f->step;
+		st->wf_ts = f->ts;
+		st->wf_txlog = f->txlog;
+		st->wf_since = (long)now;
+		st->wf_prog = st->prog_attempt ? st->cur : -1;
+		if (st->wf_stale_latched) {
+			st->wf_stale_latched = 0;
+			hl_alert(h, HEALTH_WANDB_FRESH, now, NAN, NAN, NULL, f->id,
+			    "W&B run %s logs again (its transaction log is %lld bytes)", f->id,
+			    f->txlog);
+		}
+		return;
+	}
+	if (st->wf_stale_latched || (long)now - st->wf_since < h->wandb_stale_s ||
+	    !st->prog_attempt || st->cur <= st->wf_prog)
+		return;
+	st->wf_stale_latched = 1;
+	timefmt_duration((long)now - st->wf_since, dur, sizeof(dur));
+	hl_textf(st->wf_stale_text, sizeof(st->wf_stale_text), "W&B run %.64s: its transaction "
+	    "log run-%.64s.wandb (%lld bytes) has not grown for %s while the log went from step "
+	    "%ld to %ld: nothing reaches W&B", f->id, f->id, f->txlog, dur, st->wf_prog, st->cur);
+	hl_alert(h, HEALTH_WANDB_STALE, now, NAN, NAN, NULL, f->id, "%s", st->wf_stale_text);
 }
 
 static void
@@ -438,6 +605,7 @@ hl_loss(struct health *h, const char *line, size_t len, time_t now)
 		}
 		return;
 	}
+	hl_resume_check(h, step, v, now);
 	if (hl_warm(h, h->loss_warmup, st->loss_n) || st->trend_n < HEALTH_TREND_MIN) {
 		st->spike_run = 0;
 		hl_trend_feed(st, v);

@@ -71,6 +71,24 @@ struct hl_state {
 	long	 rec_limit;		/* seconds */
 	double	 rec_interval;		/* the step interval before the failure; <= 0 unknown */
 	int	 rec_fired;
+	/* resume: this attempt's (step, loss) pairs, a ring; the earlier lineage's, by step */
+	struct hl_point { long step; double loss; } lr[HEALTH_RESUME_N], prev[HEALTH_RESUME_N];
+	size_t	 nlr, lr_next, nprev;
+	long	 res_from;		/* the checkpoint step this attempt resumed from; -1 fresh */
+	long	 res_first;		/* this attempt's first step with a loss past it; -1 none */
+	int	 res_latched;
+	char	 res_text[HEALTH_TEXT_MAX];
+	/* W&B files */
+	int	 wf_seen;		/* in this attempt */
+	char	 wf_id[HEALTH_ID_MAX];
+	double	 wf_step, wf_ts;
+	long long wf_txlog;
+	long	 wf_since;		/* when they last moved (or were first seen) */
+	long	 wf_prog;		/* the log's step then */
+	int	 wf_id_latched;
+	int	 wf_stale_latched;
+	char	 wf_text[HEALTH_TEXT_MAX];	/* the identity alert's words */
+	char	 wf_stale_text[HEALTH_TEXT_MAX];
 	/* alerts not yet taken, oldest first */
 	struct health_alert alerts[HEALTH_ALERTS_MAX];
 	size_t	 nalerts;
@@ -90,9 +108,15 @@ struct health {
 	long		 tp_ticks;
 	long		 tp_window_s;
 	long		 tp_warmup;
+	long		 resume_warmup;
+	char		*wandb_id;	/* owned; NULL any */
+	long		 wandb_stale_s;
 	int		 wandb;
 	struct hl_state	 st;
 };
+
+/* health-detect.c: the earlier lineage becomes this attempt's and the ones before. */
+void hl_resume_new_attempt(struct hl_state *st);
 
 /* health.c: a state as a new struct has it (nothing learned). */
 void hl_state_reset(struct hl_state *st);

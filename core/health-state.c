@@ -171,6 +171,10 @@ health_view(const struct health *h, struct health_view *v)
 	v->low_ticks = st->low_ticks;
 	v->alerts_dropped = st->dropped;
 
+	if (st->wf_id_latched)
+		hl_reason(v, HEALTH_WANDB_IDENTITY, "%s", st->wf_text);
+	if (st->res_latched)
+		hl_reason(v, HEALTH_RESUME_MISMATCH, "%s", st->res_text);
 	if (st->nan_latched && st->loss_have && !isfinite(st->loss_last))
 		hl_reason(v, HEALTH_NAN_LOSS, "loss is %s (attempt %ld)",
 		    hl_fmt(st->loss_last, a, sizeof(a)), st->attempt);
@@ -185,6 +189,8 @@ health_view(const struct health *h, struct health_view *v)
 		hl_reason(v, HEALTH_RECOVERY_STALLED, "no new step within %ld s of the relaunch (%s)",
 		    st->rec_limit, hl_rec_words(st, w, sizeof(w)));
 	}
+	if (st->wf_stale_latched)
+		hl_reason(v, HEALTH_WANDB_STALE, "%s", st->wf_stale_text);
 	if (st->tp_latched)
 		hl_reason(v, HEALTH_THROUGHPUT_DROP,
 		    "throughput %s is more than %.0f%% below its baseline %s (%ld low ticks)",
@@ -281,6 +287,57 @@ hl_get_array(const cJSON *obj, const char *key, double *vals, size_t max)
 	return n;
 }
 
+/* ---- the resume check's pairs and the W&B files' state ---- */
+
+static cJSON *
+hl_points_json(const struct hl_point *p, size_t n, size_t first)
+{
+	cJSON *arr = cJSON_CreateArray(), *e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct hl_point *x = &p[(first + i) % HEALTH_RESUME_N];
+
+		e = cJSON_CreateArray();
+		cJSON_AddItemToArray(e, cJSON_CreateNumber((double)x->step));
+		cJSON_AddItemToArray(e, hl_json_num(x->loss));
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
+static void
+hl_save_resume(cJSON *o, const struct hl_state *st)
+{
+	cJSON *r = cJSON_AddObjectToObject(o, "resume");
+
+	cJSON_AddNumberToObject(r, "from", (double)st->res_from);
+	cJSON_AddNumberToObject(r, "first", (double)st->res_first);
+	cJSON_AddBoolToObject(r, "mismatch", st->res_latched);
+	cJSON_AddStringToObject(r, "text", st->res_text);
+	cJSON_AddItemToObject(r, "cur", hl_points_json(st->lr, st->nlr,
+	    (st->lr_next + HEALTH_RESUME_N - st->nlr) % HEALTH_RESUME_N));
+	cJSON_AddItemToObject(r, "prev", hl_points_json(st->prev, st->nprev, 0));
+}
+
+static void
+hl_save_wandb_files(cJSON *o, const struct hl_state *st)
+{
+	cJSON *w = cJSON_AddObjectToObject(o, "wandb_files");
+
+	cJSON_AddBoolToObject(w, "seen", st->wf_seen);
+	cJSON_AddStringToObject(w, "id", st->wf_id);
+	cJSON_AddItemToObject(w, "step", hl_json_num(st->wf_step));
+	cJSON_AddItemToObject(w, "ts", hl_json_num(st->wf_ts));
+	cJSON_AddNumberToObject(w, "txlog", (double)st->wf_txlog);
+	cJSON_AddNumberToObject(w, "since", (double)st->wf_since);
+	cJSON_AddNumberToObject(w, "prog", (double)st->wf_prog);
+	cJSON_AddBoolToObject(w, "identity", st->wf_id_latched);
+	cJSON_AddBoolToObject(w, "stale", st->wf_stale_latched);
+	cJSON_AddStringToObject(w, "text", st->wf_text);
+	cJSON_AddStringToObject(w, "stale_text", st->wf_stale_text);
+}
+
 cJSON *
 health_save(const struct health *h)
 {
@@ -338,6 +395,8 @@ health_save(const struct health *h)
 	cJSON_AddItemToObject(t, "recent", hl_num_array(recent, st->nrecent));
 	if (st->tick_have)
 		cJSON_AddItemToObject(t, "tick", hl_json_num(st->tick_val));
+	hl_save_resume(o, st);
+	hl_save_wandb_files(o, st);
 	cJSON_AddNumberToObject(t, "low_ticks", (double)st->low_ticks);
 	if (st->low_since > 0)
 		cJSON_AddNumberToObject(t, "low_since", (double)st->low_since);
@@ -395,6 +454,62 @@ hl_load_alert(struct hl_state *st, const cJSON *a)
 	hl_json_str(a, "text", x->text, sizeof(x->text));
 	hl_json_str(a, "url", x->url, sizeof(x->url));
 	hl_json_str(a, "id", x->id, sizeof(x->id));
+}
+
+static size_t
+hl_points_load(const cJSON *arr, struct hl_point *out, int sorted)
+{
+	const cJSON *it, *a, *b;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(it, arr) {
+		if (n == HEALTH_RESUME_N)
+			break;
+		a = cJSON_GetArrayItem(it, 0);
+		b = cJSON_GetArrayItem(it, 1);
+		if (!cJSON_IsNumber(a) || !(a->valuedouble >= 0 && a->valuedouble < 1e18))
+			continue;
+		/* prev is searched by step: an unordered pair ends it (a hostile file) */
+		if (sorted && n > 0 && (long)a->valuedouble <= out[n - 1].step)
+			break;
+		out[n].step = (long)a->valuedouble;
+		out[n].loss = cJSON_IsNumber(b) ? b->valuedouble : cJSON_IsString(b) ?
+		    strtod(b->valuestring, NULL) : NAN;	/* hl_json_num's "nan", "inf" */
+		n++;
+	}
+	return n;
+}
+
+static void
+hl_load_resume(const cJSON *doc, struct hl_state *st)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(doc, "resume");
+
+	st->res_from = hl_json_long(r, "from", -1, -1, HL_LONG_MAX);
+	st->res_first = hl_json_long(r, "first", -1, -1, HL_LONG_MAX);
+	st->res_latched = hl_json_bool(r, "mismatch");
+	hl_json_str(r, "text", st->res_text, sizeof(st->res_text));
+	st->nlr = hl_points_load(hl_json_array(r, "cur"), st->lr, 0);
+	st->lr_next = st->nlr % HEALTH_RESUME_N;
+	st->nprev = hl_points_load(hl_json_array(r, "prev"), st->prev, 1);
+}
+
+static void
+hl_load_wandb_files(const cJSON *doc, struct hl_state *st)
+{
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(doc, "wandb_files");
+
+	st->wf_seen = hl_json_bool(w, "seen");
+	hl_json_str(w, "id", st->wf_id, sizeof(st->wf_id));
+	st->wf_step = hl_json_get(w, "step", NAN);
+	st->wf_ts = hl_json_get(w, "ts", NAN);
+	st->wf_txlog = (long long)hl_json_long(w, "txlog", -1, -1, HL_LONG_MAX);
+	st->wf_since = hl_json_long(w, "since", 0, 0, HL_LONG_MAX);
+	st->wf_prog = hl_json_long(w, "prog", -1, -1, HL_LONG_MAX);
+	st->wf_id_latched = hl_json_bool(w, "identity");
+	st->wf_stale_latched = hl_json_bool(w, "stale");
+	hl_json_str(w, "text", st->wf_text, sizeof(st->wf_text));
+	hl_json_str(w, "stale_text", st->wf_stale_text, sizeof(st->wf_stale_text));
 }
 
 int
@@ -480,6 +595,8 @@ health_load(struct health *h, const cJSON *doc)
 	st->tick_have = !isnan(st->tick_val);
 	st->low_ticks = hl_json_long(t, "low_ticks", 0, 0, HL_LONG_MAX);
 	st->low_since = hl_json_long(t, "low_since", 0, 0, HL_LONG_MAX);
+	hl_load_resume(doc, st);
+	hl_load_wandb_files(doc, st);
 	st->tp_latched = hl_json_bool(t, "drop");
 
 	p = cJSON_GetObjectItemCaseSensitive(doc, "recovery");

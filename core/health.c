@@ -33,6 +33,13 @@ const struct health_kind_info health_kinds[HEALTH_NKINDS] = {
 	  "cluster job pending for capacity" },
 	{ HEALTH_CLUSTER_STALL, "cluster_stall", HEALTH_DEGRADED,
 	  "no progress, with a cluster failure in the job's log" },
+	{ HEALTH_RESUME_MISMATCH, "resume_mismatch", HEALTH_CRITICAL,
+	  "a resumed loss departs from the earlier lineage" },
+	{ HEALTH_WANDB_IDENTITY, "wandb_identity", HEALTH_CRITICAL,
+	  "W&B logs to another run than wandb.id" },
+	{ HEALTH_WANDB_STALE, "wandb_stale", HEALTH_DEGRADED,
+	  "W&B summary stands still while training advances" },
+	{ HEALTH_WANDB_FRESH, "wandb_fresh", HEALTH_INFO, "W&B summary moving again" },
 };
 
 static const char *const hl_sev_names[] = {
@@ -96,6 +103,9 @@ health_opts_from_config(const struct wk_config *cfg, struct health_opts *o)
 		    sizeof(why)) == 0 ? 3 * sched_interval_s(&s) : 3 * 1800;
 	}
 	o->tp_warmup = config_get_int(cfg, "throughput.warmup_steps");
+	o->resume_warmup = config_get_int(cfg, "loss.resume_warmup_steps");
+	o->wandb_id = config_get_str(cfg, "wandb.id");
+	o->wandb_stale_s = config_get_int(cfg, "wandb.stale_s");
 	o->wandb = 1;
 }
 
@@ -125,6 +135,8 @@ hl_state_reset(struct hl_state *st)
 	memset(st, 0, sizeof(*st));
 	st->ws = -1;
 	st->loss_step = -1;
+	st->res_first = -1;
+	st->res_from = -1;
 }
 
 int
@@ -153,6 +165,9 @@ health_new_opts(const struct health_opts *o, struct health **out, char *errbuf, 
 	h->tp_ticks = o->tp_ticks > 0 ? o->tp_ticks : 2;
 	h->tp_window_s = o->tp_window_s > 0 ? o->tp_window_s : 0;
 	h->tp_warmup = o->tp_warmup > 0 ? o->tp_warmup : 0;
+	h->resume_warmup = o->resume_warmup > 0 ? o->resume_warmup : 0;
+	h->wandb_id = o->wandb_id != NULL && *o->wandb_id != '\0' ? xstrdup(o->wandb_id) : NULL;
+	h->wandb_stale_s = o->wandb_stale_s > 0 ? o->wandb_stale_s : 3600;
 	h->wandb = o->wandb != 0;
 	hl_state_reset(&h->st);
 	*out = h;
@@ -179,6 +194,7 @@ health_free(struct health *h)
 	pattern_free(h->progress);
 	pattern_free(h->loss);
 	pattern_free(h->tp);
+	free(h->wandb_id);
 	free(h);
 }
 
@@ -211,6 +227,10 @@ health_new_attempt(struct health *h, long attempt)
 	st->low_ticks = 0;
 	st->low_since = 0;
 	st->tp_latched = 0;
+	hl_resume_new_attempt(st);
+	st->wf_seen = 0;
+	st->wf_id_latched = 0;
+	st->wf_stale_latched = 0;
 }
 
 long

@@ -71,6 +71,21 @@
  *	health_tick() at or past that limit with no progress line in the
  *	attempt raises "recovery_stalled" (DEGRADED), once per attempt (kept
  *	across save/load), and it is a reason until a progress line comes.
+ *   resume    (loss.pattern and progress.pattern) each attempt keeps its last
+ *	HEALTH_RESUME_N (step, loss) pairs; an attempt that resumed from a
+ *	checkpoint (health_resume_from) has its loss at a step past it that
+ *	the earlier lineage logged compared with it: more than
+ *	HEALTH_RESUME_ABS apart (loss.resume_warmup_steps 0: a replay from an
+ *	exact checkpoint), or, with a post-resume warm-up, more than
+ *	HEALTH_RESUME_REL of it once the attempt is that many steps past its
+ *	first step (steps inside the warm-up are not judged): alert
+ *	"resume_mismatch" (CRITICAL), once per attempt, a reason while latched.
+ *   W&B files (health_wandb_files, fed by onbox from the box's wandb/
+ *	directory): a run id other than wandb.id (or one in a log line):
+ *	"wandb_identity" (CRITICAL), once per attempt; the run's transaction
+ *	log not growing (nor its summary moving) for wandb.stale_s while the
+ *	log's step advances: "wandb_stale" (DEGRADED), latched until it grows
+ *	("wandb_fresh").
  * Warm-up (loss.warmup_steps, throughput.warmup_steps): values logged while
  * the current step is below warmup_steps are not judged (loss values still
  * feed the trend).  In a later attempt (> 1) warm-up counts from the first
@@ -109,7 +124,10 @@
 #define HEALTH_TP_RECENT	64	/* values kept between two ticks (the newest) */
 #define HEALTH_WANDB_IDS	8	/* W&B ids remembered per attempt */
 #define HEALTH_ALERTS_MAX	32	/* alerts raised and not yet taken */
-#define HEALTH_REASONS_MAX	4
+#define HEALTH_REASONS_MAX	6
+#define HEALTH_RESUME_N		256	/* (step, loss) pairs kept for the resume check */
+#define HEALTH_RESUME_ABS	0.002	/* a replayed step's loss may differ this much ... */
+#define HEALTH_RESUME_REL	0.01	/* ... or, after loss.resume_warmup_steps, this fraction */
 #define HEALTH_TEXT_MAX		256
 #define HEALTH_URL_MAX		512
 #define HEALTH_ID_MAX		128
@@ -126,6 +144,10 @@ enum health_kind {
 	HEALTH_RECOVERY_STALLED,	/* no step in a relaunched attempt within its limit */
 	HEALTH_CAPACITY_WAIT,		/* a cluster job pending past job.pending_alert_s (onbox/jobrun.c) */
 	HEALTH_CLUSTER_STALL,		/* no progress with a cluster signature in the job's log (patrol) */
+	HEALTH_RESUME_MISMATCH,		/* a resumed attempt's loss departs from the earlier lineage's */
+	HEALTH_WANDB_IDENTITY,		/* the W&B run logged to is not wandb.id */
+	HEALTH_WANDB_STALE,		/* W&B's summary stands still while the log advances */
+	HEALTH_WANDB_FRESH,		/* ... and moves again */
 	HEALTH_NKINDS
 };
 
@@ -165,6 +187,9 @@ struct health_opts {
 	long		 tp_ticks;	/* throughput.ticks */
 	long		 tp_window_s;	/* throughput.window_s (0 in the config: 3 patrol intervals) */
 	long		 tp_warmup;	/* throughput.warmup_steps */
+	long		 resume_warmup;	/* loss.resume_warmup_steps */
+	const char	*wandb_id;	/* wandb.id: the run W&B must log to; NULL any */
+	long		 wandb_stale_s;	/* wandb.stale_s */
 	int		 wandb;
 };
 
@@ -214,6 +239,33 @@ void health_tick(struct health *h, time_t now);
  * second time.  Needs progress.pattern (else it is a no-op).
  */
 void health_expect_step(struct health *h, time_t started, long limit_s, double interval_s);
+
+/*
+ * The current attempt resumed from a checkpoint at step (onbox: the
+ * attempt's checkpoint_step_from): only then are its losses compared with
+ * the earlier lineage's (a fresh start is another lineage).  Kept across
+ * save/load; a new attempt forgets it.
+ */
+void health_resume_from(struct health *h, long step);
+
+/*
+ * What the box's wandb directory says now (onbox reads it every heartbeat
+ * when the config has a "wandb" section): seen 0 while no run directory of
+ * this attempt exists yet.  The client (wandb-core, 0.18 and later) appends
+ * every logged record to the run's transaction log run-<id>.wandb, in 32 KiB
+ * blocks, and writes files/wandb-summary.json only when the run finishes:
+ * txlog is the former's size, step and ts the latter's _step and
+ * _timestamp (NAN until it exists).
+ */
+struct health_wandb_files {
+	int	 seen;
+	char	 id[HEALTH_ID_MAX];	/* run-<id>.wandb's id (else the directory name's) */
+	char	 dir[HEALTH_URL_MAX];	/* the run directory, for messages */
+	long long txlog;		/* bytes; -1 no transaction log */
+	double	 step;
+	double	 ts;
+};
+void health_wandb_files(struct health *h, const struct health_wandb_files *f, time_t now);
 
 /*
  * Seconds per step in the current attempt from its progress lines: from

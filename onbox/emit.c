@@ -22,6 +22,7 @@
 #include "jsonfile.h"
 #include "layout.h"
 #include "log.h"
+#include "onbox.h"
 #include "outbox.h"
 #include "xmalloc.h"
 #include "runner-int.h"
@@ -102,6 +103,13 @@ runner_heartbeat(struct runner *r)
 
 		/* A tick judges throughput: once per heartbeat interval, however often we write. */
 		if (now - r->run.htick >= r->run.cfg->heartbeat_s) {
+			struct health_wandb_files wf;
+
+			/* W&B's own files, when the config names a W&B run (a "wandb" section). */
+			if (r->cur.started > 0 && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
+			    r->run.cfg->root, "wandb")) &&
+			    onbox_wandb_read(r->run.cfg, r->cur.started, &wf))
+				health_wandb_files(r->run.health, &wf, now);
 			health_tick(r->run.health, now);
 			r->run.htick = now;
 		}

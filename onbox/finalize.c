@@ -155,6 +155,9 @@ runner_watch_recovery(struct runner *r, const cJSON *hist, const cJSON *a)
 	double iv;
 	long limit;
 
+	r->cur.started = (time_t)json_num(a, HIST_KEY_STARTED_UNIX, (double)time(NULL));
+	if (r->run.health != NULL && json_str(a, POLICY_KEY_CHECKPOINT, NULL) != NULL)
+		health_resume_from(r->run.health, json_long(a, POLICY_KEY_CKPT_FROM, -1));
 	if (r->run.health != NULL && policy_recovery(r->run.cfg, hist, a, &limit, &iv))
 		health_expect_step(r->run.health,
 		    (time_t)json_num(a, HIST_KEY_STARTED_UNIX, (double)time(NULL)),

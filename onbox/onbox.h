@@ -7,6 +7,8 @@
 #ifndef WK_ONBOX_H
 #define WK_ONBOX_H
 
+#include <time.h>
+
 #include "config.h"
 #include "jsonc.h"
 
@@ -55,6 +57,12 @@ int onbox_args_config(struct onbox_ctx *ctx, const struct onbox_cmd *cmd, const 
  * gate, gate.h; allow_dirty is --allow-dirty) or one stage of it.
  */
 int runner_run(struct wk_config *cfg, const char *stage, int allow_dirty);
+/*
+ * What the wandb client wrote for the attempt started at since
+ * (wandbfiles.c); returns f->seen.
+ */
+struct health_wandb_files;
+int onbox_wandb_read(const struct wk_config *cfg, time_t since, struct health_wandb_files *f);
 /* The launch gate on the box, printed; 0 passed, WK_EX_FAIL refused, else an exit code. */
 int onbox_gate(const struct wk_config *cfg, int allow_dirty, int full, cJSON **contract);
 /* 1 when the marker of cfg's stage idx is present (runner.c). */

@@ -125,6 +125,7 @@ struct runner {
 		long		 prog_cur;
 		long		 prog_max_log;
 		int		 restart;	/* the policy restarts the stage that just failed */
+		time_t		 started;	/* the watched run attempt's launch (unix s); 0 none */
 	} cur;
 
 	/* ---- notifications: sinks, their outbox and delivery, events held in memory ---- */

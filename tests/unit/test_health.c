@@ -1152,6 +1152,153 @@ test_throughput_window(void **state)
 	health_free(h);
 }
 
+/*
+ * The resume check: a resumed attempt's loss at a step the earlier lineage
+ * logged must match it (0.002, or 1 % after loss.resume_warmup_steps); a
+ * fresh start is never compared; it survives a restart; one alert an attempt.
+ */
+static double
+lineage(long step)
+{
+	return 3.0 - 0.001 * (double)step;
+}
+
+static void
+test_resume_mismatch(void **state)
+{
+	struct health_opts o;
+	struct health *h;
+	struct health_alert a;
+	long s;
+
+	(void)state;
+	opts_gen(&o);
+	h = mk(&o);
+	health_new_attempt(h, 1);
+	for (s = 1; s <= 300; s++)
+		gen_line(h, T0 + s, s, 1000, lineage(s), 45000);
+	/* Attempt 2 starts fresh: other values at the same steps are another lineage. */
+	health_new_attempt(h, 2);
+	for (s = 1; s <= 50; s++)
+		gen_line(h, T0 + 400 + s, s, 1000, 9.0, 45000);
+	no_alerts(h);
+	/* Attempt 3 resumes from step 200: a faithful replay (within 0.002) says nothing ... */
+	health_new_attempt(h, 3);
+	health_resume_from(h, 200);
+	for (s = 201; s <= 250; s++)
+		gen_line(h, T0 + 500 + s, s, 1000, lineage(s) + 0.0015, 45000);
+	no_alerts(h);
+	h = restart(h, &o);
+	/* ... one that departs does, once, and stays a reason. */
+	gen_line(h, T0 + 800, 251, 1000, lineage(251) + 0.01, 45000);
+	a = take_one(h, HEALTH_RESUME_MISMATCH);
+	assert_int_equal(a.severity, HEALTH_CRITICAL);
+	assert_non_null(strstr(a.text, "from the checkpoint at step 200) the loss at step 251 is"));
+	assert_non_null(strstr(a.text, "more than 0.002 apart"));
+	gen_line(h, T0 + 801, 252, 1000, lineage(252) + 0.5, 45000);
+	no_alerts(h);
+	assert_non_null(reason(h, HEALTH_RESUME_MISMATCH));
+	/* Past the earlier lineage's last step there is nothing to compare. */
+	health_new_attempt(h, 4);
+	health_resume_from(h, 300);
+	for (s = 301; s <= 320; s++)
+		gen_line(h, T0 + 900 + s, s, 1000, 7.0, 45000);
+	no_alerts(h);
+	assert_null(reason(h, HEALTH_RESUME_MISMATCH));
+	health_free(h);
+
+	/* With a post-resume warm-up: not judged inside it, 1 % after it. */
+	o.resume_warmup = 20;
+	h = mk(&o);
+	health_new_attempt(h, 1);
+	for (s = 1; s <= 300; s++)
+		gen_line(h, T0 + s, s, 1000, lineage(s), 45000);
+	health_new_attempt(h, 2);
+	health_resume_from(h, 100);
+	for (s = 101; s <= 120; s++)
+		gen_line(h, T0 + 400 + s, s, 1000, lineage(s) * 1.2, 45000);
+	for (s = 121; s <= 150; s++)
+		gen_line(h, T0 + 400 + s, s, 1000, lineage(s) * 1.009, 45000);
+	no_alerts(h);
+	gen_line(h, T0 + 600, 151, 1000, lineage(151) * 1.02, 45000);
+	a = take_one(h, HEALTH_RESUME_MISMATCH);
+	assert_non_null(strstr(a.text, "more than 1% apart after loss.resume_warmup_steps"));
+	health_free(h);
+}
+
+/* W&B from the box's files: identity (files and log links) and a summary that stands still. */
+static void
+test_wandb_files(void **state)
+{
+	struct health_opts o;
+	struct health *h;
+	struct health_wandb_files f;
+	struct health_alert a;
+	long s;
+
+	(void)state;
+	opts_gen(&o);
+	o.wandb_id = "r7a1";
+	o.wandb_stale_s = 600;
+	h = mk(&o);
+	health_new_attempt(h, 1);
+	memset(&f, 0, sizeof(f));
+	health_wandb_files(h, &f, T0);	/* nothing yet */
+	no_alerts(h);
+	f.seen = 1;
+	snprintf(f.id, sizeof(f.id), "r7a1");
+	snprintf(f.dir, sizeof(f.dir), "/w/wandb/run-20261128_101500-r7a1");
+	f.txlog = 32768;
+	f.step = f.ts = NAN;
+	for (s = 1; s <= 10; s++)
+		gen_line(h, T0 + s * 60, s * 10, 1000, 2.0, 45000);
+	health_wandb_files(h, &f, T0 + 600);
+	no_alerts(h);
+	/* The log moves on, the summary does not: 599 s is not yet, 600 s is. */
+	for (s = 11; s <= 20; s++)
+		gen_line(h, T0 + 600 + s, s * 10, 1000, 2.0, 45000);
+	health_wandb_files(h, &f, T0 + 1199);
+	no_alerts(h);
+	h = restart(h, &o);
+	health_wandb_files(h, &f, T0 + 1200);
+	a = take_one(h, HEALTH_WANDB_STALE);
+	assert_int_equal(a.severity, HEALTH_DEGRADED);
+	assert_non_null(strstr(a.text, "run-r7a1.wandb (32768 bytes) has not grown for 10m00s while the log went from step 100 to 200"));
+	assert_non_null(reason(h, HEALTH_WANDB_STALE));
+	health_wandb_files(h, &f, T0 + 1300);
+	no_alerts(h);
+	f.txlog = 65536;
+	health_wandb_files(h, &f, T0 + 1400);
+	take_one(h, HEALTH_WANDB_FRESH);
+	assert_null(reason(h, HEALTH_WANDB_STALE));
+	/* A summary that stands still while training stands still too: not stale. */
+	health_wandb_files(h, &f, T0 + 9000);
+	no_alerts(h);
+	/* Another run id in the run directory: critical, once. */
+	snprintf(f.id, sizeof(f.id), "zz99");
+	health_wandb_files(h, &f, T0 + 9100);
+	a = take_one(h, HEALTH_WANDB_IDENTITY);
+	assert_int_equal(a.severity, HEALTH_CRITICAL);
+	assert_non_null(strstr(a.text, "W&B run zz99"));
+	assert_non_null(strstr(a.text, "not wandb.id r7a1"));
+	health_wandb_files(h, &f, T0 + 9200);
+	no_alerts(h);
+	assert_non_null(reason(h, HEALTH_WANDB_IDENTITY));
+	/* A new attempt whose log links another run: the same alert, from the log. */
+	health_new_attempt(h, 2);
+	feed(h, T0 + 9300, "wandb: 🚀 View run hero at: https://wandb.ai/team/proj/runs/q1q1");
+	{
+		struct health_alert *v = NULL;
+
+		assert_int_equal(health_take_alerts(h, &v), 2);
+		assert_int_equal(v[0].kind, HEALTH_WANDB);
+		assert_int_equal(v[1].kind, HEALTH_WANDB_IDENTITY);
+		assert_non_null(strstr(v[1].text, "the log links W&B run q1q1"));
+		free(v);
+	}
+	health_free(h);
+}
+
 static void
 test_throughput_tqdm_and_config(void **state)
 {
@@ -1879,6 +2026,8 @@ main(void)
 		cmocka_unit_test(test_lightning),
 		cmocka_unit_test(test_throughput_collapse),
 		cmocka_unit_test(test_throughput_window),
+		cmocka_unit_test(test_resume_mismatch),
+		cmocka_unit_test(test_wandb_files),
 		cmocka_unit_test(test_throughput_tqdm_and_config),
 		cmocka_unit_test(test_save_load_continue),
 		cmocka_unit_test(test_load_hostile),
