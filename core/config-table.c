@@ -327,6 +327,14 @@ static const struct cfg_key cfg_platform_keys[] = {
 };
 static const struct cfg_table cfg_platform_table = CFG_TABLE("platform", cfg_platform_keys, 0);
 
+static const struct cfg_key cfg_logbook_keys[] = {
+	{ .name = "git", .type = CFG_STR,
+	  .help = "a git repository (URL or path) the logbook is committed to and pushed after "
+	  "each update: git history is the durability layer; a failed push is retried" },
+	{ .name = "path", .type = CFG_STR, .help = "the logbook's path in it (default <run>/LOGBOOK.md)" },
+};
+static const struct cfg_table cfg_logbook_table = CFG_TABLE("logbook", cfg_logbook_keys, 0);
+
 static const struct cfg_key cfg_wandb_keys[] = {
 	{ .name = "id", .type = CFG_STR, .help = "the W&B run id the training logs to" },
 	{ .name = "name", .type = CFG_STR, .help = "its display name" },
@@ -367,6 +375,8 @@ static const struct cfg_key cfg_root_keys[] = {
 	  .help = "the launch gate refuses code (the workdir's git tree) with uncommitted changes "
 	  "to tracked files unless launched with --allow-dirty (the diff's sha256 is recorded; the "
 	  "same diff passes later launches); a hero run always refuses" },
+	{ .name = "logbook", .type = CFG_OBJ, .sub = &cfg_logbook_table,
+	  .help = "where LOGBOOK.md is kept besides patrol's state directory" },
 	{ .name = "wandb", .type = CFG_OBJ, .sub = &cfg_wandb_table,
 	  .help = "the W&B run this run must log to (shown and checked at launch)" },
 	{ .name = "detach", .type = CFG_STR, .field = FIELD(struct wk_config, detach),

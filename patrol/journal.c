@@ -19,8 +19,10 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "jsonfile.h"
 #include "logbook.h"
+#include "logbookgit.h"
 #include "log.h"
 #include "monotime.h"
 #include "notify.h"
@@ -285,4 +287,53 @@ journal_tick(struct pstate *st, const struct wk_config *cfg, const struct notify
 	}
 	if (action != NULL && action[0] != '\0')
 		jot(&j, now, "patrol acted", action, NULL);
+}
+
+/* The newest entry's heading ("### <time> · <kind>") for a commit message; caller frees. */
+static char *
+journal_last_heading(const char *dir)
+{
+	char *path = fs_join(dir, LOGBOOK_FILE), *data = NULL, *h = NULL, *p, *e;
+	size_t len;
+
+	if (fs_read_file(path, 64u << 20, &data, &len) == 0) {
+		for (p = data; (p = strstr(p, "\n### ")) != NULL; p++)
+			h = p + 5;
+		if (h != NULL) {
+			e = strchr(h, '\n');
+			h = xstrndup(h, e != NULL ? (size_t)(e - h) : strlen(h));
+		}
+	}
+	free(data);
+	free(path);
+	return h;
+}
+
+void
+journal_push(struct pstate *st, const struct wk_config *cfg)
+{
+	char *head, *msg, *why = NULL, now[TIMEFMT_LEN];
+	cJSON *o;
+	int r;
+
+	if (!logbook_git_configured(cfg))
+		return;
+	head = journal_last_heading(st->dir);
+	msg = xstrfmt("%s: %s", cfg->run, head != NULL ? head : "logbook");
+	r = logbook_git_sync(cfg, st->dir, msg, &why);
+	if (r < 0)
+		log_warn("logbook.git: %s; the logbook is kept (and any commit), and pushed at the "
+		    "next tick", why != NULL ? why : wk_strerror(r));
+	if (r <= 0) {
+		timefmt_utc(time(NULL), now, sizeof(now));
+		o = cJSON_CreateObject();
+		json_set_str(o, "at", now);
+		json_set_bool(o, "pushed", r == 0);
+		if (why != NULL)
+			json_set_str(o, "why", why);
+		json_set(st->doc, "logbook_git", o);	/* transferred */
+	}
+	free(why);
+	free(msg);
+	free(head);
 }

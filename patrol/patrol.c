@@ -12,6 +12,8 @@
  *                                            secrets), start onbox
  *   patrol [-c FILE] deploy --check          the launch contract only
  *   patrol [-c FILE] stop                    stop the run on purpose (onbox stop there)
+ *   patrol [-c FILE] seal                    verify the finished run and seal it: logbook,
+ *                                            tag seal/<run>, schedule removed (seal.c)
  *   patrol [-c FILE] checkpoints [--prune [--confirm]]
  *                                            the box's checkpoints, what is kept and
  *                                            why; delete the rest (checkpoints.c)
@@ -60,6 +62,7 @@ usage(FILE *fp)
 	    "       patrol [-c FILE] deploy --check\n"
 	    "       patrol [-c FILE] stop\n"
 	    "       patrol [-c FILE] checkpoints [--prune [--confirm]]\n"
+	    "       patrol [-c FILE] seal\n"
 	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
 	    "       patrol [-c FILE]... mcp\n"
 	    "       patrol watch --job ID [--profile ray|iris] [--run NAME] [--stage NAME]\n"
@@ -83,6 +86,11 @@ usage(FILE *fp)
 	    "initialize_from without its metadata); --check prints it and does nothing else.\n"
 	    "Exit 0 started (--check: the gate passes), 1 refused or failed, 2 box unreachable,\n"
 	    "75 the run is alive on the box, 78 config error.\n"
+	    "\nseal: verifies the run finished (every marker), its final checkpoint's metadata,\n"
+	    "W&B's final summary (a wandb section) and the results, then writes the seal to the\n"
+	    "logbook, commits, pushes and tags it seal/<run> (logbook.git) and removes the schedule;\n"
+	    "what is missing blocks it and is named.  Exit 0 sealed, 1 blocked or failed (run it\n"
+	    "again to finish), 2 box unreachable, 78 config error.\n"
 	    "\ncheckpoints: lists the box's checkpoints and why each is kept (the newest\n"
 	    "checkpoints.keep complete ones, the recovery one, the final step's, the ones attempts\n"
 	    "launched from, checkpoints.permanent_every milestones, newer incomplete ones, a rejected\n"
@@ -167,6 +175,13 @@ patrol_cmd_checkpoints(struct wk_config *cfg, const struct patrol_args *a)
 }
 
 static int
+patrol_cmd_seal(struct wk_config *cfg, const struct patrol_args *a)
+{
+	(void)a;
+	return patrol_seal(cfg);
+}
+
+static int
 patrol_cmd_stop(struct wk_config *cfg, const struct patrol_args *a)
 {
 	(void)a;
@@ -204,6 +219,7 @@ static const struct patrol_cmd patrol_cmds[] = {
 	{ 'S', "stop", 0, 0, 0, 0, patrol_cmd_stop },
 	{ 'M', "mcp", 0, 0, 1, 0, patrol_cmd_mcp },
 	{ 'C', "checkpoints", 0, 0, 0, 0, patrol_cmd_checkpoints },
+	{ 'E', "seal", 0, 0, 0, 0, patrol_cmd_seal },
 	{ 'R', "resume", 1, 0, 0, 0, patrol_cmd_resume },
 	{ 'W', "watch", 0, 0, 0, 1, patrol_cmd_watch },
 };

@@ -90,6 +90,8 @@ int patrol_resume(struct wk_config *cfg, int dry, int json);
 #define DEPLOY_CHECK		0x4	/* --check: the launch contract only; nothing uploaded or started */
 #define DEPLOY_ALLOW_DIRTY	0x8	/* --allow-dirty */
 int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int flags);
+/* `patrol seal` (seal.c); returns the exit code. */
+int patrol_seal(struct wk_config *cfg);
 /* `patrol checkpoints [--prune [--confirm]]` (checkpoints.c); returns the exit code. */
 int patrol_checkpoints(struct wk_config *cfg, int prune, int confirm);
 
@@ -142,6 +144,12 @@ void journal_box(struct pstate *st, const struct wk_config *cfg, const struct no
 void journal_tick(struct pstate *st, const struct wk_config *cfg, const struct notify_sinks *sinks,
     const char *prev, const char *verdict, const char *line, const char *action,
     const char *results);
+/*
+ * logbook.git (core/logbookgit.h): commit LOGBOOK.md when it changed and
+ * push what is unpushed; the outcome kept in patrol.json ("logbook_git").
+ * Never fails the caller: a failure is said once and retried next time.
+ */
+void journal_push(struct pstate *st, const struct wk_config *cfg);
 
 /*
  * schedule.c: this run's ticks in the owner's scheduler (scheduler.h), kind
