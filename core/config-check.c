@@ -542,6 +542,12 @@ cfg_derive_notify(const struct cfg_ctx *ctx, const cJSON *notify)
 		else if (strcmp(type, "command") == 0) {
 			if (!cJSON_HasObjectItem(it, "command"))
 				cfg_error(ctx, p, "key \"%s\": type command needs \"command\"", p);
+		} else if (strcmp(type, "github") == 0) {
+			const char *repo = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "repo")), *sl;
+
+			if (repo == NULL || (sl = strchr(repo, '/')) == NULL || sl == repo ||
+			    sl[1] == '\0' || strchr(sl + 1, '/') != NULL || strpbrk(repo, " \t?#") != NULL)
+				cfg_error(ctx, p, "key \"%s\": type github needs \"repo\": \"owner/name\"", p);
 		} else if (strcmp(type, "telegram") == 0) {
 			if ((!cJSON_HasObjectItem(it, "token_env") && !cJSON_HasObjectItem(it, "token")) ||
 			    !cJSON_HasObjectItem(it, "chat_id"))

@@ -206,8 +206,13 @@ static const struct cfg_table cfg_completion_table =
 
 static const struct cfg_key cfg_notify_keys[] = {
 	{ .name = "type", .type = CFG_STR, .flags = CFG_REQUIRED,
-	  .choices = "generic|slack|discord|telegram|ntfy|feishu|lark|dingtalk|wecom|command",
-	  .help = "where to push" },
+	  .choices = "generic|slack|discord|telegram|ntfy|feishu|lark|dingtalk|wecom|command|github",
+	  .help = "where to push (github: the run's issue, commented by patrol on this machine)" },
+	{ .name = "repo", .type = CFG_STR, .help = "type github: owner/name of the repository" },
+	{ .name = "issue", .type = CFG_INT, .min = 1, .max = CFG_BIG,
+	  .help = "type github: the run's issue (default: created at the first delivery)" },
+	{ .name = "api", .type = CFG_STR,
+	  .help = "type github: the REST API's base URL (default https://api.github.com)" },
 	{ .name = "url", .type = CFG_STR, .flags = CFG_SECRET,
 	  .help = "webhook URL (a secret: prefer url_env)" },
 	{ .name = "url_env", .type = CFG_STR, .help = "environment variable holding the URL" },

@@ -142,9 +142,14 @@ notify_sinks_build(const struct wk_config *cfg, const struct notify_src *src,
 	if (!cJSON_IsArray(arr) || (n = cJSON_GetArraySize(arr)) == 0)
 		return 0;
 	out->v = xcalloc((size_t)n, sizeof(*out->v));
+	n = 0;
 	cJSON_ArrayForEach(it, arr) {
-		notify_sink_init(out, src, &out->v[out->n], it, (int)out->n);
-		out->n++;
+		/* github: the run record, patrol's alone (patrol/github.c); its index stays. */
+		if (strcmp(json_str(it, "type", "generic"), "github") != 0) {
+			notify_sink_init(out, src, &out->v[out->n], it, n);
+			out->n++;
+		}
+		n++;
 	}
 	return 0;
 }
@@ -180,7 +185,10 @@ notify_secret_names(const struct wk_config *cfg, int warn, char ***names, size_t
 	*names = NULL;
 	*n = 0;
 	cJSON_ArrayForEach(it, arr) {
-		for (i = 0; i < sizeof(notify_env_keys) / sizeof(notify_env_keys[0]); i++) {
+		/* A github token stays on the owner's machine: patrol delivers that sink. */
+		for (i = strcmp(json_str(it, "type", "generic"), "github") == 0 ?
+		    sizeof(notify_env_keys) / sizeof(notify_env_keys[0]) : 0;
+		    i < sizeof(notify_env_keys) / sizeof(notify_env_keys[0]); i++) {
 			k = &notify_env_keys[i];
 			if (k->not_command && strcmp(json_str(it, "type", "generic"), "command") == 0)
 				continue;

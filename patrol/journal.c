@@ -46,6 +46,7 @@ jot(const struct jctx *j, time_t when, const char *kind, const char *text, const
 
 	if ((r = logbook_append(j->st->dir, j->cfg->run, when, k, t, e)) != 0)
 		log_warn("cannot append to %s/" LOGBOOK_FILE ": %s", j->st->dir, wk_strerror(r));
+	github_queue(j->st, j->cfg, k, t);	/* the significant ones, for the run's issue */
 	free(k);
 	free(t);
 	free(e);

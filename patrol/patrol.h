@@ -150,6 +150,15 @@ void journal_tick(struct pstate *st, const struct wk_config *cfg, const struct n
  * Never fails the caller: a failure is said once and retried next time.
  */
 void journal_push(struct pstate *st, const struct wk_config *cfg);
+/*
+ * github.c: the run record on GitHub (a notify[] entry of type github):
+ * github_queue keeps a comment for a significant logbook entry (kind, text
+ * scrubbed), github_flush creates the issue when needed and sends what
+ * waits, plus the 24 h digest (line: the current report line, NULL none).
+ */
+void github_queue(struct pstate *st, const struct wk_config *cfg, const char *kind,
+    const char *text);
+void github_flush(struct pstate *st, const struct wk_config *cfg, const char *line);
 
 /*
  * schedule.c: this run's ticks in the owner's scheduler (scheduler.h), kind

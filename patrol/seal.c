@@ -323,6 +323,7 @@ patrol_seal(struct wk_config *cfg)
 		json_set_str(sd, "at", now);
 		json_set_str(sd, "text", buf_str(&s.entry));
 		json_set(st.doc, "seal", sd);	/* transferred */
+		github_queue(&st, cfg, "SEAL", buf_str(&s.entry));
 		(void)pstate_save(&st);
 		printf("%s\n", buf_str(&s.entry));
 	}
@@ -354,6 +355,7 @@ patrol_seal(struct wk_config *cfg)
 			printf("logbook: committed, pushed and tagged %s\n", tag);
 		}
 	}
+	github_flush(&st, cfg, NULL);	/* the issue gets the seal (what waits stays for a retry) */
 	if (schedule_uninstall(cfg, 1, -1) != 0)
 		log_warn("the schedule could not be removed: remove it with `patrol -c %s "
 		    "--uninstall-schedule`", cfg->path);

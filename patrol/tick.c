@@ -711,6 +711,7 @@ tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_resu
 		journal_tick(&t.st, cfg, &t.sinks, json_str(t.st.doc, "verdict", NULL),
 		    verdict_name(t.out.v), line, t.action, t.have_probe ? t.probe.results : NULL);
 		journal_push(&t.st, cfg);
+		github_flush(&t.st, cfg, line);
 		tick_notify(&t, line);
 		tick_remember(&t, when);
 		if (pstate_save(&t.st) != 0)
