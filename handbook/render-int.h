@@ -60,6 +60,8 @@ void hb_cron(struct hb *h);
 void hb_sentinel(struct hb *h);
 void hb_triage(struct hb *h);
 void hb_logbook(struct hb *h);
+/* render-record.c */
+void hb_record(struct hb *h);
 void hb_slurm(struct hb *h);
 /* render-job.c */
 void hb_jobs(struct hb *h);

@@ -216,6 +216,7 @@ static const struct hb_section {
 	{ "Sentinel", hb_sentinel, DETACH_NKINDS },
 	{ "Triage table", hb_triage, DETACH_NKINDS },
 	{ "Logbook", hb_logbook, DETACH_NKINDS },
+	{ "Run record", hb_record, DETACH_NKINDS },
 };
 
 /* ---- claims ---- */

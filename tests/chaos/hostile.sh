@@ -72,7 +72,7 @@ C = T + "/PWNED"
 GUARD = 120 if WRAP else 60
 STATE = os.environ["XDG_STATE_HOME"]
 SECTIONS = ["Run contract", "First command on reconnect", "Current status", "The chain",
-            "Marker paths", "Resume", "Decision table", "Cron", "Sentinel", "Triage table", "Logbook"]
+            "Marker paths", "Resume", "Decision table", "Cron", "Sentinel", "Triage table", "Logbook", "Run record"]
 DOC_EXIT = {"status": {0, 1, 74, 78}, "handbook": {0, 74, 78}, "patrol": {0, 1, 2, 78},
             "run": {0, 1, 74, 78}, "cron": {0, 1, 74, 78}, "sentinel": {0, 1, 2, 3, 74, 78}}
 errors = []

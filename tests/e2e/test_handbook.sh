@@ -46,7 +46,7 @@ hb_verdicts() { awk '/^## Decision table$/ { s = 1; next } /^## / { s = 0 } s &&
 help_verdicts() { awk '/^verdicts, highest priority first:$/ { s = 1; next } s && /^$/ { exit } s { print $1 }'; }
 
 # The headings, in the order the contract gives.
-SECTIONS="Run contract|First command on reconnect|Current status|The chain|Marker paths|Resume|Decision table|Cron|Sentinel|Triage table|Logbook"
+SECTIONS="Run contract|First command on reconnect|Current status|The chain|Marker paths|Resume|Decision table|Cron|Sentinel|Triage table|Logbook|Run record"
 sections_ok() {
 	local got want
 	got=$(grep -E '^## ' "$1" | sed 's/^## //' | paste -sd'|')

@@ -52,7 +52,7 @@ static char *statedir;
 
 static const char *const sections[] = {
 	"Run contract", "First command on reconnect", "Current status", "The chain",
-	"Marker paths", "Resume", "Decision table", "Cron", "Sentinel", "Triage table", "Logbook",
+	"Marker paths", "Resume", "Decision table", "Cron", "Sentinel", "Triage table", "Logbook", "Run record",
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
