@@ -101,6 +101,10 @@ test_errors_keep_comments() {
 	echo 500 >"$T/gh.mode"
 	GH_TEST_TOKEN=tok-123 patrol --once >"$T/p6" 2>&1
 	assert_eq "$(pending)" "$n"
+	echo 410 >"$T/gh.mode"
+	GH_TEST_TOKEN=tok-123 patrol --once >"$T/p6b" 2>&1
+	assert_grep 'failed \(410\): Issues are disabled for this repo' "$T/p6b"
+	assert_eq "$(pending)" "$n"
 	GH_TEST_TOKEN=tok-123 patrol --once >"$T/p7" 2>&1
 	assert_eq "$(pending)" 0
 }
