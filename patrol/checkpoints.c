@@ -23,7 +23,6 @@
 #include "ckpt.h"
 #include "ckptkeep.h"
 #include "config.h"
-#include "diag.h"
 #include "err.h"
 #include "gate.h"
 #include "history.h"
@@ -181,44 +180,26 @@ patrol_checkpoints(struct wk_config *cfg, int prune, int confirm)
 {
 	struct ssh_target t;
 	struct ssh_conn *conn = NULL;
-	struct ssh_error err;
-	struct ssh_result res;
-	struct diag dg = DIAG_INIT;
 	struct ckpt_keep_in in;
 	struct probe p;
-	char *script = NULL, *why = NULL, **launch = NULL;
+	char **launch = NULL;
 	unsigned *keep = NULL;
 	size_t nlaunch = 0, ncand, i;
-	int rc = WK_EX_FAIL, parsed = 0;
+	int rc, parsed = 0;
 
 	memset(&t, 0, sizeof(t));
-	memset(&res, 0, sizeof(res));
-	memset(&err, 0, sizeof(err));
 	if (!ckpt_configured(cfg)) {
 		log_error("%s has no \"checkpoints\" (dir, pattern): there is nothing to list", cfg->path);
 		return WK_EX_CONFIG;
 	}
-	if (target_from_config(cfg, &t, &err, &dg) != 0 ||
-	    ssh_connect(&t, (int)(t.connect_timeout_s + CKPTS_BUDGET_S) * 1000, &conn, &err) != 0) {
-		diag_print(&dg, stderr);
-		log_error("cannot reach the box: %s; nothing was listed or deleted", err.msg);
-		rc = WK_EX_UNSEEN;
+	if ((rc = patrol_box_probe(cfg, CKPTS_BUDGET_S, "nothing was listed or deleted", &t, &conn,
+	    &p)) != 0)
 		goto out;
-	}
-	script = probe_script(cfg);
-	if (ssh_exec(conn, "sh -s", script, strlen(script), PROBE_MAX_OUT, &res, &err) != 0) {
-		log_error("the probe did not finish: %s", err.msg);
-		rc = WK_EX_UNSEEN;
-		goto out;
-	}
-	if (probe_parse(cfg, res.out, res.out_len, &p, &why) != 0) {
-		log_error("the probe failed: %s", why);
-		goto out;
-	}
 	parsed = 1;
 	if (p.ckpt_scan == NULL) {
 		log_error("the box's checkpoint listing of %s could not be read", config_get_str(cfg,
 		    "checkpoints.dir"));
+		rc = WK_EX_FAIL;
 		goto out;
 	}
 	nlaunch = ckpts_launches(cfg, &p, &launch);
@@ -253,12 +234,8 @@ patrol_checkpoints(struct wk_config *cfg, int prune, int confirm)
 		probe_free(&p);
 	xfree_strv(launch, nlaunch);
 	free(keep);
-	free(script);
-	free(why);
-	ssh_result_free(&res);
 	if (conn != NULL)
 		ssh_close(conn);
 	target_free(&t);
-	diag_free(&dg);
 	return rc;
 }

@@ -90,6 +90,18 @@ int patrol_resume(struct wk_config *cfg, int dry, int json);
 #define DEPLOY_CHECK		0x4	/* --check: the launch contract only; nothing uploaded or started */
 #define DEPLOY_ALLOW_DIRTY	0x8	/* --allow-dirty */
 int patrol_deploy(struct wk_config *cfg, const char *onbox_local, int flags);
+/*
+ * boxprobe.c: connect (t filled, *conn set) and probe into *p (free with
+ * probe_free).  0, or the exit code with the message said, ending with
+ * nothing ("nothing was sealed"): WK_EX_UNSEEN (no box, no answer),
+ * WK_EX_FAIL (the probe did not parse).  The caller closes *conn and frees
+ * t either way.
+ */
+struct ssh_target;
+struct ssh_conn;
+struct probe;
+int patrol_box_probe(const struct wk_config *cfg, long budget_s, const char *nothing,
+    struct ssh_target *t, struct ssh_conn **conn, struct probe *p);
 /* `patrol seal` (seal.c); returns the exit code. */
 int patrol_seal(struct wk_config *cfg);
 /* `patrol checkpoints [--prune [--confirm]]` (checkpoints.c); returns the exit code. */

@@ -32,7 +32,6 @@
 #include "buf.h"
 #include "ckpt.h"
 #include "config.h"
-#include "diag.h"
 #include "err.h"
 #include "fsutil.h"
 #include "gate.h"
@@ -249,7 +248,6 @@ patrol_seal(struct wk_config *cfg)
 	struct ssh_conn *conn = NULL;
 	struct ssh_error err;
 	struct ssh_result res;
-	struct diag dg = DIAG_INIT;
 	struct pstate st;
 	struct seal s;
 	const struct ckpt_entry *fin = NULL;
@@ -276,26 +274,11 @@ patrol_seal(struct wk_config *cfg)
 	}
 	tag = xstrfmt("seal/%s", cfg->run);
 	if (!json_bool(sd, "entry", 0)) {
-		if (target_from_config(cfg, &t, &err, &dg) != 0 ||
-		    ssh_connect(&t, (int)(t.connect_timeout_s + SEAL_BUDGET_S) * 1000, &conn, &err) != 0) {
-			diag_print(&dg, stderr);
-			log_error("cannot reach the box: %s; nothing was sealed", err.msg);
-			rc = WK_EX_UNSEEN;
+		if ((rc = patrol_box_probe(cfg, SEAL_BUDGET_S, "nothing was sealed", &t, &conn,
+		    &s.p)) != 0)
 			goto out;
-		}
-		script = probe_script(cfg);
-		if (ssh_exec(conn, "sh -s", script, strlen(script), PROBE_MAX_OUT, &res, &err) != 0) {
-			log_error("the probe did not finish: %s; nothing was sealed", err.msg);
-			rc = WK_EX_UNSEEN;
-			goto out;
-		}
-		if (probe_parse(cfg, res.out, res.out_len, &s.p, &why) != 0) {
-			log_error("the probe failed: %s; nothing was sealed", why);
-			goto out;
-		}
+		rc = WK_EX_FAIL;
 		s.parsed = 1;
-		ssh_result_free(&res);
-		free(script);
 		fin = s.p.ckpt_scan != NULL ? s.p.ckpt_scan->newest : NULL;
 		script = seal_script(cfg, fin != NULL ? fin->path : NULL);
 		if (ssh_exec(conn, "sh -s", script, strlen(script), 4 * SEAL_READ_MAX, &res, &err) != 0 ||
@@ -382,7 +365,6 @@ patrol_seal(struct wk_config *cfg)
 	if (conn != NULL)
 		ssh_close(conn);
 	target_free(&t);
-	diag_free(&dg);
 	if (have_st)
 		pstate_close(&st);
 	return rc;
