@@ -298,6 +298,25 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 		cmd = xstrdup(tmpl);	/* no token, or nothing configured: as written */
 	}
 	ckpt_scan_free(scan);	/* what the launch needs of it is in cmd and a */
+	/*
+	 * A hero run's relaunch passes the launch gate again: code edited on the
+	 * box since the launch (another diff than the one allowed) is not run.
+	 */
+	if (cmd != NULL && r->cur.attempt > 1 && config_get_bool(r->run.cfg, "hero")) {
+		struct gate_result g;
+
+		if (gate_local(r->run.cfg, 0, &g) == 0 && g.refused > 0) {
+			const char *first = strstr(buf_str(&g.text), "REFUSED: ");
+
+			first = first != NULL ? first + 9 : "see onbox.log";
+			free(cmd);
+			cmd = NULL;
+			why = xstrfmt("hero run: attempt %ld is a relaunch and the launch gate refuses "
+			    "it: %.*s", r->cur.attempt, (int)strcspn(first, "\n"), first);
+			log_error("launch gate:\n%s", buf_str(&g.text));
+		}
+		gate_result_free(&g);
+	}
 	if (cmd != NULL && r->run.job != NULL)	/* job backend: a submit, not a process */
 		pid = jobrun_launch(r->run.job, r->cur.st, r->cur.attempt, hist, a, cmd, &why);
 	else if (cmd != NULL)

@@ -90,6 +90,20 @@ test_no_checkpoint_relaunch_refused() {
 	assert_eq "$(grep -c '^step 1/20' "$T/work/train.log")" 1
 }
 
+# The code edited on the box while attempt 1 runs: its relaunch is refused by the gate.
+test_edited_code_relaunch_refused() {
+	repo
+	hconf "--fail sigkill --fail-at 13 --fail-once $T/once" ''
+	sed -i 's/--step-sleep 0 /--step-sleep 0.2 /' "$T/wk.json"
+	bg_onbox run
+	wait_for 30 grep -q '^step 5/20' "$T/work/train.log"
+	echo "# tuned on the box" >>"$T/work/train.py"
+	wait "$LAST_PID" || :
+	json "$W/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'hero run: attempt 2 is a relaunch and the launch gate refuses it: the code in .* has uncommitted changes to 1 tracked file' ||
+		fail "FAILED marker: $(cat "$W/markers/TRAIN_DONE.FAILED" 2>&1)"
+	assert_eq "$(grep -c '^step 1/20' "$T/work/train.log")" 1
+}
+
 # W&B's files: the relaunch logs to a new run id (not wandb.id): critical.
 test_wandb_identity_changed() {
 	repo
@@ -125,5 +139,6 @@ tt gate_on_the_real_run test_gate_on_the_real_run
 tt faithful_resume_quiet test_faithful_resume_quiet
 tt departing_resume_alerted test_departing_resume_alerted
 tt no_checkpoint_relaunch_refused test_no_checkpoint_relaunch_refused
+tt edited_code_relaunch_refused test_edited_code_relaunch_refused
 tt wandb_identity_changed test_wandb_identity_changed
 tt wandb_stale test_wandb_stale
