@@ -10,6 +10,7 @@
  *   out dir|new|notdir P|nowrite P|no P     output_root
  *   init missing|nometa|ok <bytes> initialize_from, then "m <line>" for the
  *                                  metadata's first GATE_META_MAX bytes
+ *   wbrun <dir name>               a W&B run directory of wandb.id already there
  *   ckpt                           then ckpt_probe_fragment's lines, up to
  *                                  its last line ". ok|truncated|missing"
  * A line the parser does not know is an error: the two ends are one build.
@@ -91,6 +92,16 @@ gate_script(const struct wk_config *cfg)
 	shword_assign(&b, "O", out != NULL ? out : "");
 	shword_assign(&b, "I", init != NULL ? init : "");
 	shword_assign(&b, "M", gate_meta_name(cfg));
+	{
+		const char *id = config_get_str(cfg, "wandb.id");
+		char *j = fs_join(cfg->workdir, config_get_str(cfg, "wandb.dir")), *wd = fs_abspath(j);
+
+		shword_assign(&b, "WB", cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cfg->root,
+		    "wandb")) && id != NULL ? wd : "");
+		shword_assign(&b, "WID", id != NULL ? id : "");
+		free(wd);
+		free(j);
+	}
 	buf_puts(&b,
 	    "if ! command -v git >/dev/null 2>&1; then echo 'gitno git is not installed'\n"
 	    "elif s=$(git -C \"$W\" rev-parse --verify -q HEAD 2>&1); then\n"
@@ -114,6 +125,11 @@ gate_script(const struct wk_config *cfg)
 	    "    while [ ! -e \"$d\" ]; do n=${d%/*}; [ -n \"$n\" ] || n=/; [ \"$n\" = \"$d\" ] && break; d=$n; done\n"
 	    "    if [ -d \"$d\" ] && [ -w \"$d\" ]; then echo 'out new'; else echo \"out no $d\"; fi\n"
 	    "  fi\n"
+	    "fi\n"
+	    "if [ -n \"$WB\" ] && [ -d \"$WB\" ]; then\n"
+	    "  for d in \"$WB\"/run-*-\"$WID\" \"$WB\"/offline-run-*-\"$WID\"; do\n"
+	    "    if [ -d \"$d\" ]; then echo \"wbrun ${d##*/}\"; fi\n"
+	    "  done\n"
 	    "fi\n"
 	    "if [ -n \"$I\" ]; then\n"
 	    "  if [ ! -e \"$I\" ]; then echo 'init missing'\n"
@@ -146,6 +162,7 @@ gate_facts_free(struct gate_facts *f)
 	free(f->diff_sha);
 	free(f->out_block);
 	free(f->meta);
+	free(f->wb_runs);
 	ckpt_scan_free(f->ckpt);
 	free(f->ckpt_why);
 	memset(f, 0, sizeof(*f));
@@ -193,6 +210,11 @@ gate_line(struct gate_facts *f, char *line, struct buf *files, struct buf *meta)
 			f->dirty = -1;
 		else if (end == v || *end != '\0' || f->dirty < 0)
 			return -1;
+	} else if (strcmp(line, "wbrun") == 0) {
+		size_t k = f->wb_runs != NULL ? strlen(f->wb_runs) : 0;
+
+		f->wb_runs = xreallocarray(f->wb_runs, k + strlen(v) + 2, 1);
+		snprintf(f->wb_runs + k, strlen(v) + 2, "%s\n", v);
 	} else if (strcmp(line, "df") == 0) {
 		buf_puts(files, v);
 		buf_putc(files, '\n');
@@ -645,6 +667,19 @@ gate_judge(const struct wk_config *cfg, const struct gate_facts *f,
 		buf_printf(&res->text, "  W&B:             id %s, name %s, resume %s\n",
 		    id != NULL ? id : "not pinned (wandb.id unset)", name != NULL ? name : "unset",
 		    config_get_str(cfg, "wandb.resume"));
+		if (f->wb_runs != NULL) {
+			int never = strcmp(config_get_str(cfg, "wandb.resume"), "never") == 0;
+
+			buf_printf(&res->text, "                   the box has run %s of it already (%.*s): "
+			    "%s\n", id, (int)strcspn(f->wb_runs, "\n"), f->wb_runs, never ?
+			    "wandb.resume never refuses it" : "this launch resumes it");
+			json_set_bool(w, "exists", 1);
+			if (never)
+				gate_refuse(res, refusals, "wandb.resume is never but the box has W&B run %s "
+				    "already (%.*s): wandb.init would refuse it; a new lineage needs a new "
+				    "wandb.id, a resume \"allow\"", id, (int)strcspn(f->wb_runs, "\n"),
+				    f->wb_runs);
+		}
 	} else
 		buf_puts(&res->text, "  W&B:             not configured (no wandb section)\n");
 	gate_ckpt(cfg, f, res);

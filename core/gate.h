@@ -57,6 +57,7 @@ struct gate_facts {
 	enum gate_init	 init;
 	long long	 meta_size;	/* the metadata file's size in bytes */
 	char		*meta;		/* its first GATE_META_MAX bytes */
+	char		*wb_runs;	/* W&B run directories of wandb.id already there, '\n' each */
 	struct ckpt_scan *ckpt;		/* NULL: not configured or unreadable (ckpt_why) */
 	char		*ckpt_why;
 };

@@ -55,6 +55,7 @@ test_dirty_refused_until_allowed() {
 	assert_grep '^  final step: +1 \(progress.max\)$' "$T/c1"
 	assert_grep '^  W&B: +id r1x2, name hero-a, resume allow$' "$T/c1"
 	assert_grep '^  DRI: +alice$' "$T/c1"
+	assert_no_grep 'the box has run' "$T/c1"
 	assert_grep "^REFUSED: the code in $T/work has uncommitted changes to 1 tracked file; commit them .*--allow-dirty" "$T/c1"
 	assert_no_file "$W/gate.json"
 	assert_no_file "$W/state.json"
@@ -127,6 +128,20 @@ test_code_not_pinned() {
 	assert_eq "$(launches)" 0
 }
 
+# The W&B run the config pins exists on the box already: resume never refuses, allow resumes it.
+test_wandb_run_exists() {
+	repo
+	hconf '"wandb": {"id": "r7a1", "resume": "never"},'
+	mkdir -p "$T/work/wandb/run-20261128_101500-r7a1/files"
+	rc=0; onbox start --check >"$T/c1" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_grep '^REFUSED: wandb.resume is never but the box has W&B run r7a1 already \(run-20261128_101500-r7a1\)' "$T/c1"
+	hconf '"wandb": {"id": "r7a1", "resume": "allow"},'
+	rc=0; onbox start --check >"$T/c2" 2>&1 || rc=$?
+	assert_eq "$rc" 0
+	assert_grep 'the box has run r7a1 of it already \(run-20261128_101500-r7a1\): this launch resumes it' "$T/c2"
+}
+
 test_output_root_refusals() {
 	repo
 	: >"$T/afile"
@@ -181,5 +196,6 @@ test_initialize_from() {
 
 t dirty_refused_until_allowed test_dirty_refused_until_allowed
 t code_not_pinned test_code_not_pinned
+t wandb_run_exists test_wandb_run_exists
 t output_root_refusals test_output_root_refusals
 t initialize_from test_initialize_from

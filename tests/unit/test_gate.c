@@ -236,6 +236,26 @@ test_judge(void **state)
 	gate_result_free(&res);
 }
 
+/* wandb.resume never with a run of wandb.id on the box already: refused; allow: a resume. */
+static void
+test_wandb_resume(void **state)
+{
+	static const char facts[] = "git 0123456789\ndirty 0\nwbrun run-20261128_101500-r7a1\nend\n";
+	struct fx *f = *state;
+	struct gate_opts o = { 0, NULL, NULL };
+	struct gate_result res;
+
+	load(f, "\"wandb\": {\"id\": \"r7a1\", \"resume\": \"never\"},");
+	assert_int_equal(judge(f, facts, &o, &res), 1);
+	assert_non_null(strstr(buf_str(&res.text), "REFUSED: wandb.resume is never but the box has "
+	    "W&B run r7a1 already (run-20261128_101500-r7a1)"));
+	gate_result_free(&res);
+	load(f, "\"wandb\": {\"id\": \"r7a1\"},");
+	assert_int_equal(judge(f, facts, &o, &res), 0);
+	assert_non_null(strstr(buf_str(&res.text), "this launch resumes it"));
+	gate_result_free(&res);
+}
+
 static void
 test_initialize_from(void **state)
 {
@@ -273,6 +293,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_parse_strict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_judge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_initialize_from, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wandb_resume, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
