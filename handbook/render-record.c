@@ -78,13 +78,18 @@ hb_record(struct hb *h)
 		buf_printf(b, "- SEALED at %s: ", json_str(seal, "at", "?"));
 		hb_boxtext(h, json_str(seal, "text", ""), 0);
 		buf_puts(b, "\n");
-	} else if (json_bool(seal, "entry", 0))
-		buf_printf(b, "- The seal is written (%s) but not finished (push, tag): run `%s -c %s "
-		    "seal` again.\n", json_str(seal, "at", "?"), h->patrol, h->cfgq);
-	else
-		buf_printf(b, "- Not sealed. When the run is done: `%s -c %s seal` verifies the "
-		    "markers, the final checkpoint, W&B's final summary and the results, then "
-		    "writes, pushes and tags (`seal/%s`) the record and removes the schedule.\n",
-		    h->patrol, h->cfgq, h->cfg->run);
+	} else {
+		char *cmd = xstrfmt("%s -c %s seal\n", h->patrol, h->cfgq);
+
+		if (json_bool(seal, "entry", 0))
+			buf_printf(b, "- The seal is written (%s) but not finished (push, tag): run it "
+			    "again:\n\n", json_str(seal, "at", "?"));
+		else
+			buf_printf(b, "- Not sealed. When the run is done, this verifies the markers, "
+			    "the final checkpoint, W&B's final summary and the results, then writes, "
+			    "pushes and tags (seal/<run>) the record and removes the schedule:\n\n");
+		md_block(b, "sh", cmd);
+		free(cmd);
+	}
 	buf_puts(b, "\n");
 }
