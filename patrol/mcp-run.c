@@ -22,6 +22,7 @@
 #include "jsonfile.h"
 #include "layout.h"
 #include "mcp.h"
+#include "patrol.h"
 #include "pstate.h"
 #include "xmalloc.h"
 
@@ -133,39 +134,22 @@ mcp_run_cmp(const void *a, const void *b)
 	return strcmp(((const struct mcp_run *)a)->name, ((const struct mcp_run *)b)->name);
 }
 
-/* Every <base>/<run>/patrol.json naming its config. */
+/* The fleet (fleet.c: every state dir whose patrol.json names its config). */
 static size_t
-mcp_runs_scan(const char *base, struct mcp_run **out)
+mcp_runs_scan(struct mcp_run **out)
 {
-	struct mcp_run *v = NULL;
-	struct dirent *de;
-	size_t n = 0;
-	const char *cfg;
-	char *dir;
-	cJSON *ps;
-	DIR *d;
+	struct fleet_run *f;
+	struct mcp_run *v;
+	size_t n = fleet_runs(&f), i;
 
-	if ((d = opendir(base)) == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		if (!config_name_ok(de->d_name))
-			continue;
-		dir = fs_join(base, de->d_name);
-		if (!fs_exists(dir) || (ps = pstate_load(dir)) == NULL) {
-			free(dir);
-			continue;
-		}
-		if ((cfg = json_str(ps, "config", NULL)) != NULL && cfg[0] == '/') {
-			v = xreallocarray(v, n + 1, sizeof(*v));
-			v[n].name = xstrdup(de->d_name);
-			v[n].config = xstrdup(cfg);
-			v[n++].statedir = dir;	/* transferred */
-			dir = NULL;
-		}
-		free(dir);
-		cJSON_Delete(ps);
+	v = n > 0 ? xcalloc(n, sizeof(*v)) : NULL;
+	for (i = 0; i < n; i++) {
+		v[i].name = f[i].name;
+		v[i].config = f[i].config;
+		v[i].statedir = f[i].statedir;
+		f[i].name = f[i].config = f[i].statedir = NULL;	/* transferred */
 	}
-	closedir(d);
+	fleet_runs_free(f, n);
 	*out = v;
 	return n;
 }
@@ -178,10 +162,9 @@ mcp_runs(const struct mcp_ctx *ctx, struct mcp_run **out)
 	size_t n = 0, i;
 
 	*out = NULL;
-	if (ctx->configs == NULL || ctx->nconfigs == 0) {
-		if (base != NULL)
-			n = mcp_runs_scan(base, &v);
-	} else {
+	if (ctx->configs == NULL || ctx->nconfigs == 0)
+		n = mcp_runs_scan(&v);
+	else {
 		v = xcalloc(ctx->nconfigs, sizeof(*v));
 		for (i = 0; i < ctx->nconfigs; i++) {
 			v[i].name = xstrdup(ctx->run_names[i]);

@@ -12,6 +12,9 @@
  *                                            secrets), start onbox
  *   patrol [-c FILE] deploy --check          the launch contract only
  *   patrol [-c FILE] stop                    stop the run on purpose (onbox stop there)
+ *   patrol --all [--jobs N]                  a tick of every run patrol knows (fleet.c)
+ *   patrol status --all [--json] [--refresh] [--jobs N]   the fleet's table
+ *   patrol [-c FILE] status [--json]         this run's row of it
  *   patrol [-c FILE] seal                    verify the finished run and seal it: logbook,
  *                                            tag seal/<run>, schedule removed (seal.c)
  *   patrol [-c FILE] checkpoints [--prune [--confirm]]
@@ -63,6 +66,8 @@ usage(FILE *fp)
 	    "       patrol [-c FILE] stop\n"
 	    "       patrol [-c FILE] checkpoints [--prune [--confirm]]\n"
 	    "       patrol [-c FILE] seal\n"
+	    "       patrol --all [--jobs N]\n"
+	    "       patrol status --all [--json] [--refresh] [--jobs N] | patrol [-c FILE] status [--json]\n"
 	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
 	    "       patrol [-c FILE]... mcp\n"
 	    "       patrol watch --job ID [--profile ray|iris] [--run NAME] [--stage NAME]\n"
@@ -86,6 +91,12 @@ usage(FILE *fp)
 	    "initialize_from without its metadata); --check prints it and does nothing else.\n"
 	    "Exit 0 started (--check: the gate passes), 1 refused or failed, 2 box unreachable,\n"
 	    "75 the run is alive on the box, 78 config error.\n"
+	    "\n--all: a tick of every run patrol knows (each state directory whose patrol.json names\n"
+	    "its config), N at a time (--jobs, default 4), each with its own lock (a run another\n"
+	    "patrol ticks: SKIPPED); a run that was DONE or is sealed is left out.  Exit 2 when a box\n"
+	    "was unseen, else 1 when a run is not OK/DONE/STOPPED, else 0.  status --all: the table\n"
+	    "(run, box, verdict, stage, ~cur/max, ETA, last seen, details) from the state alone;\n"
+	    "--refresh ticks the fleet first.\n"
 	    "\nseal: verifies the run finished (every marker), its final checkpoint's metadata,\n"
 	    "W&B's final summary (a wandb section) and the results, then writes the seal to the\n"
 	    "logbook, commits, pushes and tags it seal/<run> (logbook.git) and removes the schedule;\n"
@@ -117,6 +128,9 @@ struct patrol_args {
 	int		 secrets;	/* deploy: 0 with --no-secrets */
 	int		 check;		/* deploy --check */
 	int		 allow_dirty;	/* deploy --allow-dirty */
+	int		 all;		/* --all: the fleet */
+	int		 jobs;		/* --jobs N */
+	int		 refresh;	/* status --refresh */
 	int		 prune;		/* checkpoints --prune */
 	int		 confirm;	/* checkpoints --prune --confirm */
 	int		 dry_run;	/* resume --dry-run */
@@ -175,6 +189,12 @@ patrol_cmd_checkpoints(struct wk_config *cfg, const struct patrol_args *a)
 }
 
 static int
+patrol_cmd_status(struct wk_config *cfg, const struct patrol_args *a)
+{
+	return patrol_fleet_status(a->json, 0, a->jobs, cfg->run);
+}
+
+static int
 patrol_cmd_seal(struct wk_config *cfg, const struct patrol_args *a)
 {
 	(void)a;
@@ -220,6 +240,7 @@ static const struct patrol_cmd patrol_cmds[] = {
 	{ 'M', "mcp", 0, 0, 1, 0, patrol_cmd_mcp },
 	{ 'C', "checkpoints", 0, 0, 0, 0, patrol_cmd_checkpoints },
 	{ 'E', "seal", 0, 0, 0, 0, patrol_cmd_seal },
+	{ 'T', "status", 1, 0, 0, 0, patrol_cmd_status },
 	{ 'R', "resume", 1, 0, 0, 0, patrol_cmd_resume },
 	{ 'W', "watch", 0, 0, 0, 1, patrol_cmd_watch },
 };
@@ -271,6 +292,9 @@ main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "check", no_argument, NULL, 'k' },
 		{ "allow-dirty", no_argument, NULL, 'A' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "jobs", required_argument, NULL, 'J' },
+		{ "refresh", no_argument, NULL, 'F' },
 		{ "prune", no_argument, NULL, 'P' },
 		{ "confirm", no_argument, NULL, 'Y' },
 		WK_LONGOPTS_COMMON
@@ -329,6 +353,23 @@ main(int argc, char **argv)
 		case 'A':
 			a.allow_dirty = 1;
 			break;
+		case 'a':
+			a.all = 1;
+			break;
+		case 'J': {
+			char *end;
+
+			a.jobs = (int)strtol(optarg, &end, 10);
+			if (*end != '\0' || a.jobs < 1 || a.jobs > 64) {
+				fprintf(stderr, "patrol: --jobs %s: a number from 1 to 64\n", optarg);
+				rc = WK_EX_USAGE;
+				goto out;
+			}
+			break;
+		}
+		case 'F':
+			a.refresh = 1;
+			break;
 		case 'P':
 			a.prune = 1;
 			break;
@@ -365,6 +406,22 @@ main(int argc, char **argv)
 		goto out;
 	}
 	log_init("patrol", cc.verbose);
+	/* The fleet: every run patrol knows, no -c (fleet.c). */
+	if (a.all) {
+		if (cc.config != NULL || (cmd != &patrol_cmds[0] && cmd->exec != patrol_cmd_status)) {
+			usage(stderr);
+			rc = WK_EX_USAGE;
+		} else if (cmd == &patrol_cmds[0])
+			rc = a.json ? (usage(stderr), WK_EX_USAGE) : patrol_fleet_tick(a.jobs, 0);
+		else
+			rc = patrol_fleet_status(a.json, a.refresh, a.jobs, NULL);
+		goto out;
+	}
+	if (a.refresh || a.jobs != 0) {
+		usage(stderr);
+		rc = WK_EX_USAGE;
+		goto out;
+	}
 	if (cmd->configs) {
 		rc = cmd->exec(NULL, &a);
 		goto out;

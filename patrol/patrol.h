@@ -102,6 +102,25 @@ struct ssh_conn;
 struct probe;
 int patrol_box_probe(const struct wk_config *cfg, long budget_s, const char *nothing,
     struct ssh_target *t, struct ssh_conn **conn, struct probe *p);
+/*
+ * fleet.c: every run patrol knows (the state directories whose patrol.json
+ * records its config), sorted by name; free with fleet_runs_free.
+ */
+struct fleet_run {
+	char	*name;
+	char	*config;	/* absolute */
+	char	*statedir;
+	cJSON	*state;		/* its patrol.json */
+};
+size_t fleet_runs(struct fleet_run **out);
+void fleet_runs_free(struct fleet_run *v, size_t n);
+/* `patrol --all`: a tick of each run, jobs at a time; quiet: no report lines.  The exit code. */
+int patrol_fleet_tick(int jobs, int quiet);
+/*
+ * `patrol status --all [--json] [--refresh]`: the fleet's table (only: that
+ * run alone, `patrol -c FILE status`).  The exit code.
+ */
+int patrol_fleet_status(int json, int refresh, int jobs, const char *only);
 /* `patrol seal` (seal.c); returns the exit code. */
 int patrol_seal(struct wk_config *cfg);
 /* `patrol checkpoints [--prune [--confirm]]` (checkpoints.c); returns the exit code. */
