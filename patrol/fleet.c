@@ -128,6 +128,7 @@ fleet_tick_one(const struct fleet_run *r)
 	if (config_load_report("patrol", r->config, &cfg) != 0) {
 		timefmt_utc(time(NULL), now, sizeof(now));
 		printf("%s %s CONFIG_ERROR %s does not load (see above)\n", now, r->name, r->config);
+		fflush(stdout);
 		return WK_EX_CONFIG;
 	}
 	rc = patrol_tick(cfg, 0);
