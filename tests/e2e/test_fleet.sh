@@ -88,6 +88,12 @@ test_fleet_tick_and_table() {
 	assert_eq "$rc" 64
 	rc=0; P deploy --all >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 64
+	# A config that no longer loads: said on its line, exit 1 (no box was unseen).
+	echo '{ "run": ' >"$T/c.json"
+	rc=0; P --all >"$T/all3" 2>"$T/all3.err" || rc=$?
+	assert_eq "$rc" 1
+	assert_grep "^[0-9T:Z-]+ c CONFIG_ERROR $T/c.json does not load" "$T/all3"
+	assert_grep ' b (OK|STALLED) ' "$T/all3"
 	touch "$T/go"
 	wait "$B_PID" || :
 }
