@@ -18,7 +18,7 @@
  *                               the table from the state alone (--refresh:
  *                               the fleet's tick first): run, box, verdict,
  *                               stage, ~cur/max, ETA, when the box was last
- *                               seen, the last event.
+ *                               seen, the heartbeat's age then, the last event.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -262,6 +262,11 @@ fleet_row(const struct fleet_run *r, time_t now)
 		if (timefmt_parse(json_str(s, "seen_at", ""), &seen) == 0 && now >= seen)
 			json_set_num(o, "seen_age_s", (double)(now - seen));
 	}
+	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s, "heartbeat_age_s")))
+		json_set_num(o, "heartbeat_age_s", json_num(s, "heartbeat_age_s", 0));
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(s, "last_event")))
+		json_set(o, "last_event", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(s,
+		    "last_event"), 1));
 	json_set_str(o, "details", json_str(s, "details", ""));
 	json_set_str(o, "config", r->config);
 	json_set_str(o, "state_dir", r->statedir);
@@ -298,10 +303,11 @@ patrol_fleet_status(int json, int refresh, int jobs, const char *only)
 	else {
 		const cJSON *o;
 
-		printf("%-16s %-20s %-15s %-14s %-14s %-8s %-8s %s\n", "RUN", "BOX", "VERDICT", "STAGE",
-		    "PROGRESS", "ETA", "SEEN", "DETAILS");
+		printf("%-16s %-20s %-15s %-14s %-14s %-8s %-8s %-9s %-24s %s\n", "RUN", "BOX",
+		    "VERDICT", "STAGE", "PROGRESS", "ETA", "SEEN", "HEARTBEAT", "LAST EVENT", "DETAILS");
 		cJSON_ArrayForEach(o, arr) {
-			char stage[64], prog[48], eta[32], seen[32];
+			char stage[64], prog[48], eta[32], seen[32], hb[32], ev[64];
+			const cJSON *le = cJSON_GetObjectItemCaseSensitive(o, "last_event");
 
 			if (json_str(o, "stage", NULL) != NULL)
 				snprintf(stage, sizeof(stage), "%.40s#%ld", json_str(o, "stage", ""),
@@ -324,9 +330,18 @@ patrol_fleet_status(int json, int refresh, int jobs, const char *only)
 				timefmt_duration(json_long(o, "seen_age_s", 0), seen, sizeof(seen));
 			else
 				snprintf(seen, sizeof(seen), "never");
-			printf("%-16s %-20.20s %-15s %-14s %-14s %-8s %-8s %s\n", json_str(o, "run", ""),
-			    json_str(o, "box", ""), json_str(o, "verdict", ""), stage, prog, eta, seen,
-			    json_str(o, "details", ""));
+			if (cJSON_GetObjectItemCaseSensitive(o, "heartbeat_age_s") != NULL)
+				timefmt_duration(json_long(o, "heartbeat_age_s", 0), hb, sizeof(hb));
+			else
+				snprintf(hb, sizeof(hb), "-");
+			if (le != NULL && json_str(le, "stage", NULL) != NULL)
+				snprintf(ev, sizeof(ev), "%.30s %.20s#%ld", json_str(le, "event", "?"),
+				    json_str(le, "stage", ""), json_long(le, "attempt", 0));
+			else
+				snprintf(ev, sizeof(ev), "%.40s", le != NULL ? json_str(le, "event", "-") : "-");
+			printf("%-16s %-20.20s %-15s %-14s %-14s %-8s %-8s %-9s %-24s %s\n",
+			    json_str(o, "run", ""), json_str(o, "box", ""), json_str(o, "verdict", ""),
+			    stage, prog, eta, seen, hb, ev, json_str(o, "details", ""));
 		}
 	}
 	cJSON_Delete(arr);

@@ -414,6 +414,18 @@ tick_remember_box(struct tick *t, const char *when)
 		cJSON_DeleteItemFromObjectCaseSensitive(d, "caveats_text");
 	if (t->out.progress_max >= 0)
 		json_set_num(d, "progress_max", (double)t->out.progress_max);
+	/* For the fleet's table: the heartbeat's age when looked at, and the last event. */
+	{
+		time_t hb;
+
+		if (timefmt_parse(json_str(p->state, "time", ""), &hb) == 0 && p->box_time >= hb)
+			json_set_num(d, "heartbeat_age_s", (double)(p->box_time - hb));
+		else
+			cJSON_DeleteItemFromObjectCaseSensitive(d, "heartbeat_age_s");
+		if (cJSON_IsObject(cJSON_GetObjectItem(p->state, "last_event")))
+			json_set(d, "last_event", cJSON_Duplicate(cJSON_GetObjectItem(p->state,
+			    "last_event"), 1));
+	}
 	{
 		const cJSON *hv = cJSON_GetObjectItem(p->state, "health");
 		const char *wb = json_str(cJSON_GetObjectItem(hv, "wandb"), "url", NULL);

@@ -71,10 +71,10 @@ test_fleet_tick_and_table() {
 	kill "$LOCK_PID" 2>/dev/null; wait "$LOCK_PID" 2>/dev/null || :
 	# The table, from the state alone.
 	P status --all >"$T/st"
-	assert_grep '^RUN +BOX +VERDICT +STAGE +PROGRESS +ETA +SEEN +DETAILS' "$T/st"
-	assert_grep '^a +box +DONE ' "$T/st"
-	assert_grep '^b +box +OK +train#1 +~3/10 ' "$T/st"
-	assert_grep '^c +mute +SSH_DOWN +- +- +- +never ' "$T/st"
+	assert_grep '^RUN +BOX +VERDICT +STAGE +PROGRESS +ETA +SEEN +HEARTBEAT +LAST EVENT +DETAILS' "$T/st"
+	assert_grep '^a +box +DONE .* chain_done ' "$T/st"
+	assert_grep '^b +box +OK +train#1 +~3/10 +[^ ]+ +[0-9]+s +[0-9]+s +stage_started train#1 ' "$T/st"
+	assert_grep '^c +mute +SSH_DOWN +- +- +- +never +- +- ' "$T/st"
 	P status --all --json >"$T/st.json"
 	assert_eq "$(json "$T/st.json" '[r["run"] + ":" + r["verdict"] for r in d]')" "['a:DONE', 'b:OK', 'c:SSH_DOWN']"
 	assert_eq "$(json "$T/st.json" '[r.get("progress_max") for r in d]')" "[1, 10, None]"
