@@ -197,7 +197,7 @@ crontab_line(const struct wk_config *cfg, const char *self, const char *cfgpath)
 	 * A crontab entry is one line: a newline in a path would end it and
 	 * make the rest a line of its own (a job cron runs).  Refused.
 	 */
-	if (strpbrk(self, "\r\n") != NULL || strpbrk(cfgpath, "\r\n") != NULL ||
+	if (strpbrk(self, "\r\n") != NULL || (cfgpath != NULL && strpbrk(cfgpath, "\r\n") != NULL) ||
 	    strpbrk(logp, "\r\n") != NULL) {
 		free(dir);
 		free(logp);
@@ -206,9 +206,12 @@ crontab_line(const struct wk_config *cfg, const char *self, const char *cfgpath)
 	}
 	buf_printf(&line, "%s ", sched);
 	sshq_append(&word, self);
-	buf_puts(&word, " -c ");
-	sshq_append(&word, cfgpath);
-	buf_puts(&word, " --once >> ");
+	if (cfgpath != NULL) {
+		buf_puts(&word, " -c ");
+		sshq_append(&word, cfgpath);
+		buf_puts(&word, " --once >> ");
+	} else
+		buf_puts(&word, " --all >> ");	/* the fleet's one entry (fleet.c) */
 	sshq_append(&word, logp);
 	buf_puts(&word, " 2>&1");
 	crontab_escape(&line, word.data);

@@ -72,6 +72,13 @@ sched_systemd_dir(void)
 char *
 sched_systemd_unit(const struct wk_config *cfg, const char *suffix)
 {
+	/*
+	 * The fleet's entry (patrol/fleet.c: a name with ':', which no run has)
+	 * is "watchkeeper.fleet": a ':' in a unit's file name reads as an alias
+	 * to `systemd-analyze verify`, and no run's unit starts "watchkeeper.".
+	 */
+	if (cfg->run[0] == ':')
+		return xstrfmt("watchkeeper.%s%s", cfg->run + 1, suffix);
 	return xstrfmt("watchkeeper-%s%s", cfg->run, suffix);
 }
 
@@ -125,9 +132,12 @@ sched_systemd_service(const struct wk_config *cfg, const char *self, const char 
 	    "[Unit]\nDescription=watchkeeper: a patrol tick for run %s\n\n"
 	    "[Service]\nType=oneshot\nExecStart=", cfg->run, cfg->run);
 	sched_sd_word(&b, self);
-	buf_puts(&b, " -c ");
-	sched_sd_word(&b, cfgpath);
-	buf_puts(&b, " --once\nStandardOutput=append:");
+	if (cfgpath != NULL) {
+		buf_puts(&b, " -c ");
+		sched_sd_word(&b, cfgpath);
+		buf_puts(&b, " --once\nStandardOutput=append:");
+	} else
+		buf_puts(&b, " --all\nStandardOutput=append:");	/* the fleet's one entry */
 	for (p = logp; *p != '\0'; p++) {
 		if (*p == '%')
 			buf_putc(&b, '%');
@@ -157,8 +167,12 @@ sched_systemd_timer(const struct wk_config *cfg, char *why, size_t whylen)
 	    cfg->run, cfg->run, spec);
 	sched_systemd(&s, &b);
 	/* A tick missed while the machine was off or asleep runs when it is back. */
-	buf_printf(&b, "Persistent=true\nUnit=watchkeeper-%s.service\n\n"
-	    "[Install]\nWantedBy=timers.target\n", cfg->run);
+	{
+		char *svc = sched_systemd_unit(cfg, ".service");
+
+		buf_printf(&b, "Persistent=true\nUnit=%s\n\n[Install]\nWantedBy=timers.target\n", svc);
+		free(svc);
+	}
 	return buf_detach(&b);
 }
 
@@ -167,6 +181,9 @@ sched_systemd_timer(const struct wk_config *cfg, char *why, size_t whylen)
 char *
 sched_launchd_label(const struct wk_config *cfg)
 {
+	/* the fleet's entry: "watchkeeper.fleet" (see sched_systemd_unit) */
+	if (cfg->run[0] == ':')
+		return xstrfmt("watchkeeper.%s", cfg->run + 1);
 	return xstrfmt("watchkeeper.patrol.%s", cfg->run);
 }
 
@@ -179,7 +196,13 @@ sched_launchd_path(const struct wk_config *cfg)
 		errno = ENOENT;
 		return NULL;
 	}
-	return xstrfmt("%s/Library/LaunchAgents/watchkeeper.patrol.%s.plist", home, cfg->run);
+	{
+		char *label = sched_launchd_label(cfg), *p;
+
+		p = xstrfmt("%s/Library/LaunchAgents/%s.plist", home, label);
+		free(label);
+		return p;
+	}
 }
 
 /* <string>s</string>, XML-escaped. */
@@ -242,9 +265,13 @@ sched_launchd_plist(const struct wk_config *cfg, const char *self, const char *c
 	}
 	buf_puts(&b, "\n\t<key>ProgramArguments</key>\n\t<array>\n\t\t");
 	sched_plist_string(&b, self);
-	buf_puts(&b, "\n\t\t<string>-c</string>\n\t\t");
-	sched_plist_string(&b, cfgpath);
-	buf_puts(&b, "\n\t\t<string>--once</string>\n\t</array>\n"
+	if (cfgpath != NULL) {
+		buf_puts(&b, "\n\t\t<string>-c</string>\n\t\t");
+		sched_plist_string(&b, cfgpath);
+		buf_puts(&b, "\n\t\t<string>--once</string>");
+	} else
+		buf_puts(&b, "\n\t\t<string>--all</string>");	/* the fleet's one entry */
+	buf_puts(&b, "\n\t</array>\n"
 	    "\t<key>StartCalendarInterval</key>\n\t<array>\n");
 	buf_append(&b, times.data, times.len);
 	buf_puts(&b, "\t</array>\n\t<key>StandardOutPath</key>");

@@ -14,6 +14,13 @@
  *                               tick.  Exit: 2 when a box could not be seen,
  *                               else 1 when a run is not OK/DONE/STOPPED or a
  *                               config does not load, else 0.
+ *   patrol --install-schedule --all, --uninstall-schedule --all
+ *                               ONE schedule entry (cron, systemd, launchd as
+ *                               for a run) that runs `patrol --all`; the runs'
+ *                               own entries are removed when it is installed.
+ *                               Its name is FLEET_RUN, which no run can have
+ *                               (':' is not in a run name), and it goes when
+ *                               every run is DONE or sealed.
  *   patrol status --all [--json] [--refresh]
  *                               the table from the state alone (--refresh:
  *                               the fleet's tick first): run, box, verdict,
@@ -42,9 +49,64 @@
 #include "monotime.h"
 #include "patrol.h"
 #include "pstate.h"
+#include "scheduler.h"
 #include "xmalloc.h"
 
 #define FLEET_JOBS_MAX	64
+#define FLEET_RUN	":fleet"	/* the fleet's schedule entry: no run's name has ':' */
+
+/* A config that stands for the fleet in the scheduler code: its name, the defaults. */
+static struct wk_config *
+fleet_config(void)
+{
+	struct wk_config *cfg = xcalloc(1, sizeof(*cfg));
+
+	cfg->run = xstrdup(FLEET_RUN);
+	cfg->path = xstrdup("(every run patrol knows)");
+	cfg->root = cJSON_CreateObject();
+	return cfg;
+}
+
+int
+patrol_fleet_schedule(int install, int kind)
+{
+	struct wk_config *cfg = fleet_config(), *rc_cfg;
+	struct fleet_run *v = NULL;
+	struct diag d = DIAG_INIT;
+	char *self = NULL;
+	size_t n = 0, i, moved = 0;
+	int rc;
+
+	if (!install) {
+		rc = schedule_uninstall(cfg, 0, kind);
+		goto out;
+	}
+	if ((self = fs_self_exe()) == NULL) {
+		log_error("cannot find my own executable");
+		rc = WK_EX_SOFTWARE;
+		goto out;
+	}
+	if ((rc = schedule_install(cfg, self, NULL, kind)) != 0)
+		goto out;
+	/* One entry serves every run: theirs would tick them twice. */
+	n = fleet_runs(&v);
+	for (i = 0; i < n; i++) {
+		rc_cfg = NULL;
+		if (config_load(v[i].config, &rc_cfg, &d) == 0 && sched_is_installed(rc_cfg) == 1 &&
+		    schedule_uninstall(rc_cfg, 1, -1) == 0)
+			moved++;
+		config_free(rc_cfg);
+		diag_free(&d);
+	}
+	if (moved > 0)
+		printf("removed the own schedule entries of %zu run%s: the fleet's entry ticks them\n",
+		    moved, moved == 1 ? "" : "s");
+ out:
+	fleet_runs_free(v, n);
+	free(self);
+	config_free(cfg);
+	return rc;
+}
 
 static int
 fleet_cmp(const void *a, const void *b)
@@ -210,8 +272,16 @@ patrol_fleet_tick(int jobs, int quiet)
 		running--;
 		rc = fleet_worst(rc, WIFEXITED(status) ? WEXITSTATUS(status) : WK_EX_FAIL);
 	}
-	if (ticked == 0 && !quiet)
-		printf("every run of the fleet is DONE or sealed: nothing to tick\n");
+	if (ticked == 0 && n > 0) {
+		/* Nothing left to watch: the fleet's schedule entry goes too. */
+		struct wk_config *fc = fleet_config();
+
+		(void)schedule_uninstall(fc, 1, -1);
+		config_free(fc);
+		if (!quiet)
+			printf("every run of the fleet is DONE or sealed: nothing to tick (the fleet's "
+			    "schedule entry, if any, is removed)\n");
+	}
  out:
 	if (devnull >= 0)
 		close(devnull);

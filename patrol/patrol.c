@@ -67,6 +67,7 @@ usage(FILE *fp)
 	    "       patrol [-c FILE] checkpoints [--prune [--confirm]]\n"
 	    "       patrol [-c FILE] seal\n"
 	    "       patrol --all [--jobs N]\n"
+	    "       patrol --install-schedule --all | --uninstall-schedule --all [--scheduler ...]\n"
 	    "       patrol status --all [--json] [--refresh] [--jobs N] | patrol [-c FILE] status [--json]\n"
 	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
 	    "       patrol [-c FILE]... mcp\n"
@@ -96,7 +97,9 @@ usage(FILE *fp)
 	    "patrol ticks: SKIPPED); a run that was DONE or is sealed is left out.  Exit 2 when a box\n"
 	    "was unseen, else 1 when a run is not OK/DONE/STOPPED, else 0.  status --all: the table\n"
 	    "(run, box, verdict, stage, ~cur/max, ETA, last seen, details) from the state alone;\n"
-	    "--refresh ticks the fleet first.\n"
+	    "--refresh ticks the fleet first.  --install-schedule --all: one entry for the fleet\n"
+	    "(runs `patrol --all`; the runs' own entries are removed); it goes when every run is\n"
+	    "DONE or sealed.\n"
 	    "\nseal: verifies the run finished (every marker), its final checkpoint's metadata,\n"
 	    "W&B's final summary (a wandb section) and the results, then writes the seal to the\n"
 	    "logbook, commits, pushes and tags it seal/<run> (logbook.git) and removes the schedule;\n"
@@ -408,10 +411,14 @@ main(int argc, char **argv)
 	log_init("patrol", cc.verbose);
 	/* The fleet: every run patrol knows, no -c (fleet.c). */
 	if (a.all) {
-		if (cc.config != NULL || (cmd != &patrol_cmds[0] && cmd->exec != patrol_cmd_status)) {
+		if (cc.config != NULL || (cmd != &patrol_cmds[0] && cmd->exec != patrol_cmd_status &&
+		    cmd->exec != patrol_cmd_install_schedule && cmd->exec != patrol_cmd_uninstall_schedule)) {
 			usage(stderr);
 			rc = WK_EX_USAGE;
-		} else if (cmd == &patrol_cmds[0])
+		} else if (cmd->exec == patrol_cmd_install_schedule ||
+		    cmd->exec == patrol_cmd_uninstall_schedule)
+			rc = patrol_fleet_schedule(cmd->exec == patrol_cmd_install_schedule, a.scheduler);
+		else if (cmd == &patrol_cmds[0])
 			rc = a.json ? (usage(stderr), WK_EX_USAGE) : patrol_fleet_tick(a.jobs, 0);
 		else
 			rc = patrol_fleet_status(a.json, a.refresh, a.jobs, NULL);

@@ -114,6 +114,8 @@ struct fleet_run {
 };
 size_t fleet_runs(struct fleet_run **out);
 void fleet_runs_free(struct fleet_run *v, size_t n);
+/* `patrol --install-schedule --all` (install 1) / `--uninstall-schedule --all`; kind as schedule_*. */
+int patrol_fleet_schedule(int install, int kind);
 /* `patrol --all`: a tick of each run, jobs at a time; quiet: no report lines.  The exit code. */
 int patrol_fleet_tick(int jobs, int quiet);
 /*

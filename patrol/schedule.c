@@ -50,6 +50,28 @@ sched_run(char *const argv[])
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/* "run NAME", or what the fleet's pseudo run (fleet.c) stands for. */
+static const char *
+sched_who(const struct wk_config *cfg)
+{
+	static char who[128];
+
+	if (cfg->run[0] == ':')
+		return "every run patrol knows (patrol --all)";
+	snprintf(who, sizeof(who), "run %s", cfg->run);
+	return who;
+}
+
+/* How to remove what was installed: the run's entry, or the fleet's (cfgpath NULL). */
+static void
+sched_say_remove(const char *self, const char *cfgpath)
+{
+	if (cfgpath != NULL)
+		printf("remove it with: %s -c %s --uninstall-schedule\n", self, cfgpath);
+	else
+		printf("remove it with: %s --uninstall-schedule --all\n", self);
+}
+
 /* ---- cron ---- */
 
 static int
@@ -101,9 +123,9 @@ cron_install(const struct wk_config *cfg, const char *self, const char *cfgpath)
 		rc = WK_EX_SOFTWARE;
 		goto out;
 	}
-	printf("%s patrol for run %s in the crontab: %s (output: %s)\n", had ? "updated" : "installed",
-	    cfg->run, sched, logp);
-	printf("remove it with: %s -c %s --uninstall-schedule\n", self, cfgpath);
+	printf("%s patrol for %s in the crontab: %s (output: %s)\n", had ? "updated" : "installed",
+	    sched_who(cfg), sched, logp);
+	sched_say_remove(self, cfgpath);
  out:
 	buf_free(&tabnew);
 	free(tab);
@@ -193,8 +215,8 @@ systemd_install(const struct wk_config *cfg, const char *self, const char *cfgpa
 		goto out;
 	}
 	if (sched_run(reload) == 0 && sched_run(enable) == 0) {
-		printf("%s patrol for run %s as a systemd user timer: %s (output: %s/cron.log)\n",
-		    had ? "updated" : "installed", cfg->run, config_get_str(cfg, "patrol.schedule"), sdir);
+		printf("%s patrol for %s as a systemd user timer: %s (output: %s/cron.log)\n",
+		    had ? "updated" : "installed", sched_who(cfg), config_get_str(cfg, "patrol.schedule"), sdir);
 		printf("units: %s, %s (`systemctl --user list-timers` shows it)\n", timer, service);
 	} else {
 		/*
@@ -209,13 +231,13 @@ systemd_install(const struct wk_config *cfg, const char *self, const char *cfgpa
 			rc = WK_EX_IOERR;
 			goto out;
 		}
-		printf("%s patrol for run %s as a systemd user timer: %s (output: %s/cron.log)\n",
-		    had ? "updated" : "installed", cfg->run, config_get_str(cfg, "patrol.schedule"), sdir);
+		printf("%s patrol for %s as a systemd user timer: %s (output: %s/cron.log)\n",
+		    had ? "updated" : "installed", sched_who(cfg), config_get_str(cfg, "patrol.schedule"), sdir);
 		printf("units: %s, %s; systemd's user manager did not answer `systemctl --user`, so the "
 		    "timer is enabled and starts with it (at your next login; `loginctl enable-linger` "
 		    "runs it while you are logged out too)\n", timer, service);
 	}
-	printf("remove it with: %s -c %s --uninstall-schedule\n", self, cfgpath);
+	sched_say_remove(self, cfgpath);
  out:
 	free(dir);
 	free(sdir);
@@ -318,10 +340,10 @@ launchd_install(const struct wk_config *cfg, const char *self, const char *cfgpa
 		rc = WK_EX_SOFTWARE;
 		goto out;
 	}
-	printf("%s patrol for run %s as a launchd agent: %s (output: %s/cron.log)\n",
-	    had ? "updated" : "installed", cfg->run, config_get_str(cfg, "patrol.schedule"), sdir);
+	printf("%s patrol for %s as a launchd agent: %s (output: %s/cron.log)\n",
+	    had ? "updated" : "installed", sched_who(cfg), config_get_str(cfg, "patrol.schedule"), sdir);
 	printf("agent: %s (label %s)\n", path, label);
-	printf("remove it with: %s -c %s --uninstall-schedule\n", self, cfgpath);
+	sched_say_remove(self, cfgpath);
  out:
 	free(path);
 	free(text);

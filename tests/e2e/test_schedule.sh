@@ -210,8 +210,63 @@ test_tick_finds_agent() {
 	done
 }
 
+# One entry for the fleet (patrol --install-schedule --all): it runs `patrol
+# --all`, takes the place of the runs' own entries, and goes when every run
+# is DONE; the systemd units it writes pass the real systemd-analyze.
+test_fleet_entry() {
+	box
+	pconf '' '[{"stage": "train", "run": "true"}]'
+	sed 's/"run": "t1"/"run": "t2"/' "$T/wk.json" >"$T/wk2.json"
+	mkdir -p "$T/state/watchkeeper/t1" "$T/state/watchkeeper/t2"
+	echo "{\"run\": \"t1\", \"config\": \"$T/wk.json\"}" >"$T/state/watchkeeper/t1/patrol.json"
+	echo "{\"run\": \"t2\", \"config\": \"$T/wk2.json\"}" >"$T/state/watchkeeper/t2/patrol.json"
+	"$PATROL" -c "$T/wk.json" --install-schedule --scheduler cron >/dev/null
+	"$PATROL" -c "$T/wk2.json" --install-schedule --scheduler cron >/dev/null
+	assert_eq "$(grep -c 'watchkeeper:t[12]$' "$T/crontab.txt")" 2
+	"$PATROL" --install-schedule --all --scheduler cron >"$T/i1"
+	assert_grep '^installed patrol for every run patrol knows \(patrol --all\) in the crontab: 3,33 \* \* \* \*' "$T/i1"
+	assert_grep '^removed the own schedule entries of 2 runs: the fleet.s entry ticks them$' "$T/i1"
+	assert_grep "^remove it with: .*/patrol --uninstall-schedule --all$" "$T/i1"
+	assert_eq "$(grep -c 'watchkeeper:' "$T/crontab.txt")" 1
+	assert_grep "^3,33 \* \* \* \* '$PATROL' --all >> '$T/state/watchkeeper/:fleet/cron.log' 2>&1 # watchkeeper::fleet$" "$T/crontab.txt"
+	# Every run DONE: the fleet's tick has nothing to do, and its entry goes.
+	for r in t1 t2; do
+		python3 - "$T/state/watchkeeper/$r/patrol.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p)); d["verdict"] = "DONE"; json.dump(d, open(p, "w"))
+PY
+	done
+	"$PATROL" --all >"$T/a1"
+	assert_grep 'every run of the fleet is DONE or sealed: nothing to tick' "$T/a1"
+	assert_no_grep 'watchkeeper:' "$T/crontab.txt"
+	# systemd: the units of the fleet, checked by the real systemd-analyze.
+	mkdir -p "$T/sbin"
+	with_fake systemctl
+	"$PATROL" --install-schedule --all --scheduler systemd >"$T/i2"
+	timer="$T/$UNITS/watchkeeper.fleet.timer" service="$T/$UNITS/watchkeeper.fleet.service"
+	assert_grep "^ExecStart=\"$PATROL\" --all$" "$service"
+	assert_grep '^Unit=watchkeeper.fleet.service$' "$timer"
+	rc=0; systemd-analyze verify "$timer" "$service" >"$T/verify" 2>&1 || rc=$?
+	assert_eq "$rc" 0 "$(<"$T/verify")"
+	"$PATROL" --uninstall-schedule --all --scheduler systemd >"$T/u2"
+	assert_no_file "$timer"
+	assert_no_file "$service"
+	# launchd: the fleet's agent, watchkeeper.fleet.
+	with_fake launchctl
+	"$PATROL" --install-schedule --all --scheduler launchd >"$T/i3"
+	plist="$T/home/Library/LaunchAgents/watchkeeper.fleet.plist"
+	assert_grep '<string>watchkeeper.fleet</string>' "$plist"
+	assert_grep '<string>--all</string>' "$plist"
+	"$PATROL" --uninstall-schedule --all --scheduler launchd >"$T/u3"
+	assert_no_file "$plist"
+	# Not with -c, nor with deploy.
+	rc=0; "$PATROL" -c "$T/wk.json" --install-schedule --all >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" 64
+}
+
 t schedule_systemd_manager test_systemd_manager
 t schedule_launchd test_launchd
 t schedule_switch_and_errors test_switch_and_errors
 t schedule_done_removes_timer test_done_removes_timer
 t schedule_tick_finds_agent test_tick_finds_agent
+t schedule_fleet_entry test_fleet_entry
