@@ -79,9 +79,14 @@ hb_secrets(struct hb *h)
 	    "patrol resume (a variable missing there keeps the value sent before). onbox "
 	    "reads it when it starts; a value in it wins over the box's own environment "
 	    "variable of the same name, and nothing else on the box (stages, tmux, command "
-	    "sinks) sees it. To change a value: set it in the owner's environment and run ");
-	buf_printf(&h->b, "`%s -c %s deploy` again (`--no-secrets` leaves the file as it is).\n",
-	    h->patrol, h->cfgq);
+	    "sinks) sees it. To change a value: set it in the owner's environment and run this "
+	    "again (`--no-secrets` leaves the file as it is):\n\n");
+	{
+		char *cmd = xstrfmt("%s -c %s deploy\n", h->patrol, h->cfgq);
+
+		md_block(&h->b, "sh", cmd);
+		free(cmd);
+	}
 	free(names);
 	free(path);
 }

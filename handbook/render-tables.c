@@ -118,6 +118,12 @@ hb_cron(struct hb *h)
 	    "`systemctl --user disable --now watchkeeper-%s.timer` and delete its two units; "
 	    "`launchctl bootout gui/$(id -u)/watchkeeper.patrol.%s` and delete its plist.\n\n",
 	    h->cfg->run, h->cfg->run, h->cfg->run);
+	buf_puts(b, "Several runs: ONE entry can tick them all instead (`patrol --all`, each run with "
+	    "its own lock, a DONE or sealed one left out); installing it removes the runs' own "
+	    "entries, and it goes when every run is DONE or sealed:\n\n");
+	buf_reset(&cmd);
+	buf_printf(&cmd, "%s --install-schedule --all\n%s status --all\n", h->patrol, h->patrol);
+	md_block(b, "sh", cmd.data);
 	free(unitdir);
 	free(plist);
 	buf_free(&cmd);
