@@ -299,10 +299,12 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 	}
 	ckpt_scan_free(scan);	/* what the launch needs of it is in cmd and a */
 	/*
-	 * A hero run's relaunch passes the launch gate again: code edited on the
-	 * box since the launch (another diff than the one allowed) is not run.
+	 * Every launch of a hero run passes the launch gate again (onbox start
+	 * checked it, but a stage may launch hours later, or after a re-attach
+	 * the start did not refuse): code edited on the box since (another diff
+	 * than the one allowed) is never run.
 	 */
-	if (cmd != NULL && r->cur.attempt > 1 && config_get_bool(r->run.cfg, "hero")) {
+	if (cmd != NULL && config_get_bool(r->run.cfg, "hero")) {
 		struct gate_result g;
 
 		if (gate_local(r->run.cfg, 0, &g) == 0 && g.refused > 0) {
@@ -311,8 +313,9 @@ runner_launch(struct runner *r, cJSON *hist, cJSON *a, struct watch *w)
 			first = first != NULL ? first + 9 : "see onbox.log";
 			free(cmd);
 			cmd = NULL;
-			why = xstrfmt("hero run: attempt %ld is a relaunch and the launch gate refuses "
-			    "it: %.*s", r->cur.attempt, (int)strcspn(first, "\n"), first);
+			why = xstrfmt("hero run: the launch gate refuses attempt %ld%s: %.*s",
+			    r->cur.attempt, r->cur.attempt > 1 ? " (a relaunch)" : "",
+			    (int)strcspn(first, "\n"), first);
 			log_error("launch gate:\n%s", buf_str(&g.text));
 		}
 		gate_result_free(&g);

@@ -63,6 +63,8 @@ int runner_run(struct wk_config *cfg, const char *stage, int allow_dirty);
  */
 struct health_wandb_files;
 int onbox_wandb_read(const struct wk_config *cfg, time_t since, struct health_wandb_files *f);
+/* 1 when the first missing stage's newest attempt is unfinished (a start re-attaches to it). */
+int onbox_attempt_unfinished(const struct wk_config *cfg);
 /* The launch gate on the box, printed; 0 passed, WK_EX_FAIL refused, else an exit code. */
 int onbox_gate(const struct wk_config *cfg, int allow_dirty, int full, cJSON **contract);
 /* 1 when the marker of cfg's stage idx is present (runner.c). */

@@ -194,8 +194,38 @@ test_initialize_from() {
 	assert_eq "$(launches)" 1
 }
 
+# onbox dies while a hero run's stage lives, and the code is edited meanwhile:
+# the start re-attaches (a refusal would leave the training unwatched) and
+# says so; the next stage's launch is gated again and refused.
+test_reattach_not_refused() {
+	repo
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "step 1"\n"%s" 30 "%s/go" || :\necho done >>"%s/args"\n' "$AWAIT" "$T" "$T" >"$T/bin/slow.sh"
+	chmod +x "$T/bin/slow.sh"
+	conf '"hero": true, "output_root": "out", "progress": {"pattern": "step (\\d+)", "max": 1},' \
+		"[{\"stage\": \"train\", \"run\": \"$T/bin/slow.sh\"}, {\"stage\": \"eval\", \"run\": \"echo eval >>$T/args\"}]"
+	bg_onbox run
+	first=$LAST_PID
+	wait_for 10 test -f "$W/attempts/train.1.json"
+	kill -9 "$first"
+	wait "$first" 2>/dev/null || :
+	echo v2 >"$T/work/train.py"
+	bg_onbox run
+	second=$LAST_PID
+	wait_for 10 grep -q 're-attaching to attempt 1' "$T/onbox.out"
+	assert_grep 'launch gate: run t1 would be refused \(1 refusal\), but an attempt of it is unfinished: re-attaching' "$T/onbox.out"
+	touch "$T/go"
+	rc=0; wait "$second" || rc=$?
+	assert_eq "$rc" 1
+	assert_file "$W/markers/TRAIN_DONE"
+	assert_eq "$(cat "$T/args")" done
+	json "$W/markers/EVAL_DONE.FAILED" 'd["exec_error"]' | grep -q 'hero run: the launch gate refuses attempt 1: the code in .* has uncommitted changes' ||
+		fail "FAILED marker: $(cat "$W/markers/EVAL_DONE.FAILED" 2>&1)"
+}
+
 t dirty_refused_until_allowed test_dirty_refused_until_allowed
 t code_not_pinned test_code_not_pinned
 t wandb_run_exists test_wandb_run_exists
 t output_root_refusals test_output_root_refusals
 t initialize_from test_initialize_from
+t reattach_not_refused test_reattach_not_refused

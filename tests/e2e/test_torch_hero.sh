@@ -99,7 +99,7 @@ test_edited_code_relaunch_refused() {
 	wait_for 30 grep -q '^step 5/20' "$T/work/train.log"
 	echo "# tuned on the box" >>"$T/work/train.py"
 	wait "$LAST_PID" || :
-	json "$W/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'hero run: attempt 2 is a relaunch and the launch gate refuses it: the code in .* has uncommitted changes to 1 tracked file' ||
+	json "$W/markers/TRAIN_DONE.FAILED" 'd["exec_error"]' | grep -q 'hero run: the launch gate refuses attempt 2 (a relaunch): the code in .* has uncommitted changes to 1 tracked file' ||
 		fail "FAILED marker: $(cat "$W/markers/TRAIN_DONE.FAILED" 2>&1)"
 	assert_eq "$(grep -c '^step 1/20' "$T/work/train.log")" 1
 }
