@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "config.h"
 #include "decide.h"
 #include "diag.h"
@@ -114,6 +115,29 @@ fleet_cmp(const void *a, const void *b)
 	return strcmp(((const struct fleet_run *)a)->name, ((const struct fleet_run *)b)->name);
 }
 
+void
+fleet_runs_sort(struct fleet_run *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), fleet_cmp);
+}
+
+/* The box as the config names it: "user@host:port" (the parts set), or NULL without box.host. */
+char *
+fleet_box_text(const struct wk_config *cfg)
+{
+	struct buf b = BUF_INIT;
+
+	if (cfg->box.host == NULL)
+		return NULL;
+	if (cfg->box.user != NULL)
+		buf_printf(&b, "%s@", cfg->box.user);
+	buf_puts(&b, cfg->box.host);
+	if (cfg->box.port > 0)
+		buf_printf(&b, ":%ld", cfg->box.port);
+	return buf_detach(&b);
+}
+
 size_t
 fleet_runs(struct fleet_run **out)
 {
@@ -151,8 +175,7 @@ fleet_runs(struct fleet_run **out)
 	}
 	closedir(d);
 	free(base);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), fleet_cmp);
+	fleet_runs_sort(v, n);
 	*out = v;
 	return n;
 }
@@ -298,9 +321,8 @@ fleet_box(const char *config)
 	struct diag d = DIAG_INIT;
 	char *box = NULL;
 
-	if (config_load(config, &cfg, &d) == 0 && cfg->box.host != NULL)
-		box = cfg->box.user != NULL ? xstrfmt("%s@%s", cfg->box.user, cfg->box.host) :
-		    xstrdup(cfg->box.host);
+	if (config_load(config, &cfg, &d) == 0)
+		box = fleet_box_text(cfg);
 	config_free(cfg);
 	diag_free(&d);
 	return box != NULL ? box : xstrdup("-");

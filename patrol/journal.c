@@ -12,10 +12,13 @@
  * the probe's bound is read again next tick, and one that was logged is
  * never logged twice (a restart of patrol reads the offset back).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
@@ -29,6 +32,8 @@
 #include "patrol.h"
 #include "probe.h"
 #include "xmalloc.h"
+
+#define JOURNAL_TAIL	65536	/* bytes of LOGBOOK.md read for its newest heading */
 
 struct jctx {
 	struct pstate		*st;
@@ -290,22 +295,34 @@ journal_tick(struct pstate *st, const struct wk_config *cfg, const struct notify
 		jot(&j, now, "patrol acted", action, NULL);
 }
 
-/* The newest entry's heading ("### <time> · <kind>") for a commit message; caller frees. */
+/*
+ * The newest entry's heading ("<time> · <kind>") for a commit message, from
+ * the logbook's last JOURNAL_TAIL bytes (it only grows); caller frees; NULL
+ * when none is there.
+ */
 static char *
 journal_last_heading(const char *dir)
 {
-	char *path = fs_join(dir, LOGBOOK_FILE), *data = NULL, *h = NULL, *p, *e;
-	size_t len;
+	char *path = fs_join(dir, LOGBOOK_FILE), buf[JOURNAL_TAIL + 1], *h = NULL, *p, *e;
+	struct stat sb;
+	ssize_t n = -1;
+	int fd;
 
-	if (fs_read_file(path, 64u << 20, &data, &len) == 0) {
-		for (p = data; (p = strstr(p, "\n### ")) != NULL; p++)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (fstat(fd, &sb) == 0)
+			n = pread(fd, buf, JOURNAL_TAIL, sb.st_size > JOURNAL_TAIL ?
+			    sb.st_size - JOURNAL_TAIL : 0);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = '\0';
+		for (p = buf; (p = strstr(p, "\n### ")) != NULL; p++)
 			h = p + 5;
 		if (h != NULL) {
 			e = strchr(h, '\n');
 			h = xstrndup(h, e != NULL ? (size_t)(e - h) : strlen(h));
 		}
 	}
-	free(data);
 	free(path);
 	return h;
 }

@@ -19,28 +19,13 @@
 #include "handbook.h"
 #include "jsonfile.h"
 #include "mcp.h"
+#include "patrol.h"
 #include "os.h"
 #include "pstate.h"
 #include "scheduler.h"
 #include "xmalloc.h"
 
 #define MCP_HANDBOOK_MAX	(4u << 20)
-
-/* The box as the config names it: "user@host:port" (the parts set), or NULL without box.host. */
-static char *
-mcp_box_text(const struct wk_config *cfg)
-{
-	struct buf b = BUF_INIT;
-
-	if (cfg->box.host == NULL)
-		return NULL;
-	if (cfg->box.user != NULL)
-		buf_printf(&b, "%s@", cfg->box.user);
-	buf_puts(&b, cfg->box.host);
-	if (cfg->box.port > 0)
-		buf_printf(&b, ":%ld", cfg->box.port);
-	return buf_detach(&b);
-}
 
 /* Copy patrol.json's key into o when it is there (a string or a number). */
 static void
@@ -56,15 +41,17 @@ mcp_copy_key(cJSON *o, const cJSON *ps, const char *from, const char *to)
 
 /* One run's entry (and its line of text). */
 static cJSON *
-mcp_run_entry(const struct mcp_run *r, struct buf *text)
+mcp_run_entry(const struct fleet_run *r, struct buf *text)
 {
-	cJSON *o = cJSON_CreateObject(), *ps = pstate_load(r->statedir);
+	/* the fleet's runs come with their state; the -c configs' is read here */
+	cJSON *o = cJSON_CreateObject(), *own = r->state == NULL ? pstate_load(r->statedir) : NULL;
+	const cJSON *ps = r->state != NULL ? r->state : own;
 	struct wk_config *cfg = NULL;
 	struct diag d = DIAG_INIT;
 	char *box = NULL;
 
 	cJSON_AddStringToObject(o, "name", r->name);
-	if (config_load(r->config, &cfg, &d) == 0 && (box = mcp_box_text(cfg)) != NULL)
+	if (config_load(r->config, &cfg, &d) == 0 && (box = fleet_box_text(cfg)) != NULL)
 		cJSON_AddStringToObject(o, "box", box);
 	else
 		cJSON_AddNullToObject(o, "box");
@@ -87,14 +74,14 @@ mcp_run_entry(const struct mcp_run *r, struct buf *text)
 	free(box);
 	config_free(cfg);
 	diag_free(&d);
-	cJSON_Delete(ps);
+	cJSON_Delete(own);
 	return o;
 }
 
 static int
 mcp_call_runs(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 {
-	struct mcp_run *runs;
+	struct fleet_run *runs;
 	struct buf text = BUF_INIT;
 	cJSON *arr;
 	size_t n, i;
@@ -112,7 +99,7 @@ mcp_call_runs(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 		    "$XDG_STATE_HOME/watchkeeper (~/%s/watchkeeper) names its config; "
 		    "run `patrol -c FILE` once, or start patrol mcp with -c FILE\n", os_state_home);
 	out->text = buf_detach(&text);
-	mcp_runs_free(runs, n);
+	fleet_runs_free(runs, n);
 	return 0;
 }
 
@@ -154,7 +141,7 @@ static int
 mcp_call_handbook(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 {
 	struct wk_config *cfg = NULL;
-	struct mcp_run *runs;
+	struct fleet_run *runs;
 	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "run"));
 	char *path = NULL, *md = NULL;
 	size_t n, i;
@@ -189,7 +176,7 @@ mcp_call_handbook(struct mcp_ctx *ctx, const cJSON *args, struct mcp_out *out)
 out:
 	free(md);
 	free(path);
-	mcp_runs_free(runs, n);
+	fleet_runs_free(runs, n);
 	config_free(cfg);
 	return rc;
 }

@@ -5,7 +5,6 @@
  * arguments (mcp_arg_*), the isError result (mcp_error) and progress
  * notifications written by the call's child (mcp_progress).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -128,70 +127,26 @@ mcp_progress(struct mcp_ctx *ctx, double progress, double total, const char *mes
 	cJSON_Delete(o);
 }
 
-static int
-mcp_run_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct mcp_run *)a)->name, ((const struct mcp_run *)b)->name);
-}
-
-/* The fleet (fleet.c: every state dir whose patrol.json names its config). */
-static size_t
-mcp_runs_scan(struct mcp_run **out)
-{
-	struct fleet_run *f;
-	struct mcp_run *v;
-	size_t n = fleet_runs(&f), i;
-
-	v = n > 0 ? xcalloc(n, sizeof(*v)) : NULL;
-	for (i = 0; i < n; i++) {
-		v[i].name = f[i].name;
-		v[i].config = f[i].config;
-		v[i].statedir = f[i].statedir;
-		f[i].name = f[i].config = f[i].statedir = NULL;	/* transferred */
-	}
-	fleet_runs_free(f, n);
-	*out = v;
-	return n;
-}
-
 size_t
-mcp_runs(const struct mcp_ctx *ctx, struct mcp_run **out)
+mcp_runs(const struct mcp_ctx *ctx, struct fleet_run **out)
 {
-	struct mcp_run *v = NULL;
-	char *base = statedir_base();
-	size_t n = 0, i;
-
-	*out = NULL;
-	if (ctx->configs == NULL || ctx->nconfigs == 0)
-		n = mcp_runs_scan(&v);
-	else {
-		v = xcalloc(ctx->nconfigs, sizeof(*v));
-		for (i = 0; i < ctx->nconfigs; i++) {
-			v[i].name = xstrdup(ctx->run_names[i]);
-			v[i].config = xstrdup(ctx->configs[i]);
-			v[i].statedir = base != NULL ? fs_join(base, ctx->run_names[i]) :
-			    xstrdup("");
-		}
-		n = ctx->nconfigs;
-	}
-	free(base);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), mcp_run_cmp);
-	*out = v;
-	return n;
-}
-
-void
-mcp_runs_free(struct mcp_run *v, size_t n)
-{
+	struct fleet_run *v;
+	char *base;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].config);
-		free(v[i].statedir);
+	if (ctx->configs == NULL || ctx->nconfigs == 0)
+		return fleet_runs(out);
+	base = statedir_base();
+	v = xcalloc(ctx->nconfigs, sizeof(*v));
+	for (i = 0; i < ctx->nconfigs; i++) {
+		v[i].name = xstrdup(ctx->run_names[i]);
+		v[i].config = xstrdup(ctx->configs[i]);
+		v[i].statedir = base != NULL ? fs_join(base, ctx->run_names[i]) : xstrdup("");
 	}
-	free(v);
+	free(base);
+	fleet_runs_sort(v, ctx->nconfigs);
+	*out = v;
+	return ctx->nconfigs;
 }
 
 int
@@ -199,7 +154,7 @@ mcp_run_config(struct mcp_ctx *ctx, const cJSON *args, struct wk_config **cfg,
     struct mcp_out *out)
 {
 	struct diag d = DIAG_INIT;
-	struct mcp_run *runs;
+	struct fleet_run *runs;
 	struct buf known = BUF_INIT;
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(args, "run");
 	size_t n, i;
@@ -229,6 +184,6 @@ mcp_run_config(struct mcp_ctx *ctx, const cJSON *args, struct wk_config **cfg,
 out:
 	diag_free(&d);
 	buf_free(&known);
-	mcp_runs_free(runs, n);
+	fleet_runs_free(runs, n);
 	return rc;
 }

@@ -90,20 +90,15 @@ int mcp_error(struct mcp_out *out, const char *fmt, ...)
 /* A notifications/progress for this call, when it has a progress token (else nothing). */
 void mcp_progress(struct mcp_ctx *ctx, double progress, double total, const char *message);
 
-/* A run this server serves: its name, config (absolute) and local state dir. */
-struct mcp_run {
-	char	*name;
-	char	*config;
-	char	*statedir;
-};
 /*
- * mcp-run.c: the runs served now, sorted by name: the -c configs, or every
- * state dir whose patrol.json names a config (found again at each call, so
- * a run deployed after the server started is there).  *out: caller frees
- * with mcp_runs_free.  The count.
+ * mcp-run.c: the runs served now, sorted by name (patrol.h's struct
+ * fleet_run): the -c configs (state NULL), or the fleet, every state dir
+ * whose patrol.json names a config (found again at each call, so a run
+ * deployed after the server started is there).  *out: caller frees with
+ * fleet_runs_free.  The count.
  */
-size_t mcp_runs(const struct mcp_ctx *ctx, struct mcp_run **out);
-void mcp_runs_free(struct mcp_run *v, size_t n);
+struct fleet_run;
+size_t mcp_runs(const struct mcp_ctx *ctx, struct fleet_run **out);
 
 /* The rows, each defined with its call (see above); mcp-tools.c orders them. */
 extern const struct mcp_tool mcp_tool_runs_row, mcp_tool_status_row, mcp_tool_wait_row,

@@ -114,6 +114,9 @@ struct fleet_run {
 };
 size_t fleet_runs(struct fleet_run **out);
 void fleet_runs_free(struct fleet_run *v, size_t n);
+void fleet_runs_sort(struct fleet_run *v, size_t n);	/* by name */
+/* The box as the config names it: "user@host:port" (the parts set); NULL without box.host. */
+char *fleet_box_text(const struct wk_config *cfg);
 /* `patrol --install-schedule --all` (install 1) / `--uninstall-schedule --all`; kind as schedule_*. */
 int patrol_fleet_schedule(int install, int kind);
 /* `patrol --all`: a tick of each run, jobs at a time; quiet: no report lines.  The exit code. */
