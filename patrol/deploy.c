@@ -10,9 +10,9 @@
  *      .watchkeeper/bin/onbox and of the one on the PATH, the sha256 of the
  *      box's copies of the config, profile and onbox, tmux on the PATH,
  *      and whether the workdir and the config's directory can be created;
- *   2b. the launch gate (core/gate.c): its read-only facts script, then the
- *      contract printed and judged; a refusal stops here (--check stops
- *      here always);
+ *   2b. the launch gate (core/gate.c): its read-only facts script runs in
+ *      the same `sh -s` as step 2's (after a "@gate" line); the contract is
+ *      printed and judged; a refusal stops here (--check stops here always);
  *   3. the choice of onbox (--onbox; else an onbox of THIS version already
  *      on the box; else the portable build for the box's arch, found as
  *      the README's "patrol deploy" says) and the refusals (unknown arch with no build, an
@@ -78,6 +78,7 @@ struct deploy {
 	char			*boxsha[DF_COUNT];	/* the box's copies; NULL: none or no sha256sum */
 	int			 tmux;		/* tmux on the box's PATH */
 	char			*notdir[2];	/* workdir, config dir: the directory that blocks, or NULL */
+	char			*gate;		/* the launch gate's facts (after "@gate"), or NULL */
 
 	/* What deploy chose and found. */
 	const char		*source;	/* "uploaded", "--onbox", "box" */
@@ -207,6 +208,12 @@ deploy_facts_script(const struct deploy *d)
 	    "if [ -d \"$d\" ] && [ -w \"$d\" ]; then echo \"$2 ok\"; else echo \"$2 no $d\"; fi; }\n"
 	    "wr \"$W\" workdir; wr \"${C%/*}\" confdir\n"
 	    "echo end\n");
+	{
+		char *gate = gate_script(d->cfg);	/* the launch gate's facts, in the same round trip */
+
+		buf_printf(&b, "echo @gate\n%s", gate);
+		free(gate);
+	}
 	return buf_detach(&b);
 }
 
@@ -220,6 +227,15 @@ deploy_facts(struct deploy *d)
 
 	if ((r = deploy_sh(d, "facts", script, &res)) != 0)
 		goto out;
+	/* What follows "@gate" is the gate's (deploy_gate): cut off before the facts are read. */
+	if (strncmp(res.out, "@gate\n", 6) == 0)
+		line = res.out;
+	else if ((line = strstr(res.out, "\n@gate\n")) != NULL)
+		line++;
+	if (line != NULL) {
+		d->gate = xstrdup(line + 6);
+		*line = '\0';
+	}
 	for (line = res.out; line != NULL && *line != '\0'; line = nl) {
 		if ((nl = strchr(line, '\n')) != NULL)
 			*nl++ = '\0';
@@ -263,25 +279,24 @@ deploy_facts(struct deploy *d)
 /* ---- the launch gate ---- */
 
 /*
- * Run the gate's facts script on the box and judge them with the local
- * config (the one about to be uploaded).  Prints the contract; 0 passed,
- * 1 refused, a WK_ERR_* code failed (message printed).
+ * Judge the gate's facts (deploy_facts brought them) with the local config
+ * (the one about to be uploaded).  Prints the contract; 0 passed, 1
+ * refused, a WK_ERR_* code failed (message printed).
  */
 static int
 deploy_gate(struct deploy *d, int allow_dirty)
 {
-	char *script = gate_script(d->cfg), *why = NULL;
+	char *why = NULL;
 	struct gate_result res;
 	struct gate_facts f;
 	struct gate_opts o;
-	struct ssh_result out;
 	int r;
 
 	memset(&res, 0, sizeof(res));
-	if ((r = deploy_sh(d, "launch gate", script, &out)) != 0)
-		goto out;
-	r = gate_parse(d->cfg, out.out, out.out_len, &f, &why);
-	ssh_result_free(&out);
+	if (d->gate == NULL)
+		r = gate_parse(d->cfg, "", 0, &f, &why);	/* says what is missing */
+	else
+		r = gate_parse(d->cfg, d->gate, strlen(d->gate), &f, &why);
 	if (r != 0) {
 		log_error("launch gate: %s", why);
 		r = WK_ERR_REMOTE;
@@ -295,7 +310,6 @@ deploy_gate(struct deploy *d, int allow_dirty)
 	fputs(buf_str(&res.text), stdout);
  out:
 	gate_result_free(&res);
-	free(script);
 	free(why);
 	return r;
 }
@@ -620,6 +634,8 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int flags)
 	}
 	/* --check: the contract alone, judged against the box; nothing else. */
 	if (flags & DEPLOY_CHECK) {
+		if (deploy_facts(&d) != 0)
+			goto out;
 		r = deploy_gate(&d, 0);
 		rc = r == 0 ? 0 : WK_EX_FAIL;
 		if (r == 1)
@@ -632,14 +648,14 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int flags)
 		rc = r > 0 ? WK_EX_TEMPFAIL : WK_EX_FAIL;
 		goto out;
 	}
+	if (deploy_facts(&d) != 0)
+		goto out;
 	if ((r = deploy_gate(&d, (flags & DEPLOY_ALLOW_DIRTY) != 0)) != 0) {
 		if (r == 1)
 			log_error("the launch gate refuses run %s (see above). Nothing was uploaded",
 			    cfg->run);
 		goto out;
 	}
-	if (deploy_facts(&d) != 0)
-		goto out;
 	for (i = 0; i < 2; i++)
 		if (d.notdir[i] != NULL) {
 			const char *home = getenv("HOME"), *p = i == 0 ? cfg->workdir : d.remote[DF_CONFIG];
@@ -711,6 +727,7 @@ patrol_deploy(struct wk_config *cfg, const char *onbox_local, int flags)
 	}
 	free(d.notdir[0]);
 	free(d.notdir[1]);
+	free(d.gate);
 	free(d.arch);
 	free(d.binver);
 	free(d.pathonbox);
