@@ -453,6 +453,39 @@ test_old_stop_for_good() {
 	assert_eq "$(wc -l <"$OLDBOX_FS$WD/launches" | tr -d ' ')" 1 "launches after two ticks"
 }
 
+# A hero run's launch gate on the old box: its facts script runs under the
+# box's dash (Debian 11 minbase: no git), over ssh for `patrol deploy
+# --check` and by the portable onbox for `onbox start`; code that is not in
+# git is refused until --allow-dirty, which then runs the chain to DONE.
+# And W&B's own files as the client leaves them, read by the portable onbox.
+test_old_hero_gate() {
+	oldbox_start
+	owner
+	oconf nohup '"hero": true, "output_root": "out", "progress": {"pattern": "step (\\d+)", "max": 1},
+  "wandb": {"id": "r7a1"},' "$(two_stages)"
+	rc=0; patrol deploy --check >"$T/c" 2>&1 || rc=$?
+	cat "$T/c"
+	assert_eq "$rc" 1
+	assert_grep "^  code: +not pinned: $WD is no git work tree \(git is not installed\)" "$T/c"
+	assert_grep "^  output_root: +$WD/out \(does not exist yet: it can be created\)" "$T/c"
+	assert_grep '^REFUSED: the code is not pinned' "$T/c"
+	rc=0; patrol deploy >"$T/d" 2>&1 || rc=$?
+	assert_eq "$rc" 1
+	assert_grep 'the launch gate refuses run t1' "$T/d"
+	rc=0; patrol deploy --allow-dirty >"$T/d2" 2>&1 || rc=$?
+	cat "$T/d2"
+	assert_eq "$rc" 0
+	assert_grep 'launch gate: passed \(code not in git' "$T/d2"
+	assert_eq "$(json "$(bw gate.json)" 'd["approved_diff_sha256"]')" no-git
+	# The client's run directory for another id, made while stage a runs: critical.
+	wait_for 30 test -s "$OLDBOX_FS$WD/launches"
+	oldbox_sh "cd \"$WD\" && mkdir -p wandb/run-20261128_101500-zz99/files && : >wandb/run-20261128_101500-zz99/run-zz99.wandb && ln -s run-20261128_101500-zz99 wandb/latest-run.tmp && mv -T wandb/latest-run.tmp wandb/latest-run" >"$T/wb" 2>&1 ||
+		fail "cannot make the W&B run on the box: $(<"$T/wb")"
+	wait_for 30 grep -q '"kind":"wandb_identity"' "$(bw events.jsonl)"
+	go
+	wait_for 60 has_marker B_DONE
+}
+
 # ---- run ----
 
 AVAIL=0
@@ -485,3 +518,4 @@ tc old_webhook_from_owner_env_secret_contained test_old_webhook_from_owner_env_s
 tc old_no_tmux_falls_back_to_nohup test_old_no_tmux_falls_back_to_nohup need_deploy
 tc old_stop_for_good test_old_stop_for_good need_stop
 tc old_job_backend test_old_job_backend need_portable
+tc old_hero_gate test_old_hero_gate need_deploy
