@@ -17,6 +17,7 @@
 #endif
 
 #include "curlapi.h"
+#include "curlcmd.h"
 #include "os.h"
 
 #if !WK_PORTABLE
@@ -123,4 +124,34 @@ curl_api_get(const char **why)
 	if (state != 1 && why != NULL)
 		*why = fail;
 	return state == 1 ? &api : NULL;
+}
+
+void
+curl_api_post_setup(const struct curl_api *api, CURL *e, const char *url,
+    struct curl_slist *headers, const char *body, size_t len, long connect_s, long timeout_s,
+    char *errbuf, size_t (*write)(char *, size_t, size_t, void *), void *data)
+{
+	const char *ca;
+
+	errbuf[0] = '\0';
+	api->easy_setopt(e, CURLOPT_URL, url);
+	api->easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+	api->easy_setopt(e, CURLOPT_POST, 1L);
+	api->easy_setopt(e, CURLOPT_POSTFIELDS, body);
+	api->easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	api->easy_setopt(e, CURLOPT_CONNECTTIMEOUT, connect_s);
+	api->easy_setopt(e, CURLOPT_TIMEOUT, timeout_s);
+	api->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	api->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+	api->easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+	api->easy_setopt(e, CURLOPT_WRITEFUNCTION, write);
+	api->easy_setopt(e, CURLOPT_WRITEDATA, data);
+	/* The same CA bundle the curl command is given; a failure stays a failure. */
+	if ((ca = curlcmd_cafile()) != NULL)
+		api->easy_setopt(e, CURLOPT_CAINFO, ca);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	api->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	api->easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
 }

@@ -11,7 +11,6 @@
 #include "buf.h"
 #include "childio.h"
 #include "curlapi.h"
-#include "curlcmd.h"
 #include "err.h"
 #include "ghapi.h"
 #include "xmalloc.h"
@@ -59,7 +58,7 @@ gh_post(const char *api, const char *token, const char *path, const cJSON *body,
 	struct buf ans = BUF_INIT;
 	char *url = xstrfmt("%s%s", api, path), *auth = xstrfmt("Authorization: Bearer %s", token);
 	char *text = cJSON_PrintUnformatted(body), errbuf[CURL_ERROR_SIZE];
-	const char *why = NULL, *ca;
+	const char *why = NULL;
 	static const char *const fixed[] = {
 		"Accept: application/vnd.github+json",
 		"X-GitHub-Api-Version: " GH_API_VERSION,
@@ -86,28 +85,9 @@ gh_post(const char *api, const char *token, const char *path, const cJSON *body,
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		h = c->slist_append(h, fixed[i]);
 	h = c->slist_append(h, auth);
-	errbuf[0] = '\0';
-	c->easy_setopt(e, CURLOPT_URL, url);
-	c->easy_setopt(e, CURLOPT_HTTPHEADER, h);
-	c->easy_setopt(e, CURLOPT_POST, 1L);
-	c->easy_setopt(e, CURLOPT_POSTFIELDS, text);
-	c->easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(text));
-	c->easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 10L);
-	c->easy_setopt(e, CURLOPT_TIMEOUT, timeout_s);
-	c->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	c->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-	c->easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
-	c->easy_setopt(e, CURLOPT_WRITEFUNCTION, gh_write);
-	c->easy_setopt(e, CURLOPT_WRITEDATA, &ans);
+	curl_api_post_setup(c, e, url, h, text, strlen(text), 10L, timeout_s, errbuf, gh_write, &ans);
 	c->easy_setopt(e, CURLOPT_HEADERFUNCTION, gh_header);
 	c->easy_setopt(e, CURLOPT_HEADERDATA, r);
-	if ((ca = curlcmd_cafile()) != NULL)
-		c->easy_setopt(e, CURLOPT_CAINFO, ca);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	c->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	c->easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
 	if ((rc = c->easy_perform(e)) != CURLE_OK) {
 		snprintf(r->err, sizeof(r->err), "%s", errbuf[0] != '\0' ? errbuf : c->easy_strerror(rc));
 		goto out;

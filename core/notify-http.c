@@ -209,7 +209,7 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 	CURL *c = NULL;
 	CURLcode rc;
 	const struct curl_api *api;
-	const char *nocurl = NULL, *ca;
+	const char *nocurl = NULL;
 	long status = 0;
 	size_t i;
 	int r, saved;
@@ -229,27 +229,8 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 			abort();
 		hdrs = h;
 	}
-	errbuf[0] = '\0';
-	api->easy_setopt(c, CURLOPT_URL, rq->url);
-	api->easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	api->easy_setopt(c, CURLOPT_POST, 1L);
-	api->easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
-	api->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
-	api->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, all->connect_timeout_s);
-	api->easy_setopt(c, CURLOPT_TIMEOUT, all->timeout_s);
-	api->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	api->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	api->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	api->easy_setopt(c, CURLOPT_WRITEFUNCTION, notify_curl_write);
-	api->easy_setopt(c, CURLOPT_WRITEDATA, &ans);
-	/* The same CA bundle the curl command is given; a failure stays a failure. */
-	if ((ca = curlcmd_cafile()) != NULL)
-		api->easy_setopt(c, CURLOPT_CAINFO, ca);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	api->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	api->easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
+	curl_api_post_setup(api, c, rq->url, hdrs, rq->body, rq->body_len, all->connect_timeout_s,
+	    all->timeout_s, errbuf, notify_curl_write, &ans);
 	rc = api->easy_perform(c);
 	if (rc == CURLE_OK)
 		api->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
