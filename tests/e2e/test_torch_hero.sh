@@ -110,8 +110,9 @@ test_wandb_identity_changed() {
 	hconf "--fail sigkill --fail-at 13 --fail-once $T/once --wandb-id \$W_ID" \
 		'"wandb": { "id": "r7a1", "name": "hero-a" },'
 	sed -i 's/S=0; /S=0; W_ID=r7a1; [ -e '"${T//\//\\/}"'\/once ] \&\& W_ID=zz99; /' "$T/wk.json"
-	# heartbeat_s 1, the training ~1 s: W&B's files are read every heartbeat.
-	sed -i 's/--step-sleep 0 /--step-sleep 0.2 /' "$T/wk.json"
+	# heartbeat_s 1: W&B's files are read every heartbeat; attempt 2's 7 steps
+	# take 3.5 s, several heartbeats however loaded the machine is.
+	sed -i 's/--step-sleep 0 /--step-sleep 0.5 /' "$T/wk.json"
 	rc=0; onbox run >"$T/out" 2>&1 || rc=$?
 	assert_eq "$rc" 0
 	assert_eq "$(alerts wandb_identity)" 1
