@@ -17,7 +17,6 @@
 #endif
 
 #include "curlapi.h"
-#include "curlcmd.h"
 #include "os.h"
 
 #if !WK_PORTABLE
@@ -129,10 +128,8 @@ curl_api_get(const char **why)
 void
 curl_api_post_setup(const struct curl_api *api, CURL *e, const char *url,
     struct curl_slist *headers, const char *body, size_t len, long connect_s, long timeout_s,
-    char *errbuf, size_t (*write)(char *, size_t, size_t, void *), void *data)
+    const char *ca, char *errbuf, size_t (*write)(char *, size_t, size_t, void *), void *data)
 {
-	const char *ca;
-
 	errbuf[0] = '\0';
 	api->easy_setopt(e, CURLOPT_URL, url);
 	api->easy_setopt(e, CURLOPT_HTTPHEADER, headers);
@@ -146,8 +143,7 @@ curl_api_post_setup(const struct curl_api *api, CURL *e, const char *url,
 	api->easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
 	api->easy_setopt(e, CURLOPT_WRITEFUNCTION, write);
 	api->easy_setopt(e, CURLOPT_WRITEDATA, data);
-	/* The same CA bundle the curl command is given; a failure stays a failure. */
-	if ((ca = curlcmd_cafile()) != NULL)
+	if (ca != NULL)
 		api->easy_setopt(e, CURLOPT_CAINFO, ca);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	api->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -38,12 +38,12 @@ const struct curl_api *curl_api_get(const char **why);
 /*
  * The options every POST of ours sets on e: url, headers, body, the two
  * bounds (seconds), no signals, no redirects, http/https only, the CA bundle
- * the curl command gets (curlcmd_cafile), errbuf (CURL_ERROR_SIZE), and the
- * answer's body to write(ptr, size, n, data).
+ * the caller gives (ca: curlcmd_cafile(), NULL none), errbuf
+ * (CURL_ERROR_SIZE), and the answer's body to write(ptr, size, n, data).
  */
 void curl_api_post_setup(const struct curl_api *api, CURL *e, const char *url,
     struct curl_slist *headers, const char *body, size_t len, long connect_s, long timeout_s,
-    char *errbuf, size_t (*write)(char *, size_t, size_t, void *), void *data);
+    const char *ca, char *errbuf, size_t (*write)(char *, size_t, size_t, void *), void *data);
 
 #define HTTP_KNOB	"WATCHKEEPER_HTTP"
 

@@ -22,7 +22,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "atomic.h"
 #include "buf.h"
 #include "ckpt.h"
 #include "err.h"
@@ -721,14 +723,29 @@ int
 gate_local(const struct wk_config *cfg, int allow_dirty, struct gate_result *res)
 {
 	char *script = gate_script(cfg), *out = NULL, *why = NULL, *approved = gate_approved(cfg);
-	char *argv[] = { "/bin/sh", "-c", script, NULL };
+	const char *tmp = getenv("TMPDIR");
+	char hex[17], *file, *argv[3];
 	struct gate_facts f;
 	struct gate_opts o;
 	int status, r;
 
 	memset(res, 0, sizeof(*res));
 	memset(&f, 0, sizeof(f));
-	if ((r = spawn_capture(argv, GATE_OUT_CAP, 0, &status, &out)) != 0) {
+	/*
+	 * The script from a file of its own, not `sh -c`: a config's values are in
+	 * it, and one long enough would pass an argument's bound (E2BIG).
+	 */
+	fs_random_hex(hex, 8);
+	file = xstrfmt("%s/watchkeeper-gate.%s.sh", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp", hex);
+	argv[0] = "/bin/sh";
+	argv[1] = file;
+	argv[2] = NULL;
+	if ((r = atomic_write(file, script, strlen(script), 0600)) == 0) {
+		r = spawn_capture(argv, GATE_OUT_CAP, 0, &status, &out);
+		(void)unlink(file);
+	}
+	free(file);
+	if (r != 0) {
 		log_error("launch gate: cannot run its facts script: %s", wk_strerror(r));
 		goto out;
 	}

@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "childio.h"
 #include "curlapi.h"
+#include "curlcmd.h"
 #include "err.h"
 #include "ghapi.h"
 #include "xmalloc.h"
@@ -85,7 +86,8 @@ gh_post(const char *api, const char *token, const char *path, const cJSON *body,
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		h = c->slist_append(h, fixed[i]);
 	h = c->slist_append(h, auth);
-	curl_api_post_setup(c, e, url, h, text, strlen(text), 10L, timeout_s, errbuf, gh_write, &ans);
+	curl_api_post_setup(c, e, url, h, text, strlen(text), 10L, timeout_s, curlcmd_cafile(),
+	    errbuf, gh_write, &ans);
 	c->easy_setopt(e, CURLOPT_HEADERFUNCTION, gh_header);
 	c->easy_setopt(e, CURLOPT_HEADERDATA, r);
 	if ((rc = c->easy_perform(e)) != CURLE_OK) {

@@ -229,8 +229,9 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 			abort();
 		hdrs = h;
 	}
+	/* The same CA bundle the curl command is given; a failure stays a failure. */
 	curl_api_post_setup(api, c, rq->url, hdrs, rq->body, rq->body_len, all->connect_timeout_s,
-	    all->timeout_s, errbuf, notify_curl_write, &ans);
+	    all->timeout_s, curlcmd_cafile(), errbuf, notify_curl_write, &ans);
 	rc = api->easy_perform(c);
 	if (rc == CURLE_OK)
 		api->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
