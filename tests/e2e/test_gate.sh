@@ -207,6 +207,8 @@ test_reattach_not_refused() {
 	bg_onbox run
 	first=$LAST_PID
 	wait_for 10 test -f "$W/attempts/train.1.json"
+	# (the stage's own output: its wrapper is past the fork that held onbox's lock)
+	wait_for 10 grep -q 'step 1' "$W/logs/train.1.log"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || :
 	echo v2 >"$T/work/train.py"
