@@ -217,10 +217,20 @@ static const struct cfg_key cfg_notify_keys[] = {
 	  .help = "webhook URL (a secret: prefer url_env)" },
 	{ .name = "url_env", .type = CFG_STR, .help = "environment variable holding the URL" },
 	{ .name = "token_env", .type = CFG_STR,
-	  .help = "environment variable holding a token (telegram bot token, ntfy access token)" },
+	  .help = "environment variable holding a token (telegram bot token, ntfy access token, "
+	  "slack bot token)" },
 	{ .name = "token", .type = CFG_STR, .flags = CFG_SECRET,
 	  .help = "the token itself (a secret: prefer token_env)" },
 	{ .name = "chat_id", .type = CFG_STRINT, .help = "telegram chat id" },
+	{ .name = "channel", .type = CFG_STR,
+	  .help = "type slack through a bot token (token_env): the channel to post in, by the "
+	  "Web API (chat.postMessage, chat.update; url: the API's base, default https://slack.com/api)" },
+	{ .name = "card", .type = CFG_BOOL, .def = "true",
+	  .help = "one live message per run, edited as the run moves (telegram, discord, slack with "
+	  "a channel), plus a message that pings only when a human is needed; false: one message "
+	  "per event" },
+	{ .name = "card_every_s", .type = CFG_INT, .min = 1, .max = CFG_DAY, .def = "60",
+	  .help = "the card's progress edits at most this often" },
 	{ .name = "events", .type = CFG_STRARR, .help = "events to push (default: all)" },
 	{ .name = "command", .type = CFG_STR,
 	  .help = "type command: shell command fed the event JSON on stdin" },

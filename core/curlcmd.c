@@ -302,6 +302,8 @@ curlcmd_config(const struct notify_sinks *all, const struct notify_request *rq, 
 	curlcmd_put(&b, "max-time", num);
 	if (cafile != NULL)
 		curlcmd_put(&b, "cacert", cafile);
+	if (rq->method != NULL)
+		curlcmd_put(&b, "request", rq->method);
 	for (i = 0; i < rq->nheaders; i++)
 		curlcmd_put(&b, "header", rq->headers[i]);
 	/* "Expect:" turns off 100-continue, which some webhook receivers mishandle. */
@@ -486,7 +488,8 @@ curlcmd_error_words(struct buf *err)
 
 int
 curlcmd_send(const struct notify_sinks *all, const struct notify_sink *s,
-    const struct notify_request *rq, const char *nolib, char **why, int *permanent)
+    const struct notify_request *rq, const char *nolib, struct notify_reply *reply, char **why,
+    int *permanent)
 {
 	struct curlcmd_run run;
 	struct buf msg = BUF_INIT;
@@ -540,6 +543,11 @@ curlcmd_send(const struct notify_sinks *all, const struct notify_sink *s,
 	words = curlcmd_error_words(&run.err);
 	/* curl's exit code is the CURLcode libcurl returned. */
 	r = notify_judge(all, s, WEXITSTATUS(run.status), words, status, answer, why, permanent);
+	if (reply != NULL && WEXITSTATUS(run.status) == 0) {
+		reply->status = status;
+		reply->answer = answer;	/* transferred */
+		answer = NULL;
+	}
  out:
 	if (msg.len > 0)
 		*why = notify_scrub(all, buf_str(&msg));

@@ -76,9 +76,11 @@ char *curlcmd_config(const struct notify_sinks *all, const struct notify_request
  * *why scrubbed and caller-freed, *permanent).  With no curl command the
  * event is kept: WK_ERR_SYSTEM (EAGAIN), never permanent, and *why says
  * "no way to reach HTTP(S) on this box (<why>): the event stays in the outbox".
- * nolib is why libcurl was not used (may be NULL).
+ * nolib is why libcurl was not used (may be NULL).  reply (may be NULL)
+ * gets the status and answer when curl got one.
  */
 int curlcmd_send(const struct notify_sinks *all, const struct notify_sink *s,
-    const struct notify_request *rq, const char *nolib, char **why, int *permanent);
+    const struct notify_request *rq, const char *nolib, struct notify_reply *reply, char **why,
+    int *permanent);
 
 #endif

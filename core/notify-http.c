@@ -162,8 +162,10 @@ notify_judge(const struct notify_sinks *all, const struct notify_sink *s, int cu
 			o = t->busy_code != 0 && code == t->busy_code ? NJ_RETRY : NJ_PERM;
 			words = notify_flat(msg);
 			detail = notify_cut(words, NOTIFY_DETAIL_MAX);
-			buf_printf(&b, "HTTP %ld but the receiver refused: %ld%s%s%s", http_status, code,
-			    *detail != '\0' ? " " : "", detail, o == NJ_RETRY ? "; will retry" : "");
+			buf_printf(&b, "HTTP %ld but the receiver refused: ", http_status);
+			if (code != 0)
+				buf_printf(&b, "%ld%s", code, *detail != '\0' ? " " : "");
+			buf_printf(&b, "%s%s", detail, o == NJ_RETRY ? "; will retry" : "");
 		}
 		goto done;
 	}
@@ -201,7 +203,7 @@ notify_curl_write(char *p, size_t size, size_t n, void *arg)
 
 int
 notify_http(const struct notify_sinks *all, const struct notify_sink *s,
-    const struct notify_request *rq, char **why, int *permanent)
+    const struct notify_request *rq, struct notify_reply *reply, char **why, int *permanent)
 {
 	struct notify_answer ans = { BUF_INIT, NOTIFY_ANSWER_MAX };
 	struct curl_slist *hdrs = NULL, *h;
@@ -215,7 +217,7 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 	int r, saved;
 
 	if ((api = curl_api_get(&nocurl)) == NULL)
-		return curlcmd_send(all, s, rq, nocurl, why, permanent);
+		return curlcmd_send(all, s, rq, nocurl, reply, why, permanent);
 	if ((c = api->easy_init()) == NULL) {
 		*why = xstrdup("cannot start libcurl; will retry");
 		*permanent = 0;
@@ -232,10 +234,16 @@ notify_http(const struct notify_sinks *all, const struct notify_sink *s,
 	/* The same CA bundle the curl command is given; a failure stays a failure. */
 	curl_api_post_setup(api, c, rq->url, hdrs, rq->body, rq->body_len, all->connect_timeout_s,
 	    all->timeout_s, curlcmd_cafile(), errbuf, notify_curl_write, &ans);
+	if (rq->method != NULL)
+		api->easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
 	rc = api->easy_perform(c);
 	if (rc == CURLE_OK)
 		api->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	r = notify_judge(all, s, (int)rc, errbuf, status, buf_str(&ans.b), why, permanent);
+	if (reply != NULL && rc == CURLE_OK) {
+		reply->status = status;
+		reply->answer = xstrdup(buf_str(&ans.b));
+	}
  out:
 	saved = errno;
 	if (c != NULL)

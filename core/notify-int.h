@@ -59,8 +59,11 @@ struct notify_type {
 
 /* The row for a sink type, or NULL. */
 const struct notify_type *notify_type_find(const char *name);
-/* telegram's URL: the API base, the bot token, sendMessage.  Caller frees. */
+/* telegram's URL: the API base, the bot token, sendMessage (or method).  Caller frees. */
 char *notify_url_telegram(const struct notify_sink *s);
+char *notify_url_telegram_method(const struct notify_sink *s, const char *method);
+/* slack's URL: the webhook's, or with a channel the Web API base and method.  Caller frees. */
+char *notify_url_slack(const struct notify_sink *s, const char *method);
 /* Add a "Name: value" header line to r. */
 void notify_req_header(struct notify_request *r, char *line /* transferred */);
 
@@ -81,7 +84,7 @@ enum notify_outcome { NJ_OK, NJ_RETRY, NJ_PERM };
 int notify_code_of(enum notify_outcome o, int curl_code);
 /* Send rq to s by libcurl, else by the curl command; as notify_send(). */
 int notify_http(const struct notify_sinks *all, const struct notify_sink *s,
-    const struct notify_request *rq, char **why, int *permanent);
+    const struct notify_request *rq, struct notify_reply *reply, char **why, int *permanent);
 
 /* ---- notify-cmd.c: the command sink ---- */
 

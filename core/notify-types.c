@@ -36,7 +36,6 @@ notify_body_slack(const struct notify_sink *s, const cJSON *ev, const char *text
 	cJSON *o = cJSON_CreateObject();
 	char *r;
 
-	(void)s;
 	(void)ev;
 	for (; *text != '\0'; text++) {
 		if (*text == '&')
@@ -48,6 +47,9 @@ notify_body_slack(const struct notify_sink *s, const cJSON *ev, const char *text
 		else
 			buf_putc(&b, *text);
 	}
+	/* through a bot token (the Web API's chat.postMessage): the channel too */
+	if (s->channel != NULL)
+		cJSON_AddStringToObject(o, "channel", s->channel);
 	cJSON_AddStringToObject(o, "text", buf_str(&b));
 	r = notify_json_line(o);
 	cJSON_Delete(o);
@@ -155,13 +157,67 @@ notify_headers_ntfy(const struct notify_sink *s, const cJSON *ev, struct notify_
 }
 
 char *
-notify_url_telegram(const struct notify_sink *s)
+notify_url_telegram_method(const struct notify_sink *s, const char *method)
 {
 	size_t n = strlen(s->url);
 
 	while (n > 0 && s->url[n - 1] == '/')
 		n--;
-	return xstrfmt("%.*s/bot%s/sendMessage", (int)n, s->url, s->token != NULL ? s->token : "");
+	return xstrfmt("%.*s/bot%s/%s", (int)n, s->url, s->token != NULL ? s->token : "", method);
+}
+
+char *
+notify_url_telegram(const struct notify_sink *s)
+{
+	return notify_url_telegram_method(s, "sendMessage");
+}
+
+/*
+ * slack: an incoming webhook's URL as it is; with a channel, the Web API
+ * (url is its base): chat.postMessage.
+ */
+char *
+notify_url_slack(const struct notify_sink *s, const char *method)
+{
+	size_t n = strlen(s->url);
+
+	if (s->channel == NULL)
+		return xstrdup(s->url);
+	while (n > 0 && s->url[n - 1] == '/')
+		n--;
+	return xstrfmt("%.*s/%s", (int)n, s->url, method);
+}
+
+static char *
+notify_url_slack_post(const struct notify_sink *s)
+{
+	return notify_url_slack(s, "chat.postMessage");
+}
+
+static void
+notify_headers_slack(const struct notify_sink *s, const cJSON *ev, struct notify_request *r)
+{
+	char *tok;
+
+	(void)ev;
+	if (s->channel == NULL || s->token == NULL)
+		return;
+	tok = notify_header_value(s->token);
+	notify_req_header(r, xstrfmt("Authorization: Bearer %s", tok));
+	free(tok);
+}
+
+/* The Web API answers 200 with {"ok": false, "error": "channel_not_found"}. */
+static int
+notify_refused_slack(const cJSON *a, long *code, const char **msg)
+{
+	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(a, "ok");
+
+	if (!cJSON_IsFalse(ok))
+		return 0;
+	*code = 0;
+	*msg = json_str(a, "error", "ok: false");
+	return 1;
 }
 
 /* feishu/lark answer 200 with {"code": 19021, "msg": "sign match fail"}. */
@@ -194,7 +250,8 @@ notify_refused_errcode(const cJSON *a, long *code, const char **msg)
 
 static const struct notify_type notify_types[] = {
 	{ "generic", "application/json", notify_body_generic, NULL, NULL, NULL, 0, 0 },
-	{ "slack", "application/json", notify_body_slack, NULL, NULL, NULL, 0, 0 },
+	{ "slack", "application/json", notify_body_slack, notify_url_slack_post,
+	  notify_headers_slack, notify_refused_slack, 0, 0 },
 	{ "discord", "application/json", notify_body_discord, NULL, NULL, NULL, 0,
 	  NOTIFY_DISCORD_MAX },
 	{ "telegram", "application/json", notify_body_telegram, notify_url_telegram, NULL, NULL,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "card.h"
 #include "err.h"
 #include "jsonfile.h"
 #include "layout.h"
@@ -30,6 +31,7 @@
 #endif
 
 #define TELEGRAM_API	"https://api.telegram.org"
+#define SLACK_API	"https://slack.com/api"
 
 /* ---- loading ---- */
 
@@ -103,6 +105,8 @@ notify_sink_init(struct notify_sinks *all, const struct notify_src *src, struct 
 	else
 		notify_resolve(src, it, "url", "url_env", &s->url, &s->missing);
 	notify_resolve(src, it, "token", "token_env", &s->token, &s->missing);
+	s->channel = xstrdup_or_null(json_str(it, "channel", NULL));
+	s->card_every_s = json_long(it, "card_every_s", CARD_EVERY_DEFAULT_S);
 	if (cJSON_IsString(chat))
 		s->chat_id = xstrdup(chat->valuestring);
 	else if (cJSON_IsNumber(chat))
@@ -123,11 +127,18 @@ notify_sink_init(struct notify_sinks *all, const struct notify_src *src, struct 
 			notify_secret_add(all, full);
 			free(full);
 		}
+	} else if (strcmp(type, "slack") == 0 && s->channel != NULL) {
+		/* The Web API through a bot token: url, when given, is the API's base. */
+		if (s->url == NULL && s->missing == NULL)
+			s->url = xstrdup(SLACK_API);
+		if (s->token == NULL && s->missing == NULL)
+			s->missing = xstrdup("no bot token for the channel (set \"token_env\")");
 	} else if (s->url == NULL && s->missing == NULL && notify_type_find(type) != NULL &&
 	    notify_type_find(type)->ctype != NULL)
 		s->missing = xstrdup("no URL (set \"url_env\")");
 	notify_secret_add_url(all, s->url);
 	notify_secret_add(all, s->token);
+	s->card = card_capable(s) && json_bool(it, "card", 1);
 }
 
 static int
@@ -224,6 +235,7 @@ notify_sinks_load_box(const struct wk_config *cfg, struct notify_sinks *out)
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	out->cards = 1;
 	src.path = path;
 	if ((r = notify_secrets_read(path, &file, &why)) < 0) {
 		log_error("%s: %s; refusing it: every sink that names a url_env/token_env is "
@@ -256,6 +268,7 @@ notify_sinks_free(struct notify_sinks *s)
 		free(k->token);
 		free(k->chat_id);
 		free(k->command);
+		free(k->channel);
 		for (j = 0; j < k->nevents; j++)
 			free(k->events[j]);
 		free(k->events);
@@ -281,6 +294,19 @@ notify_wants(const struct notify_sink *s, const char *event_type)
 		if (strcmp(s->events[i], event_type) == 0)
 			return 1;
 	return 0;
+}
+
+int
+notify_wants_ev(const struct notify_sinks *all, const struct notify_sink *s, const cJSON *ev)
+{
+	const char *type = json_str(ev, "event", "");
+
+	if (strcmp(type, CARD_EVENT) == 0)
+		return s->card && all->cards;
+	if (!notify_wants(s, type))
+		return 0;
+	/* Where the card is kept elsewhere (the box's), only what needs a human. */
+	return !s->card || all->cards || card_pings(ev);
 }
 
 /* ---- requests ---- */
@@ -345,6 +371,26 @@ notify_request_build(const struct notify_sinks *all, const struct notify_sink *s
 
 /* ---- sending ---- */
 
+void
+notify_reply_free(struct notify_reply *r)
+{
+	if (r == NULL)
+		return;
+	free(r->answer);
+	memset(r, 0, sizeof(*r));
+}
+
+int
+notify_send_request(const struct notify_sinks *all, const struct notify_sink *s,
+    const struct notify_request *rq, struct notify_reply *reply, char **why, int *permanent)
+{
+	*why = NULL;
+	*permanent = 0;
+	if (reply != NULL)
+		memset(reply, 0, sizeof(*reply));
+	return notify_http(all, s, rq, reply, why, permanent);
+}
+
 int
 notify_send(const struct notify_sinks *all, const struct notify_sink *s, const cJSON *ev,
     char **why, int *permanent)
@@ -369,7 +415,7 @@ notify_send(const struct notify_sinks *all, const struct notify_sink *s, const c
 	if (t->ctype == NULL)
 		r = notify_command(all, s, ev, &rq, why, permanent);
 	else
-		r = notify_http(all, s, &rq, why, permanent);
+		r = notify_http(all, s, &rq, NULL, why, permanent);
 	notify_request_free(&rq);
 	return r;
 }

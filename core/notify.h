@@ -35,6 +35,9 @@ struct notify_sink {
 	char	**events;	/* filter: event types this sink takes; NULL = all */
 	size_t	 nevents;
 	char	*missing;	/* why this sink cannot send now ("SLACK_WEBHOOK_URL is not set"), or NULL */
+	char	*channel;	/* slack through a bot token (Web API): the channel to post in */
+	int	 card;		/* keeps one live message per run (card.h): "card", default on where the receiver can edit */
+	long	 card_every_s;	/* progress edits of the card at most this often */
 };
 
 struct notify_sinks {
@@ -44,6 +47,12 @@ struct notify_sinks {
 	size_t		 nsecrets;
 	long		 connect_timeout_s;	/* per request */
 	long		 timeout_s;		/* per request, total */
+	/*
+	 * 1 when loaded for the box (notify_sinks_load_box): this process's
+	 * outbox keeps the sinks' live cards.  Elsewhere (patrol) a card sink
+	 * takes only the events that ping a human, each as a message of its own.
+	 */
+	int		 cards;
 };
 
 /*
@@ -99,6 +108,12 @@ void notify_sinks_free(struct notify_sinks *s);
 
 /* 1 when sink s takes events of this type (its events filter, "test" always). */
 int notify_wants(const struct notify_sink *s, const char *event_type);
+/*
+ * 1 when sink s of sinks all takes ev: its type filter, and for a card
+ * sink the card's rules (card.h): "progress" only where the card is kept,
+ * and, where it is not (patrol), only the events that ping a human.
+ */
+int notify_wants_ev(const struct notify_sinks *all, const struct notify_sink *s, const cJSON *ev);
 
 /*
  * The message a person reads at a glance, one line, e.g.
@@ -138,6 +153,7 @@ char *notify_scrub(const struct notify_sinks *all, const char *text);
  * The body has been through notify_scrub().  notify_request_free() frees it.
  */
 struct notify_request {
+	const char *method;	/* static; NULL: POST */
 	char	*url;
 	char	**headers;
 	size_t	 nheaders;
@@ -152,6 +168,22 @@ struct notify_request {
 int notify_request_build(const struct notify_sinks *all, const struct notify_sink *s,
     const cJSON *ev, struct notify_request *out);
 void notify_request_free(struct notify_request *r);
+
+/*
+ * What the receiver answered, for callers that read it (the card's message
+ * id): the HTTP status (0: none came) and its body, bounded (caller frees).
+ */
+struct notify_reply {
+	long	 status;
+	char	*answer;
+};
+/*
+ * Send rq to s (notify_http's way: libcurl, else the curl command) and judge
+ * it as notify_send() does; reply (may be NULL) gets the raw answer.
+ */
+int notify_send_request(const struct notify_sinks *all, const struct notify_sink *s,
+    const struct notify_request *rq, struct notify_reply *reply, char **why, int *permanent);
+void notify_reply_free(struct notify_reply *r);
 
 /*
  * Judge one HTTP exchange: curl_code (a CURLcode, 0 = a response came) with

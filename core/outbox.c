@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "card.h"
 #include "config.h"
 #include "err.h"
 #include "fsutil.h"
@@ -49,7 +50,7 @@ outbox_ms(const cJSON *doc, const char *key)
 	return v == v && v > -9.0e18 && v < 9.0e18 ? (int64_t)v : 0;
 }
 
-static const char *const outbox_droppable[] = { "digest", "stage_started", "test" };
+static const char *const outbox_droppable[] = { "digest", "stage_started", "test", "progress" };
 
 int64_t
 outbox_now_ms(void)
@@ -210,12 +211,11 @@ int
 outbox_enqueue(const char *dir, const struct notify_sinks *sinks, const cJSON *ev,
     const struct outbox_opts *o)
 {
-	const char *type = json_str(ev, "event", "");
 	size_t i;
 	int r, written = 0;
 
 	for (i = 0; i < sinks->n; i++) {
-		if (!notify_wants(&sinks->v[i], type))
+		if (!notify_wants_ev(sinks, &sinks->v[i], ev))
 			continue;
 		if ((r = outbox_enqueue_one(dir, &sinks->v[i], ev, o)) < 0)
 			return r;
@@ -313,6 +313,177 @@ status_write(const char *sinkdir, const struct notify_sink *s, int ok, const cha
 	free(p);
 }
 
+/* ev at p was delivered: remove it, say so. */
+static void
+outbox_done(const char *p, const cJSON *doc, const char *sinkdir, const struct notify_sink *s,
+    int verbose, struct outbox_result *res)
+{
+	if (unlink(p) != 0 && errno != ENOENT)
+		log_warn("outbox: delivered but cannot remove %s: %s", p,
+		    wk_strerror(WK_ERR_SYSTEM));
+	(void)fsync_parent(p);
+	res->delivered++;
+	status_write(sinkdir, s, 1, NULL, 0, 0);
+	if (verbose)
+		printf("%s: delivered %s\n", s->id,
+		    json_str(cJSON_GetObjectItem(doc, "event"), "id", "?"));
+}
+
+/* doc at p failed: its attempt counted, its next try set, the sink's status. */
+static void
+outbox_fail(const char *p, cJSON *doc, const char *sinkdir, const struct notify_sink *s,
+    const struct outbox_opts *o, const char *why, int permanent, int verbose,
+    struct outbox_result *res)
+{
+	long attempts = json_long(doc, "attempts", 0) + 1;
+	int64_t next = outbox_now_ms() + outbox_backoff_ms(o, attempts);
+
+	json_set_num(doc, "attempts", (double)attempts);
+	json_set_num(doc, "next_try_ms", (double)next);
+	json_set_str(doc, "last_error", why != NULL ? why : "unknown error");
+	(void)jsonfile_save(p, doc);
+	status_write(sinkdir, s, 0, why, permanent, next);
+	res->failed++;
+	log_warn("notify %s: %s (kept in the outbox, attempt %ld)", s->id,
+	    why != NULL ? why : "failed", attempts);
+	if (verbose)
+		printf("%s: FAILED: %s\n", s->id, why != NULL ? why : "failed");
+}
+
+/*
+ * A card sink where this process keeps the cards (card.h): from the head,
+ * the events up to and including the first that pings (at most
+ * CARD_BATCH) are folded into the card, which is edited once; the card's
+ * state is saved, those events are removed, and the ping's event, marked
+ * "on_card" (never folded again), is sent as a message of its own.  A
+ * failure keeps the head (or the ping) with its retry time.  Killed between
+ * the edit and the removals, the next deliverer folds those events again:
+ * the card shows them once more, nothing is lost.
+ */
+#define CARD_BATCH	256
+static void
+outbox_flush_card(const char *sinkdir, const struct notify_sinks *sinks,
+    const struct notify_sink *s, const struct outbox_opts *o, int force, int verbose,
+    struct outbox_result *res)
+{
+	char *cardp = fs_join(sinkdir, CARD_FILE), *why = NULL, *p = NULL, *pp = NULL;
+	char **names;
+	size_t n, i = 0, j, end, k, shown;
+	int changed, permanent = 0, r = 0;
+	cJSON *st = NULL, *work = NULL, *doc = NULL, *pdoc = NULL;
+
+	if (jsonfile_load(cardp, &st) != 0 || !cJSON_IsObject(st)) {
+		cJSON_Delete(st);
+		st = cJSON_CreateObject();
+	}
+	names = outbox_list(sinkdir, &n);
+	while (i < n && r == 0) {
+		p = fs_join(sinkdir, names[i]);
+		if (jsonfile_load(p, &doc) != 0) {
+			log_warn("outbox: cannot read %s; skipping it", p);
+			free(p);
+			p = NULL;
+			i++;
+			continue;
+		}
+		if (!force && outbox_ms(doc, "next_try_ms") > outbox_now_ms()) {
+			cJSON_Delete(doc);
+			doc = NULL;
+			break;
+		}
+		/* the batch: [i, end]; pdoc, the event that pings, at end */
+		work = cJSON_Duplicate(st, 1);
+		changed = 0;
+		for (j = i; j < n && j - i < CARD_BATCH; j++) {
+			if (j > i) {
+				char *q = fs_join(sinkdir, names[j]);
+
+				if (jsonfile_load(q, &doc) != 0) {
+					/* not ours to fold or remove: the batch ends before it */
+					doc = NULL;
+					free(q);
+					break;
+				}
+				free(q);
+			}
+			if (!json_bool(doc, "on_card", 0)) {
+				card_fold(work, cJSON_GetObjectItem(doc, "event"));
+				changed = 1;
+			}
+			if (card_pings(cJSON_GetObjectItem(doc, "event"))) {
+				pdoc = doc;
+				doc = NULL;
+				pp = fs_join(sinkdir, names[j]);
+				j++;
+				break;
+			}
+			cJSON_Delete(doc);
+			doc = NULL;
+		}
+		end = j - 1;
+		if (changed) {
+			if ((r = card_show(sinks, s, work, time(NULL), &why, &permanent)) != 0) {
+				/* the head keeps the failure and the retry time */
+				if (jsonfile_load(p, &doc) == 0)
+					outbox_fail(p, doc, sinkdir, s, o, why, permanent, verbose, res);
+				break;
+			}
+			if (jsonfile_save(cardp, work) != 0)
+				log_warn("outbox: the card is shown but cannot be saved in %s: %s",
+				    cardp, wk_strerror(WK_ERR_SYSTEM));
+			cJSON_Delete(st);
+			st = work;
+			work = NULL;
+		}
+		shown = 0;
+		for (k = i; k <= end; k++) {
+			char *q = fs_join(sinkdir, names[k]);
+
+			if ((pp == NULL || strcmp(q, pp) != 0) && unlink(q) == 0)
+				shown++;
+			free(q);
+		}
+		if (shown > 0) {
+			(void)fsync_parent(p);
+			res->delivered += (int)shown;
+			status_write(sinkdir, s, 1, NULL, 0, 0);
+			if (verbose)
+				printf("%s: card updated with %zu event(s)\n", s->id, shown);
+		}
+		if (pdoc != NULL) {
+			if (!json_bool(pdoc, "on_card", 0)) {
+				json_set_bool(pdoc, "on_card", 1);
+				(void)jsonfile_save(pp, pdoc);
+			}
+			r = notify_send(sinks, s, cJSON_GetObjectItem(pdoc, "event"), &why, &permanent);
+			if (r == 0)
+				outbox_done(pp, pdoc, sinkdir, s, verbose, res);
+			else
+				outbox_fail(pp, pdoc, sinkdir, s, o, why, permanent, verbose, res);
+		}
+		free(why);
+		why = NULL;
+		cJSON_Delete(work);
+		work = NULL;
+		cJSON_Delete(pdoc);
+		pdoc = NULL;
+		free(pp);
+		pp = NULL;
+		free(p);
+		p = NULL;
+		i = end + 1;
+	}
+	free(why);
+	cJSON_Delete(work);
+	cJSON_Delete(doc);
+	cJSON_Delete(pdoc);
+	free(pp);
+	free(p);
+	cJSON_Delete(st);
+	xfree_strv(names, n);
+	free(cardp);
+}
+
 /* Deliver one sink's queue in order until it is empty, a failure, or a head not yet due. */
 static void
 outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struct notify_sink *s,
@@ -324,6 +495,10 @@ outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struc
 	int permanent, r;
 	cJSON *doc;
 
+	if (sinks->cards && s->card) {
+		outbox_flush_card(sinkdir, sinks, s, o, force, verbose, res);
+		goto count;
+	}
 	names = outbox_list(sinkdir, &n);
 	for (i = 0; i < n; i++) {
 		p = fs_join(sinkdir, names[i]);
@@ -341,30 +516,10 @@ outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struc
 		why = NULL;
 		permanent = 0;
 		r = notify_send(sinks, s, cJSON_GetObjectItem(doc, "event"), &why, &permanent);
-		if (r == 0) {
-			if (unlink(p) != 0 && errno != ENOENT)
-				log_warn("outbox: delivered but cannot remove %s: %s", p,
-				    wk_strerror(WK_ERR_SYSTEM));
-			(void)fsync_parent(p);
-			res->delivered++;
-			status_write(sinkdir, s, 1, NULL, 0, 0);
-			if (verbose)
-				printf("%s: delivered %s\n", s->id, json_str(cJSON_GetObjectItem(doc, "event"), "id", "?"));
-		} else {
-			long attempts = json_long(doc, "attempts", 0) + 1;
-			int64_t next = outbox_now_ms() + outbox_backoff_ms(o, attempts);
-
-			json_set_num(doc, "attempts", (double)attempts);
-			json_set_num(doc, "next_try_ms", (double)next);
-			json_set_str(doc, "last_error", why != NULL ? why : "unknown error");
-			(void)jsonfile_save(p, doc);
-			status_write(sinkdir, s, 0, why, permanent, next);
-			res->failed++;
-			log_warn("notify %s: %s (kept in the outbox, attempt %ld)", s->id,
-			    why != NULL ? why : "failed", attempts);
-			if (verbose)
-				printf("%s: FAILED: %s\n", s->id, why != NULL ? why : "failed");
-		}
+		if (r == 0)
+			outbox_done(p, doc, sinkdir, s, verbose, res);
+		else
+			outbox_fail(p, doc, sinkdir, s, o, why, permanent, verbose, res);
 		free(why);
 		cJSON_Delete(doc);
 		free(p);
@@ -372,6 +527,7 @@ outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struc
 			break;
 	}
 	xfree_strv(names, n);
+ count:
 	names = outbox_list(sinkdir, &n);
 	res->pending += (int)n;
 	xfree_strv(names, n);

@@ -10,12 +10,14 @@
  * state it reads is r->note (sinks, outbox, ring) and what r->cur shows.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "card.h"
 #include "err.h"
 #include "events.h"
 #include "fsutil.h"
@@ -52,6 +54,56 @@ runner_last_line(const struct runner *r)
 		if ((l = tailkeep_last(&r->cur.src[i].tail)) != NULL)
 			return l;
 	return NULL;
+}
+
+/*
+ * The live cards' progress (card.h): a "progress" event, for card sinks
+ * only (outbox_enqueue filters), when the progress or the loss moved and
+ * the quickest card sink's card_every_s has passed.  Not an event of the
+ * run's (events.jsonl never sees it) and droppable: a full queue loses
+ * nothing a person needs.
+ */
+static void
+runner_card_progress(struct runner *r, const struct health_view *v, time_t now)
+{
+	long every = 0;
+	size_t i;
+	cJSON *ev, *p;
+	char *od;
+
+	for (i = 0; i < r->note.sinks.n; i++)
+		if (r->note.sinks.v[i].card && (every == 0 || r->note.sinks.v[i].card_every_s < every))
+			every = r->note.sinks.v[i].card_every_s;
+	if (every == 0 || r->cur.st == NULL || !v->have_progress || now - r->note.card_at < every ||
+	    (v->cur == r->note.card_cur && (!v->have_loss || v->loss == r->note.card_loss)))
+		return;
+	ev = events_new(r->run.instance, r->run.cfg->run, CARD_EVENT, r->cur.st->name,
+	    r->cur.attempt);
+	od = xstrfmt("%s.%ld", json_str(ev, "id", ""), v->cur);
+	json_set_str(ev, "id", od);
+	free(od);
+	p = cJSON_AddObjectToObject(ev, "progress");
+	cJSON_AddStringToObject(p, "text", v->text);
+	cJSON_AddNumberToObject(p, "cur", (double)v->cur);
+	if (v->max > 0)
+		cJSON_AddNumberToObject(p, "max", (double)v->max);
+	if (v->eta_s >= 0) {
+		/* eta_s counts from the progress line's time: from now, as the card reads it */
+		long eta = v->eta_s - (long)(now - v->progress_time);
+
+		cJSON_AddNumberToObject(ev, "eta_s", (double)(eta > 0 ? eta : 0));
+	}
+	if (v->have_loss && isfinite(v->loss))
+		cJSON_AddNumberToObject(ev, "loss", v->loss);
+	od = layout_path(r->run.cfg->workdir, "outbox");
+	if (outbox_enqueue(od, &r->note.sinks, ev, &r->note.outbox) >= 0) {
+		r->note.card_at = now;
+		r->note.card_cur = v->cur;
+		r->note.card_loss = v->have_loss ? v->loss : r->note.card_loss;
+		deliver_kick(&r->note.dl);
+	}
+	free(od);
+	cJSON_Delete(ev);
 }
 
 void
@@ -116,6 +168,7 @@ runner_heartbeat(struct runner *r)
 		runner_health_alerts(r);
 		health_view(r->run.health, &v);
 		cJSON_AddItemToObject(doc, "health", health_view_json(&v));
+		runner_card_progress(r, &v, now);
 	}
 	jobrun_degraded(r->run.job, doc);	/* capacity_wait */
 	runner_scan_save(r);

@@ -144,6 +144,11 @@ struct runner {
 		size_t		 pend_head;
 		size_t		 npend;
 		int		 pend_failing;	/* this streak of failures is logged */
+
+		/* the live cards' progress (card.h): when last queued, and what it said */
+		time_t		 card_at;
+		long		 card_cur;
+		double		 card_loss;
 	} note;
 };
 

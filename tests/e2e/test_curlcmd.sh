@@ -91,7 +91,7 @@ test_curl_delivers_each_event_once() {
 	local u="http://127.0.0.1:$RPORT"
 	one_stage_conf "[{\"type\": \"generic\", \"url\": \"$u/generic\"},
 	  {\"type\": \"ntfy\", \"url\": \"$u/ntfy/topic\"},
-	  {\"type\": \"telegram\", \"url\": \"$u/tg\", \"token_env\": \"WK_TG_TOKEN\", \"chat_id\": 42}]"
+	  {\"type\": \"telegram\", \"url\": \"$u/tg\", \"token_env\": \"WK_TG_TOKEN\", \"chat_id\": 42, \"card\": false}]"
 	onbox --version >"$T/version.out"
 	assert_grep "^http: curl command $REAL_CURL [0-9]" "$T/version.out"
 	onbox run >"$T/out" 2>&1
@@ -119,7 +119,7 @@ SH
 	export WK_SECRET_URL="http://127.0.0.1:$RPORT/hooks/T0SECRETPATH9f8e7d6c5b4a"
 	export WK_TG_SECRET="987654:SECRET-TOKEN-abcdef123"
 	one_stage_conf "[{\"type\": \"slack\", \"url_env\": \"WK_SECRET_URL\"},
-	  {\"type\": \"telegram\", \"url\": \"http://127.0.0.1:$RPORT/tg\", \"token_env\": \"WK_TG_SECRET\", \"chat_id\": \"1\"}]"
+	  {\"type\": \"telegram\", \"url\": \"http://127.0.0.1:$RPORT/tg\", \"token_env\": \"WK_TG_SECRET\", \"chat_id\": \"1\", \"card\": false}]"
 	onbox --version >"$T/version.out"
 	assert_grep "^http: curl command $T/fake/curl " "$T/version.out"
 	onbox run >"$T/cap.out" 2>&1

@@ -32,8 +32,8 @@ test_each_sink_kind() {
 	chain_conf 1 "[
 	 {\"type\": \"generic\", \"url\": \"$u/generic\"},
 	 {\"type\": \"slack\", \"url_env\": \"WK_SLACK_URL\"},
-	 {\"type\": \"discord\", \"url\": \"$u/discord\"},
-	 {\"type\": \"telegram\", \"url\": \"$u/tg\", \"token_env\": \"WK_TG_TOKEN\", \"chat_id\": 4242},
+	 {\"type\": \"discord\", \"url\": \"$u/discord\", \"card\": false},
+	 {\"type\": \"telegram\", \"url\": \"$u/tg\", \"token_env\": \"WK_TG_TOKEN\", \"chat_id\": 4242, \"card\": false},
 	 {\"type\": \"ntfy\", \"url\": \"$u/ntfy/mytopic\"},
 	 {\"type\": \"feishu\", \"url\": \"$u/feishu\"},
 	 {\"type\": \"lark\", \"url\": \"$u/lark\"},
@@ -190,7 +190,7 @@ test_no_secret_anywhere() {
 	chmod +x "$T/bin/f.sh"
 	conf "\"notify\": [{\"type\": \"slack\", \"url_env\": \"WK_SECRET_URL\"},
 	  {\"type\": \"generic\", \"url\": \"http://127.0.0.1:$RPORT/cfg/ANOTHERSECRETxyz123\"},
-	  {\"type\": \"telegram\", \"url\": \"http://127.0.0.1:$RPORT/tg\", \"token_env\": \"WK_TG_SECRET\", \"chat_id\": \"1\"}]," \
+	  {\"type\": \"telegram\", \"url\": \"http://127.0.0.1:$RPORT/tg\", \"token_env\": \"WK_TG_SECRET\", \"chat_id\": \"1\", \"card\": false}]," \
 		"[{\"stage\": \"f\", \"run\": \"$T/bin/f.sh\"}]"
 	onbox run >"$T/cap.out" 2>&1 || true
 	onbox status >>"$T/cap.out" 2>&1

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# End-to-end tests of the live card (core/card.c): one message per run,
+# edited in place, plus a message that pings only when a human is needed,
+# against local stand-ins of the Slack Web API, the Telegram Bot API and a
+# Discord webhook that check the documented request shapes
+# (tests/e2e/fixtures/fake-chat), with real onbox processes.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"	# sshd_at_exit
+
+export WK_SLACK_BOT="xoxb-test-token" WK_TG="123456:TESTTOKEN"
+HEALTH='"progress": {"pattern": "step (\\d+)/(\\d+)"}, "loss": {"pattern": "loss=(\\S+)"},'
+
+start_chat() {
+	rm -f "$T/chat.port"
+	python3 "$TOP/tests/e2e/fixtures/fake-chat" --port-file "$T/chat.port" --log "$T/chat.jsonl" \
+		>>"$T/chat.out" 2>&1 &
+	echo $! >>"$T/.pids"
+	wait_for 10 test -s "$T/chat.port"
+	CP=$(<"$T/chat.port")
+	touch "$T/chat.jsonl"
+}
+
+# The three card sinks (card is on by default), or the ones named.
+sinks() {
+	local u="http://127.0.0.1:$CP" extra=${1:-} s=() k
+	for k in ${2:-slack tg discord}; do
+		case $k in
+		slack) s+=("{\"type\": \"slack\", \"channel\": \"#runs\", \"token_env\": \"WK_SLACK_BOT\", \"url\": \"$u/slack/api\", \"card_every_s\": 1$extra}") ;;
+		tg) s+=("{\"type\": \"telegram\", \"url\": \"$u/tg\", \"token_env\": \"WK_TG\", \"chat_id\": 4242, \"card_every_s\": 1$extra}") ;;
+		discord) s+=("{\"type\": \"discord\", \"url\": \"$u/discord/webhooks/123/tok-abc\", \"card_every_s\": 1$extra}") ;;
+		esac
+	done
+	local IFS=,
+	echo "[${s[*]}]"
+}
+
+# chat EXPR: EXPR over r, the stand-in's requests (a list of dicts), printed.
+chat() { python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$T/chat.jsonl" "$1"; }
+# The text an API's request carries.
+TXT='(x["body"].get("text") or x["body"].get("content") or "")'
+
+# A training: attempt 1 fails (restarted by the policy), attempt 2 reports
+# progress and loss, then waits for $T/go, then finishes; eval after it.
+train_chain() {
+	mkdir -p "$T/bin"
+	cat >"$T/bin/train.sh" <<SH
+#!/bin/sh
+if [ ! -e "$T/failed.once" ]; then
+	: >"$T/failed.once"
+	echo "step 1/20 loss=3.0"
+	# an NCCL watchdog timeout: a class the policy restarts
+	sed -n 2,3p "$TOP/tests/e2e/fixtures/nccl_timeout.log" >&2
+	exit 1
+fi
+i=\${START:-1}
+[ -e "$T/go" ] && i=11
+while [ \$i -le 20 ]; do
+	echo "step \$i/20 loss=\$(awk "BEGIN{print 3.0/\$i}")"
+	if [ \$i -eq 10 ]; then
+		: >"$T/waiting"
+		"$AWAIT" 60 "$T/go" || exit 3
+	fi
+	i=\$((i + 1))
+	"$AWAIT" 0.2 "$T/never" 2>/dev/null || :
+done
+SH
+	chmod +x "$T/bin/train.sh"
+	conf "$HEALTH \"restart\": {\"max\": 2, \"escalate_s\": 0}, \"notify\": $1," \
+		"[{\"stage\": \"train\", \"run\": \"$T/bin/train.sh\"}, {\"stage\": \"eval\", \"run\": \"echo acc=0.9\"}]"
+}
+
+# One API's card through a whole run: one card, edited, one ping (DONE).
+check_api() {
+	local api=$1 post=$2 edit=$3 id
+	# the card: the first post; the ping: the only other post, DONE
+	assert_eq "$(chat "len([x for x in r if x.get('api')=='$api' and x['op']=='post'])")" 2 "$api posts"
+	id=$(chat "[x['id'] for x in r if x.get('api')=='$api' and x['op']=='post'][0]")
+	chat "[$TXT for x in r if x.get('api')=='$api' and x['op']=='post'][1]" >"$T/$api.ping"
+	assert_grep '^\[t1\] chain DONE' "$T/$api.ping"
+	# every edit is of that one card, all answered, through the documented method
+	assert_eq "$(chat "len([x for x in r if x.get('api')=='$api' and x['op']=='edit']) >= 4")" true "$api edits"
+	assert_eq "$(chat "sorted(set(str(x['id']) for x in r if x.get('api')=='$api' and x['op']=='edit'))")" "['$id']"
+	assert_eq "$(chat "[x['path'].rsplit('/', 1)[-1] if '$api' != 'discord' else x['method'] for x in r if x.get('api')=='$api' and x['op']=='edit'][0]")" "$edit"
+	assert_eq "$(chat "all(x['status'] == 200 or (x['status'] == 400 and 'tg' == '$api') for x in r if x.get('api')=='$api' and x['op']=='edit')")" true
+	# what the card went through: the restart, progress with a loss line, DONE last
+	chat "[$TXT for x in r if x.get('api')=='$api' and x['op']=='edit' and x['status']==200][-1]" >"$T/$api.card"
+	assert_grep '^\[t1\] DONE' "$T/$api.card"
+	assert_grep '^loss ' "$T/$api.card"
+	assert_grep '^updated 20' "$T/$api.card"
+	# the restart stays on the card (DONE's caveats); the progress moved on it
+	assert_grep '1 restart \(nccl_timeout\)' "$T/$api.card"
+	assert_eq "$(chat "any('~10/20' in $TXT for x in r if x.get('api')=='$api' and x['op']=='edit')")" true "$api progress on the card"
+	: "$post"
+}
+
+test_card_through_a_run() {
+	start_chat
+	train_chain "$(sinks)"
+	bg_onbox run
+	wait_for 30 test -e "$T/waiting"
+	# the card moved with the progress before the crash
+	wait_for 20 sh -c "grep -q '\"op\": \"edit\"' '$T/chat.jsonl' && grep -q '~10/20' '$T/chat.jsonl'"
+	# onbox dies (kill -9): the training's wrapper lives on; a new onbox re-attaches
+	kill -9 "$LAST_PID"
+	wait_for 10 gone "$LAST_PID"
+	local n_before
+	n_before=$(chat "len([x for x in r if x['op']=='post'])")
+	bg_onbox run
+	wait_for 20 grep -q 're-attaching' "$T/onbox.out"
+	touch "$T/go"
+	wait_for 60 test -e "$W/markers/EVAL_DONE"
+	wait_for 30 sh -c "[ \$(grep -c 'chain DONE' '$T/chat.jsonl') -ge 3 ]"
+	# no new card after the restart: only the three DONE pings were posted
+	assert_eq "$(chat "len([x for x in r if x['op']=='post'])")" "$((n_before + 3))" "posts after the restart"
+	check_api slack chat.postMessage chat.update
+	check_api tg sendMessage editMessageText
+	check_api discord wait=true PATCH
+	# the shapes: slack's update names the channel's id and ts; telegram's the chat and message
+	assert_eq "$(chat "all(x['body']['channel']=='C0CARDS01' and x['body']['ts'] for x in r if x.get('api')=='slack' and x['op']=='edit')")" true
+	assert_eq "$(chat "all(str(x['body']['chat_id'])=='4242' and isinstance(x['body']['message_id'], int) for x in r if x.get('api')=='tg' and x['op']=='edit')")" true
+	assert_eq "$(chat "[x['query'] for x in r if x.get('api')=='discord' and x['op']=='post']")" "['wait=true', '']"
+	# the card's id is the run's state, on the box
+	assert_eq "$(json "$W/outbox/2-discord/card.json" 'd["message_id"]')" \
+		"$(chat "[x['id'] for x in r if x.get('api')=='discord' and x['op']=='post'][0]")"
+	# the failure that was restarted pinged nobody
+	assert_eq "$(chat "any($TXT.startswith('[t1] train FAILED') for x in r if x['op']=='post')")" false
+}
+
+# An edit that fails for good (the card was deleted) falls back to a new
+# card; one that fails for now (503) is retried on the same card; nothing
+# is lost on the way.
+test_card_edit_fails() {
+	start_chat
+	train_chain "$(sinks "" "slack tg")"
+	: >"$T/failed.once"
+	bg_onbox run
+	wait_for 30 test -e "$T/waiting"
+	wait_for 20 sh -c "[ \$(grep -c '\"op\": \"edit\"' '$T/chat.jsonl') -ge 2 ]"
+	local old_slack old_tg
+	old_slack=$(chat "[x['id'] for x in r if x.get('api')=='slack' and x['op']=='post'][0]")
+	old_tg=$(chat "[x['id'] for x in r if x.get('api')=='tg' and x['op']=='post'][0]")
+	# someone deletes the cards in the chat; telegram fails for a while
+	curl -s -X POST -d '{}' "http://127.0.0.1:$CP/control/forget" >/dev/null
+	curl -s -X POST -d '{}' "http://127.0.0.1:$CP/control/fail/tg/2" >/dev/null
+	touch "$T/go"
+	wait_for 60 gone "$LAST_PID"
+	# what is still due waits for its retry time: the documented flush sends it now
+	onbox notify --flush >"$T/flush.out" 2>&1 || { cat "$T/flush.out" >&2; fail "notify --flush"; }
+	# slack: message_not_found -> a new card, then edits of the new one
+	assert_eq "$(chat "len([x for x in r if x.get('api')=='slack' and x['op']=='post'])")" 3 "slack: card, new card, DONE"
+	local new_slack
+	new_slack=$(chat "[x['id'] for x in r if x.get('api')=='slack' and x['op']=='post'][1]")
+	[ "$new_slack" != "$old_slack" ] || fail "slack: no new card"
+	assert_eq "$(chat "[x['body']['ts'] for x in r if x.get('api')=='slack' and x['op']=='edit' and x['status']==200][-1]")" "$new_slack"
+	assert_eq "$(json "$W/outbox/0-slack/card.json" 'd["message_id"]')" "$new_slack"
+	# telegram: two 503s, retried, then the deleted card -> a new card too
+	assert_eq "$(chat "len([x for x in r if x.get('api')=='tg' and x['op']=='failed'])")" 2
+	assert_eq "$(chat "len([x for x in r if x.get('api')=='tg' and x['op']=='post'])")" 3 "tg: card, new card, DONE"
+	[ "$(chat "[x['id'] for x in r if x.get('api')=='tg' and x['op']=='post'][1]")" != "$old_tg" ] || fail "tg: no new card"
+	# nothing lost: the last card says DONE, the outbox is empty
+	assert_eq "$(chat "len([x for x in r if x.get('api')=='tg' and x['op']=='post' and $TXT.startswith('[t1] chain DONE')])")" 1 "tg: one DONE ping"
+	assert_eq "$(chat "[$TXT for x in r if x.get('api')=='tg' and x['op'] in ('edit', 'post') and x['status']==200 and $TXT.startswith('[t1] ') and not $TXT.startswith('[t1] chain')][-1].split(chr(10))[0]")" "[t1] DONE · eval attempt 1"
+	assert_eq "$(ls "$W/outbox/1-telegram" | grep -cE '^[0-9]+\.json$')" 0
+	grep -q 'posting a new card' "$T/onbox.out" "$W/onbox.log" 2>/dev/null || fail "no word of the new card in the logs"
+}
+
+# "card": false keeps one message per event; the curl command path edits too.
+test_card_off_and_curl() {
+	start_chat
+	conf "\"notify\": $(sinks ', "card": false' tg)," '[{"stage": "s1", "run": "echo step 1/1"}]'
+	onbox run >"$T/out" 2>&1
+	wait_for 10 sh -c "[ \$(grep -c '\"op\": \"post\"' '$T/chat.jsonl') -ge 3 ]"
+	assert_eq "$(chat "[x['op'] for x in r]")" "['post', 'post', 'post']"
+	# the same run with cards, HTTP through the curl command: a PATCH edits the card
+	rm -rf "$T/work" "$T/chat.jsonl"
+	: >"$T/chat.jsonl"
+	conf "\"notify\": $(sinks '' discord)," '[{"stage": "s1", "run": "echo step 1/1"}, {"stage": "s2", "run": "echo ok"}]'
+	WATCHKEEPER_HTTP=curl onbox run >"$T/out2" 2>&1
+	wait_for 20 grep -q 'chain DONE' "$T/chat.jsonl"
+	assert_eq "$(chat "[p['query'] for p in r if p['op']=='post']")" "['wait=true', '']"
+	assert_eq "$(chat "len([x for x in r if x['method']=='PATCH' and x['status']==200]) >= 2")" true
+}
+
+t card_through_a_run test_card_through_a_run
+t card_edit_fails test_card_edit_fails
+t card_off_and_curl test_card_off_and_curl
