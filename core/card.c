@@ -426,7 +426,7 @@ card_request(const struct notify_sinks *all, const struct notify_sink *s, const 
 	int r = WK_ERR_INVALID;
 
 	memset(out, 0, sizeof(*out));
-	if (s->missing != NULL || t == NULL || api == NULL || s->url == NULL ||
+	if (s->missing != NULL || t == NULL || !card_capable(s) || s->url == NULL ||
 	    (edit && json_str(st, "message_id", NULL) == NULL))
 		goto out;
 	clean = notify_scrub(all, text);

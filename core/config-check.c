@@ -553,6 +553,11 @@ cfg_derive_notify(const struct cfg_ctx *ctx, const cJSON *notify)
 			    !cJSON_HasObjectItem(it, "chat_id"))
 				cfg_error(ctx, p, "key \"%s\": type telegram needs \"token_env\" "
 				    "(or \"token\") and \"chat_id\"", p);
+		} else if (strcmp(type, "slack") == 0 && cJSON_HasObjectItem(it, "channel")) {
+			/* the Web API through a bot token; url, if any, is the API's base */
+			if (!cJSON_HasObjectItem(it, "token_env") && !cJSON_HasObjectItem(it, "token"))
+				cfg_error(ctx, p, "key \"%s\": type slack with a \"channel\" posts "
+				    "through a bot token: it needs \"token_env\" (or \"token\")", p);
 		} else if (!cJSON_HasObjectItem(it, "url") && !cJSON_HasObjectItem(it, "url_env"))
 			cfg_error(ctx, p, "key \"%s\": type %s needs \"url_env\" (or \"url\")", p, type);
 		free(p);
