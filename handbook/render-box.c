@@ -95,6 +95,7 @@ static void
 hb_sinks(struct hb *h)
 {
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(h->cfg->root, "notify"), *it;
+	size_t j;
 	int i = 0;
 
 	buf_puts(&h->b, "- Notifications:");
@@ -123,6 +124,12 @@ hb_sinks(struct hb *h)
 			buf_puts(&h->b, "; token: (set in the config; not shown)");
 		if (json_str(it, "command", NULL) != NULL)
 			buf_puts(&h->b, "; command: (set in the config; not shown)");
+		for (j = 0; j < h->sinks.n; j++)
+			if (h->sinks.v[j].index == i && h->sinks.v[j].card)
+				buf_printf(&h->b, "; one live card per run, edited in place (its id in "
+				    "`.watchkeeper/outbox/%s/card.json` on the box), and a message of its "
+				    "own only when a human is needed (`\"card\": false`: one message per "
+				    "event)", h->sinks.v[j].id);
 		if ((size_t)i < h->sinks.n && h->sinks.v[i].missing != NULL) {
 			buf_puts(&h->b, "; cannot send from where this was generated: ");
 			hb_boxtext(h, h->sinks.v[i].missing, 0);
