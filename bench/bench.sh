@@ -32,6 +32,8 @@
 #      `status` call to one persistent server beside `patrol --once --json` as
 #      a new process (same run); a marker landing -> the `wait` tool returning.
 #      Without node or the SDK, a note says why (not failed).
+#   9. the fleet (bench/fleet_bench.sh): `patrol --all` over 100 runs on 10
+#      boxes (one sshd, a port per box), and the connections it opens.
 #
 # Usage: bench/bench.sh [BUILD_DIR]   (relative to the repository or absolute)
 # Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S (60), BENCH_SCALE (100),
@@ -269,6 +271,7 @@ part scan bash "$top/bench/scan_bench.sh" "$build"
 part health bash "$top/bench/health_bench.sh" "$build" "${BENCH_HEALTH_MB:-100}"
 part deploy bash "$top/bench/deploy_bench.sh" "$build" "${BENCH_DEPLOY_N:-5}"
 part mcp bash "$top/bench/mcp_bench.sh" "$build" "$N"
+part fleet bash "$top/bench/fleet_bench.sh" "$build"
 
 git_sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 python3 - "$results" "$d" "$N" "$IDLE" "$SCALE" "$build" "$git_sha" "$(( $(date +%s) - started ))" <<'PY'
@@ -451,6 +454,19 @@ elif mb:
     row("marker -> MCP wait returned (max ms)", max(m_w), "< 1000 ms", max(m_w) < 1000)
 else:
     missing("mcp", ["status through patrol mcp (median ms)", "marker -> MCP wait returned (ms)"])
+
+# The fleet (bench/fleet_bench.sh): patrol --all over 100 runs on 10 boxes.
+try:
+    fb = json.loads(last("fleet"))
+except ValueError:
+    fb = None
+if fb:
+    name = f"patrol --all, {fb['runs']} runs on {fb['boxes']} boxes"
+    row(name + " (median s)", statistics.median(fb["all_s"]), "< 10 s", statistics.median(fb["all_s"]) < 10)
+    row(name + ": ssh connections", max(fb["connections"]), "(one per box: warm)",
+        max(fb["connections"]) <= fb["boxes"])
+else:
+    missing("fleet", ["patrol --all, 100 runs on 10 boxes (median s)"])
 
 width = max(len(r["measure"]) for r in rows)
 print(f"{'measure':{width}} {'value':>12}  {'target':12} ok")
