@@ -618,6 +618,20 @@ outbox_status(const char *dir, const struct notify_sinks *sinks)
 		free(p);
 		if (k->missing != NULL)
 			cJSON_AddStringToObject(o, "missing", k->missing);
+		p = fs_join(sinkdir, CARD_FILE);
+		if (k->card && jsonfile_load(p, &st) == 0) {
+			char when[TIMEFMT_LEN];
+
+			/* a message id names a chat message, no secret */
+			if (json_str(st, "message_id", NULL) != NULL &&
+			    json_num(st, "updated", 0) > 0) {
+				timefmt_utc((time_t)json_num(st, "updated", 0), when, sizeof(when));
+				cJSON_AddStringToObject(o, "card_message", json_str(st, "message_id", ""));
+				cJSON_AddStringToObject(o, "card_updated", when);
+			}
+			cJSON_Delete(st);
+		}
+		free(p);
 		cJSON_AddItemToArray(arr, o);
 		free(sinkdir);
 	}

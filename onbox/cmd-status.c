@@ -350,6 +350,9 @@ status_print(const cJSON *doc)
 			    json_bool(ev, "permanent", 0) ? " (fix the config; events are kept)" : "", nd);
 		} else if (json_str(ev, "last_ok", NULL) != NULL)
 			printf(", last delivered %s", json_str(ev, "last_ok", ""));
+		if (json_str(ev, "card_updated", NULL) != NULL)
+			printf("; live card %s, updated %s", json_str(ev, "card_message", "?"),
+			    json_str(ev, "card_updated", ""));
 		printf("\n");
 	}
 	printf("events (newest last):\n");

@@ -122,6 +122,8 @@ test_card_through_a_run() {
 	# the card's id is the run's state, on the box
 	assert_eq "$(json "$W/outbox/2-discord/card.json" 'd["message_id"]')" \
 		"$(chat "[x['id'] for x in r if x.get('api')=='discord' and x['op']=='post'][0]")"
+	onbox status >"$T/status.out" 2>&1 || :
+	assert_grep "^notify 2-discord: 0 pending, last delivered .*; live card $(chat "[x['id'] for x in r if x.get('api')=='discord' and x['op']=='post'][0]"), updated " "$T/status.out"
 	# the failure that was restarted pinged nobody
 	assert_eq "$(chat "any($TXT.startswith('[t1] train FAILED') for x in r if x['op']=='post')")" false
 }
