@@ -527,3 +527,29 @@ card_show(const struct notify_sinks *all, const struct notify_sink *s, cJSON *st
 	free(text);
 	return r;
 }
+
+void
+card_follow(const struct notify_sinks *all, const struct notify_sink *s, const cJSON *ev)
+{
+	const cJSON *box = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(ev, "cards"), s->id);
+	const struct card_api *api = card_api(s);
+	struct notify_reply rp;
+	cJSON *st;
+	char *text, *why = NULL;
+	int permanent, r;
+
+	if (!cJSON_IsObject(box) || json_str(box, "message_id", NULL) == NULL || !card_capable(s))
+		return;
+	st = cJSON_Duplicate(box, 1);
+	card_fold(st, ev);
+	text = card_text(st, time(NULL));
+	r = card_send(all, s, st, text, 1, &rp, &why, &permanent);
+	if (r != 0 && !(api != NULL && api->same != NULL && api->same(&rp)))
+		log_warn("notify %s: the run's card could not be edited (%s); the message "
+		    "goes out on its own", s->id, why != NULL ? why : "refused");
+	notify_reply_free(&rp);
+	free(why);
+	free(text);
+	cJSON_Delete(st);
+}

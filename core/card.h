@@ -76,4 +76,13 @@ int card_take_id(const struct notify_sink *s, const char *answer, cJSON *st);
 int card_show(const struct notify_sinks *all, const struct notify_sink *s, cJSON *st, time_t now,
     char **why, int *permanent);
 
+/*
+ * patrol's side: ev (a verdict that pings) carries "cards", the box's cards
+ * as the last probe saw them in its heartbeat ({sink id: state}).  Edit s's
+ * card with ev folded in, so the card says what only patrol could see (a
+ * crash, a box that is down) until the box edits it again.  Never posts a
+ * card; a failure is logged (the ping is what must arrive).
+ */
+void card_follow(const struct notify_sinks *all, const struct notify_sink *s, const cJSON *ev);
+
 #endif

@@ -515,6 +515,9 @@ outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struc
 		}
 		why = NULL;
 		permanent = 0;
+		/* patrol: the box's card shows what only patrol could see, then the ping */
+		if (s->card && !sinks->cards)
+			card_follow(sinks, s, cJSON_GetObjectItem(doc, "event"));
 		r = notify_send(sinks, s, cJSON_GetObjectItem(doc, "event"), &why, &permanent);
 		if (r == 0)
 			outbox_done(p, doc, sinkdir, s, verbose, res);
@@ -628,6 +631,9 @@ outbox_status(const char *dir, const struct notify_sinks *sinks)
 				timefmt_utc((time_t)json_num(st, "updated", 0), when, sizeof(when));
 				cJSON_AddStringToObject(o, "card_message", json_str(st, "message_id", ""));
 				cJSON_AddStringToObject(o, "card_updated", when);
+				/* the whole card: patrol edits it with what the box cannot say */
+				cJSON_AddItemToObject(o, "card", st);	/* transferred */
+				st = NULL;
 			}
 			cJSON_Delete(st);
 		}

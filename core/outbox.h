@@ -77,7 +77,8 @@ int64_t outbox_next_due_ms(const char *dir, const struct notify_sinks *sinks);
 
 /*
  * Per sink: {sink, type, pending, dropped, last_ok, last_error, failing_since,
- * permanent, next_try, missing, card_message, card_updated}; an array, caller frees.  Never holds secrets.
+ * permanent, next_try, missing, card_message, card_updated, card (the card's
+ * state, card.h)}; an array, caller frees.  Never holds secrets.
  */
 cJSON *outbox_status(const char *dir, const struct notify_sinks *sinks);
 

@@ -338,6 +338,27 @@ tick_flush(struct tick *t)
 	free(dir);
 }
 
+/*
+ * The box's live cards as its heartbeat lists them (card.h): kept in
+ * patrol.json, so a verdict only patrol can see (a crash, a box that is
+ * down) edits the same message (card_follow) even when the box is gone.
+ */
+static void
+tick_remember_cards(struct tick *t)
+{
+	const cJSON *it;
+	cJSON *cards = cJSON_CreateObject();
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(t->probe.state, "notify"))
+		if (cJSON_IsObject(cJSON_GetObjectItem(it, "card")) && json_str(it, "sink", NULL) != NULL)
+			cJSON_AddItemToObject(cards, json_str(it, "sink", ""),
+			    cJSON_Duplicate(cJSON_GetObjectItem(it, "card"), 1));
+	if (cards->child != NULL)
+		json_set(t->st.doc, "cards", cards);	/* transferred */
+	else
+		cJSON_Delete(cards);
+}
+
 /* Verdict changes (and DONE's results) go to the webhooks through the durable outbox. */
 static void
 tick_notify(struct tick *t, const char *line)
@@ -347,6 +368,8 @@ tick_notify(struct tick *t, const char *line)
 
 	if (t->sinks.n == 0)
 		return;
+	if (t->have_probe)
+		tick_remember_cards(t);
 	tick_digest(t, &t->sinks, line);
 	tick_flush(t);
 	/*
@@ -364,6 +387,18 @@ tick_notify(struct tick *t, const char *line)
 		cJSON_AddStringToObject(ev, "results", t->probe.results);
 	if (t->out.v == V_DONE && t->have_probe)
 		caveats_event(ev, t->probe.caveats);
+	if (cJSON_IsObject(cJSON_GetObjectItem(t->st.doc, "cards"))) {
+		cJSON *cards = cJSON_Duplicate(cJSON_GetObjectItem(t->st.doc, "cards"), 1), *c;
+
+		/* the card as the heartbeat last listed it, with the progress this look saw */
+		cJSON_ArrayForEach(c, cards) {
+			if (t->out.progress >= 0)
+				json_set_num(c, "cur", (double)t->out.progress);
+			if (t->out.progress_max > 0)
+				json_set_num(c, "max", (double)t->out.progress_max);
+		}
+		cJSON_AddItemToObject(ev, "cards", cards);
+	}
 	if (tick_push(t, &t->sinks, ev) == 0)
 		json_set_str(t->st.doc, "notified", verdict_name(t->out.v));
 	cJSON_Delete(ev);

@@ -183,6 +183,45 @@ test_card_off_and_curl() {
 	assert_eq "$(chat "len([x for x in r if x['method']=='PATCH' and x['status']==200]) >= 2")" true
 }
 
+# What only patrol can see (the box's onbox and stage are gone): patrol's
+# ping, and the same card edited to say it, from the card the box's
+# heartbeat listed.
+test_card_patrol_crash() {
+	box
+	start_chat
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "step 3/10 loss=1.5"\n"%s" 120 "%s/go" || :\n' "$AWAIT" "$T" >"$T/bin/slow.sh"
+	chmod +x "$T/bin/slow.sh"
+	pconf "$HEALTH \"notify\": $(sinks "" tg)," "[{\"stage\": \"train\", \"run\": \"$T/bin/slow.sh\"}]"
+	bg_onbox run
+	local ob=$LAST_PID id n p f
+	wait_for 20 grep -q '~3/10' "$T/chat.jsonl"
+	id=$(chat "[x['id'] for x in r if x['op']=='post'][0]")
+	# patrol sees it running: OK needs nobody, nothing is sent
+	"$TOP/$BUILD/patrol" -c "$T/wk.json" --once >"$T/p1" 2>&1 || :
+	assert_grep ' t1 OK ' "$T/p1"
+	n=$(chat "len([x for x in r if x['op']=='post'])")
+	assert_eq "$n" 1
+	# the box loses onbox and the training at once
+	kill -9 "$ob"
+	for f in "$W"/attempts/*.json; do
+		p=$(json "$f" 'd.get("pid",0)'); [ "$p" != 0 ] && kill -9 -- "-$p" 2>/dev/null
+		p=$(json "$f" 'd.get("wrapper_pid",0)'); [ "$p" != 0 ] && kill -9 "$p" 2>/dev/null
+	done
+	wait_for 10 gone "$ob"
+	"$TOP/$BUILD/patrol" -c "$T/wk.json" --once >"$T/p2" 2>&1 || :
+	v=$(awk '{print $3}' "$T/p2" | head -1)
+	case $v in CRASHED | NEEDS_RESUME) ;; *) fail "verdict $v: $(cat "$T/p2")" ;; esac
+	# the card (the box's message) says it, then the ping
+	wait_for 10 grep -q "\] $v" "$T/chat.jsonl"
+	assert_eq "$(chat "[x['id'] for x in r if x['op']=='edit'][-1]")" "$id"
+	assert_eq "$(chat "[$TXT for x in r if x['op']=='edit'][-1].split(chr(10))[0]")" "[t1] $v · train attempt 1"
+	assert_eq "$(chat "'~3/10' in [$TXT for x in r if x['op']=='edit'][-1]")" true
+	assert_eq "$(chat "len([x for x in r if x['op']=='post'])")" 2
+	assert_eq "$(chat "'$v' in [$TXT for x in r if x['op']=='post'][-1]")" true
+}
+
 t card_through_a_run test_card_through_a_run
 t card_edit_fails test_card_edit_fails
 t card_off_and_curl test_card_off_and_curl
+t card_patrol_crash test_card_patrol_crash
