@@ -33,10 +33,13 @@
 
 /* ---- what pings ---- */
 
-/* patrol's verdicts that need nobody: the card (the box's) shows the run moving. */
+/*
+ * patrol's verdicts that need nobody: the run moves on (or patrol resumes
+ * the transfer itself), the card (the box's) shows it.  A box whose onbox
+ * is gone (MONITOR_STALE) or whose disk fills (DISK_LOW) needs a person.
+ */
 static const char *const card_quiet_verdicts[] = {
-	"OK", "RESUMED", "TRANSFER_RESUMED", "DEGRADED", "DISK_LOW", "MONITOR_STALE",
-	"TRANSFER_INCOMPLETE",
+	"OK", "RESUMED", "TRANSFER_RESUMED", "DEGRADED", "TRANSFER_INCOMPLETE",
 };
 
 static int

@@ -204,11 +204,12 @@ test_card_patrol_crash() {
 	assert_eq "$n" 1
 	# the box loses onbox and the training at once
 	kill -9 "$ob"
+	local gone_too=""
 	for f in "$W"/attempts/*.json; do
-		p=$(json "$f" 'd.get("pid",0)'); [ "$p" != 0 ] && kill -9 -- "-$p" 2>/dev/null
-		p=$(json "$f" 'd.get("wrapper_pid",0)'); [ "$p" != 0 ] && kill -9 "$p" 2>/dev/null
+		p=$(json "$f" 'd.get("pid",0)'); [ "$p" != 0 ] && kill -9 -- "-$p" 2>/dev/null && gone_too="$gone_too $p"
+		p=$(json "$f" 'd.get("wrapper_pid",0)'); [ "$p" != 0 ] && kill -9 "$p" 2>/dev/null && gone_too="$gone_too $p"
 	done
-	wait_for 10 gone "$ob"
+	for p in $ob $gone_too; do wait_for 10 gone "$p"; done
 	"$TOP/$BUILD/patrol" -c "$T/wk.json" --once >"$T/p2" 2>&1 || :
 	v=$(awk '{print $3}' "$T/p2" | head -1)
 	case $v in CRASHED | NEEDS_RESUME) ;; *) fail "verdict $v: $(cat "$T/p2")" ;; esac

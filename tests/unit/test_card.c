@@ -135,6 +135,8 @@ test_pings(void **state)
 		{ "verdict_changed", "verdict", "HOSTKEY_MISMATCH", -1, 1 },
 		{ "verdict_changed", "verdict", "NEEDS_RESUME", -1, 1 },
 		{ "verdict_changed", "verdict", "DONE", -1, 1 },
+		{ "verdict_changed", "verdict", "MONITOR_STALE", -1, 1 },
+		{ "verdict_changed", "verdict", "DEGRADED", -1, 0 },
 		{ CARD_EVENT, NULL, NULL, -1, 0 },
 		{ "digest", NULL, NULL, -1, 0 },
 		{ "test", NULL, NULL, -1, 1 },
