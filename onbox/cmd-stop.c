@@ -116,7 +116,8 @@ stop_emit(const struct wk_config *cfg, const char *stage, long attempt, const ch
 	ev = events_new(instance, cfg->run, "run_stopped", stage, attempt);
 	cJSON_AddStringToObject(ev, "by", by);
 	cJSON_AddStringToObject(ev, "how", how);
-	notify_sinks_load(cfg, &sinks);
+	/* the box's sinks: the secrets file patrol sent, and the runs' live cards */
+	notify_sinks_load_box(cfg, &sinks);
 	outbox_opts_from_config(cfg, &o);
 	/* The outbox first (as the runner does): killed in between, it is still sent. */
 	if (sinks.n > 0 && outbox_enqueue(od, &sinks, ev, &o) < 0)

@@ -222,7 +222,25 @@ test_card_patrol_crash() {
 	assert_eq "$(chat "'$v' in [$TXT for x in r if x['op']=='post'][-1]")" true
 }
 
+# `onbox stop` (its own process, on the box): the card says STOPPED, and the stop pings.
+test_card_stop() {
+	start_chat
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "step 3/10 loss=1.5"\n"%s" 120 "%s/go" || :\n' "$AWAIT" "$T" >"$T/bin/slow.sh"
+	chmod +x "$T/bin/slow.sh"
+	conf "$HEALTH \"notify\": $(sinks "" discord)," "[{\"stage\": \"train\", \"run\": \"$T/bin/slow.sh\"}]"
+	bg_onbox run
+	wait_for 20 grep -q '~3/10' "$T/chat.jsonl"
+	onbox stop >"$T/stop.out" 2>&1 || { cat "$T/stop.out" >&2; fail "onbox stop"; }
+	wait_for 20 grep -q 'STOPPED on purpose' "$T/chat.jsonl"
+	wait_for 10 sh -c "[ \$(grep -c '\"op\": \"post\"' '$T/chat.jsonl') -ge 2 ]"
+	assert_eq "$(chat "len([x for x in r if x['op']=='post'])")" 2 "card and the STOPPED ping"
+	assert_eq "$(chat "[$TXT for x in r if x['op']=='post'][1].startswith('[t1] train attempt 1 STOPPED on purpose')")" true
+	assert_eq "$(chat "[$TXT for x in r if x['op']=='edit' and x['status']==200][-1].split(chr(10))[0]")" "[t1] STOPPED · train attempt 1"
+}
+
 t card_through_a_run test_card_through_a_run
 t card_edit_fails test_card_edit_fails
 t card_off_and_curl test_card_off_and_curl
 t card_patrol_crash test_card_patrol_crash
+t card_stop test_card_stop
