@@ -351,6 +351,29 @@ outbox_fail(const char *p, cJSON *doc, const char *sinkdir, const struct notify_
 }
 
 /*
+ * Send doc's event (at p) to s as a message of its own, and say how it went.
+ * In patrol, a card sink's event first edits the box's card (card_follow).
+ */
+static int
+outbox_send_one(const char *p, cJSON *doc, const char *sinkdir, const struct notify_sinks *sinks,
+    const struct notify_sink *s, const struct outbox_opts *o, int verbose,
+    struct outbox_result *res)
+{
+	char *why = NULL;
+	int permanent = 0, r;
+
+	if (s->card && !sinks->cards)
+		card_follow(sinks, s, cJSON_GetObjectItem(doc, "event"));
+	r = notify_send(sinks, s, cJSON_GetObjectItem(doc, "event"), &why, &permanent);
+	if (r == 0)
+		outbox_done(p, doc, sinkdir, s, verbose, res);
+	else
+		outbox_fail(p, doc, sinkdir, s, o, why, permanent, verbose, res);
+	free(why);
+	return r;
+}
+
+/*
  * A card sink where this process keeps the cards (card.h): from the head,
  * the events up to and including the first that pings (at most
  * CARD_BATCH) are folded into the card, which is edited once; the card's
@@ -455,11 +478,7 @@ outbox_flush_card(const char *sinkdir, const struct notify_sinks *sinks,
 				json_set_bool(pdoc, "on_card", 1);
 				(void)jsonfile_save(pp, pdoc);
 			}
-			r = notify_send(sinks, s, cJSON_GetObjectItem(pdoc, "event"), &why, &permanent);
-			if (r == 0)
-				outbox_done(pp, pdoc, sinkdir, s, verbose, res);
-			else
-				outbox_fail(pp, pdoc, sinkdir, s, o, why, permanent, verbose, res);
+			r = outbox_send_one(pp, pdoc, sinkdir, sinks, s, o, verbose, res);
 		}
 		free(why);
 		why = NULL;
@@ -489,10 +508,10 @@ static void
 outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struct notify_sink *s,
     const struct outbox_opts *o, int force, int verbose, struct outbox_result *res)
 {
-	char *sinkdir = fs_join(dir, s->id), *p, *why;
+	char *sinkdir = fs_join(dir, s->id), *p;
 	char **names;
 	size_t n, i;
-	int permanent, r;
+	int r;
 	cJSON *doc;
 
 	if (sinks->cards && s->card) {
@@ -513,17 +532,7 @@ outbox_flush_sink(const char *dir, const struct notify_sinks *sinks, const struc
 			free(p);
 			break;	/* in order: nothing behind the head goes first */
 		}
-		why = NULL;
-		permanent = 0;
-		/* patrol: the box's card shows what only patrol could see, then the ping */
-		if (s->card && !sinks->cards)
-			card_follow(sinks, s, cJSON_GetObjectItem(doc, "event"));
-		r = notify_send(sinks, s, cJSON_GetObjectItem(doc, "event"), &why, &permanent);
-		if (r == 0)
-			outbox_done(p, doc, sinkdir, s, verbose, res);
-		else
-			outbox_fail(p, doc, sinkdir, s, o, why, permanent, verbose, res);
-		free(why);
+		r = outbox_send_one(p, doc, sinkdir, sinks, s, o, verbose, res);
 		cJSON_Delete(doc);
 		free(p);
 		if (r != 0)
