@@ -537,6 +537,12 @@ cfg_derive_notify(const struct cfg_ctx *ctx, const cJSON *notify)
 	cJSON_ArrayForEach(it, notify) {
 		type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "type"));
 		p = jsonc_path_elem("notify", i++);
+		if (type != NULL && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "card")) &&
+		    strcmp(type, "telegram") != 0 && strcmp(type, "discord") != 0 &&
+		    (strcmp(type, "slack") != 0 || !cJSON_HasObjectItem(it, "channel")))
+			cfg_error(ctx, p, "key \"%s.card\": a live card needs a receiver that can edit "
+			    "what it sent: telegram, discord, or slack through a bot token (\"channel\" "
+			    "and \"token_env\"; an incoming webhook cannot edit)", p);
 		if (type == NULL || !cJSON_IsObject(it))
 			;
 		else if (strcmp(type, "command") == 0) {

@@ -592,6 +592,19 @@ test_choices_and_notify(void **state)
 	assert_int_equal(load(f, "{ 'run': 'r', 'workdir': '/w', 'detach': 'job',\n"
 	    "'chain': [ { 'stage': 's', 'run': 'x' } ] }"), WK_ERR_PARSE);
 	expect(f, f->path, 1, "key \"detach\": \"job\" needs \"job.submit\" and \"job.status\" (in \"job\", or in every entry of \"job.dialects\")");
+	/* a live card where the receiver cannot edit; a slack channel without a bot token */
+	assert_int_equal(load(f, "{ 'run': 'r', 'workdir': '/w',\n"
+	    "'chain': [ { 'stage': 's', 'run': 'x' } ],\n"
+	    "'notify': [ { 'type': 'slack', 'url_env': 'U', 'card': true },\n"
+	    "  { 'type': 'slack', 'channel': '#runs' },\n"
+	    "  { 'type': 'slack', 'channel': '#runs', 'token_env': 'B', 'card': true } ] }"),
+	    WK_ERR_PARSE);
+	expect(f, f->path, 3, "key \"notify[0].card\": a live card needs a receiver that can edit "
+	    "what it sent: telegram, discord, or slack through a bot token (\"channel\" and "
+	    "\"token_env\"; an incoming webhook cannot edit)");
+	expect(f, f->path, 4, "key \"notify[1]\": type slack with a \"channel\" posts through a "
+	    "bot token: it needs \"token_env\" (or \"token\")");
+	assert_int_equal(f->d.n, 2);
 }
 
 static void
