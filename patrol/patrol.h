@@ -121,6 +121,8 @@ char *fleet_box_text(const struct wk_config *cfg);
 int patrol_fleet_schedule(int install, int kind);
 /* `patrol --all`: a tick of each run, jobs at a time; quiet: no report lines.  The exit code. */
 int patrol_fleet_tick(int jobs, int quiet);
+/* One run's tick as `patrol --all` runs it, in a child (patrol top's refresh too); the exit code. */
+int fleet_tick_run(const char *name, const char *config);
 /*
  * `patrol status --all [--json] [--refresh]`: the fleet's table (only: that
  * run alone, `patrol -c FILE status`).  The exit code.

@@ -63,6 +63,7 @@
 #include "xmalloc.h"
 
 #include "tick-int.h"
+#include "top.h"
 
 /* Run the probe on the open connection and parse it (tick-int.h). */
 int
@@ -435,6 +436,8 @@ tick_remember_box(struct tick *t, const char *when)
 			json_set_str(d, "wandb", wb);
 		if (json_num(pr, "eta_s", -1) >= 0)
 			json_set_num(d, "eta_s", json_num(pr, "eta_s", 0));
+		/* patrol top's sparkline: the box keeps no loss history we can read (top-loss.c) */
+		top_loss_remember(d, hv);
 	}
 	if (p->ckpt_scan != NULL) {
 		struct ckpt_summary sum;

@@ -1,0 +1,133 @@
+/*
+ * top-look.c: `patrol top`'s refreshes.
+ *
+ * A refresh of a run is the tick `patrol --all` runs for it
+ * (fleet_tick_run), in a child of its own (spawn_fork: default signals, no
+ * descriptors of ours, its output on /dev/null, its own process group so
+ * its ssh processes end with it).  Its run's lock is its own, so a run that
+ * cron is ticking at that moment is skipped (the tick says SKIPPED, exit 75)
+ * and shows what cron wrote.  At most jobs run at once; the rest wait their
+ * turn.  The screen never waits for one: it reads patrol.json, which a tick
+ * replaces atomically when it ends.
+ *
+ * A tick that runs past slow_ms shows as "slow" (a box that takes the
+ * connection and never answers, a link that crawls); past kill_ms it is
+ * ended (SIGTERM to its group, SIGKILL a second later), so a box that hangs
+ * holds one of the jobs for a bounded time, never the screen.  A tick bounds
+ * its own waits (connect_timeout_s, its budget): kill_ms is the backstop.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "monotime.h"
+#include "patrol.h"
+#include "spawn.h"
+#include "top.h"
+
+void
+top_look_all(struct top_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->runs[i].pid <= 0 && !m->runs[i].queued) {
+			m->runs[i].queued = 1;
+			m->runs[i].row.look = TOP_LOOK_QUEUED;
+		}
+}
+
+static void
+top_look_start(struct top_looks *l, struct top_run *r)
+{
+	struct spawn_opts o;
+	pid_t pid;
+
+	spawn_opts_init(&o);
+	o.new_pgrp = 1;
+	r->queued = 0;
+	if ((pid = spawn_fork(&o)) < 0) {
+		r->row.look = TOP_LOOK_IDLE;
+		return;		/* the next refresh tries again */
+	}
+	if (pid == 0)
+		_exit(fleet_tick_run(r->name, r->config));
+	r->pid = pid;
+	r->started_ms = monotime_ms();
+	r->row.look = TOP_LOOK_BUSY;
+	r->row.look_s = 0;
+	l->running++;
+}
+
+/* The tick of r ended (status from waitpid): its row shows patrol.json again. */
+static void
+top_look_done(struct top_looks *l, struct top_run *r)
+{
+	r->pid = 0;
+	r->row.look = TOP_LOOK_IDLE;
+	r->row.look_s = 0;
+	l->running--;
+}
+
+int
+top_look_pump(struct top_looks *l, struct top_model *m)
+{
+	unsigned long long now = monotime_ms(), took;
+	int ended = 0, status;
+	size_t i;
+	pid_t w;
+
+	for (i = 0; i < m->n; i++) {
+		struct top_run *r = &m->runs[i];
+
+		if (r->pid <= 0)
+			continue;
+		while ((w = waitpid(r->pid, &status, WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (w == r->pid || (w < 0 && errno == ECHILD)) {
+			top_look_done(l, r);
+			ended = 1;
+			continue;
+		}
+		took = now - r->started_ms;
+		r->row.look_s = (long)(took / 1000);
+		if (took >= l->slow_ms)
+			r->row.look = TOP_LOOK_SLOW;
+		if (took >= l->kill_ms)
+			(void)kill(-r->pid, took >= (unsigned long long)l->kill_ms + 1000 ? SIGKILL : SIGTERM);
+	}
+	for (i = 0; i < m->n && l->running < (size_t)l->jobs; i++)
+		if (m->runs[i].queued)
+			top_look_start(l, &m->runs[i]);
+	return ended;
+}
+
+void
+top_look_stop(struct top_looks *l, struct top_model *m)
+{
+	unsigned long long until;
+	size_t i;
+	int status;
+
+	for (i = 0; i < m->n; i++) {
+		m->runs[i].queued = 0;
+		if (m->runs[i].pid > 0)
+			(void)kill(-m->runs[i].pid, SIGTERM);
+	}
+	/* A tick ends at SIGTERM (default disposition); a second, then SIGKILL. */
+	until = monotime_ms() + 1000;
+	while (l->running > 0) {
+		for (i = 0; i < m->n; i++) {
+			if (m->runs[i].pid <= 0)
+				continue;
+			if (monotime_ms() >= until)
+				(void)kill(-m->runs[i].pid, SIGKILL);
+			if (waitpid(m->runs[i].pid, &status, monotime_ms() >= until ? 0 : WNOHANG) != 0)
+				top_look_done(l, &m->runs[i]);
+		}
+		if (l->running > 0)
+			(void)poll(NULL, 0, 20);
+	}
+}

@@ -1,0 +1,498 @@
+/*
+ * top.c: `patrol top`, every run patrol knows on one live screen (ncurses).
+ *
+ *   patrol top [--interval S] [--jobs N] [--slow S]
+ *
+ * One row a run (top-fmt.c): verdict in colour, stage#attempt, a progress
+ * bar with ~cur/max and ETA, a loss sparkline, the heartbeat's age, when the
+ * box was last seen, the refresh, the last event.  Enter opens a run (what
+ * its state knows, the last lines of its log, its checkpoints); l follows its
+ * log; s and r stop and resume it (`patrol stop`'s and `patrol resume`'s
+ * code), each after y/n; space refreshes now.
+ *
+ * The loop polls the keyboard, the signal pipe (SIGTERM, SIGINT, SIGHUP:
+ * core/sigwait.h) and the children's pipes, and reads state files only;
+ * everything that reaches a box runs in a child (top-look.c, top-act.c).
+ * Whatever ends it (q, Ctrl-C, SIGTERM, a lost terminal: SIGHUP or the
+ * terminal's end of file) goes through the one exit, where endwin() gives
+ * the terminal back as initscr found it (modes, cursor, the alternate
+ * screen left), before the children are ended.  stderr goes to /dev/null
+ * while the screen is up (a warning would tear it) and comes back after.
+ *
+ * Exit: 0 after q, Ctrl-C, SIGTERM or SIGHUP; 64 usage, or when stdin and
+ * stdout are not a terminal (the table for scripts is `patrol status
+ * --all`), or the terminal type is unknown.
+ *
+ * --bench-frames N (make bench, not for users): no terminal, no refreshes;
+ * draws N frames of the fleet into /dev/null, each parsing every run's
+ * patrol.json again (a frame after every run changed, the worst case), then
+ * N frames where nothing changed, and prints the CPU of each kind of frame
+ * and the peak RSS as one JSON line.
+ */
+#include <curses.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <locale.h>
+#include <langinfo.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "exits.h"
+#include "monotime.h"
+#include "sigwait.h"
+#include "top.h"
+#include "xmalloc.h"
+
+#define TOP_INTERVAL_DEF	10
+#define TOP_JOBS_DEF		4
+#define TOP_SLOW_DEF		10
+#define TOP_KILL_MIN_S		120	/* a refresh is ended past max(this, 4 x --slow) */
+#define TOP_FOLLOW_S		2
+#define TOP_TICK_MS		250	/* the loop's pace while children run */
+
+static void
+top_usage(FILE *fp)
+{
+	fprintf(fp, "usage: patrol top [--interval S] [--jobs N] [--slow S]\n\n"
+	    "A live view of every run patrol knows: one row a run (verdict, stage#attempt,\n"
+	    "progress bar, ~cur/max, ETA, loss sparkline, heartbeat age, when the box was\n"
+	    "last seen, the refresh, the last event).\n\n"
+	    "  --interval S  refresh every S seconds (default %d, 1 to 3600)\n"
+	    "  --jobs N      at most N runs refreshed at once (default %d, 1 to 64)\n"
+	    "  --slow S      a refresh running longer shows as \"slow\" (default %d, 1 to 600);\n"
+	    "                past max(%d, 4 x S) seconds it is ended\n\n"
+	    "keys: up/down (k/j) select, Enter open the run (its state, the last lines of its\n"
+	    "log, its checkpoints), l follow its log, s stop it, r resume it (each asks y/n;\n"
+	    "the same code as `patrol stop` and `patrol resume`), space refresh now, q or Esc\n"
+	    "back / quit.  A refresh is the tick `patrol --all` runs, in a child: the screen\n"
+	    "never waits for a box.\n\n"
+	    "exit: 0 after q, Ctrl-C, SIGTERM or a lost terminal (the terminal is left as it\n"
+	    "was); 64 usage, or stdin/stdout not a terminal (use `patrol status --all`), or\n"
+	    "an unknown terminal type.\n", TOP_INTERVAL_DEF, TOP_JOBS_DEF, TOP_SLOW_DEF,
+	    TOP_KILL_MIN_S);
+}
+
+/* An integer option in [lo, hi]; -1 (said) when it is not one. */
+static long
+top_num(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "patrol top: %s %s: a number from %ld to %ld\n", opt, s, lo, hi);
+		return -1;
+	}
+	return v;
+}
+
+static void
+top_colours(struct top_ui *u)
+{
+	static const struct {
+		enum top_colour	 c;
+		short		 fg;
+	} pairs[] = {
+		{ TOP_C_GOOD, COLOR_GREEN }, { TOP_C_INFO, COLOR_CYAN },
+		{ TOP_C_WARN, COLOR_YELLOW }, { TOP_C_BAD, COLOR_RED },
+	};
+	size_t i;
+
+	u->colour = has_colors();
+	if (!u->colour)
+		return;
+	start_color();
+	(void)use_default_colors();
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		init_pair((short)pairs[i].c, pairs[i].fg, -1);
+}
+
+static struct top_run *
+top_selected(struct top_ui *u)
+{
+	return u->sel < u->m.n ? &u->m.runs[u->sel] : NULL;
+}
+
+/* Leave the page or the log: its child ends. */
+static void
+top_back(struct top_ui *u)
+{
+	if (u->act.run != NULL)
+		top_act_end(&u->act);
+	u->view = TOP_VIEW_TABLE;
+	u->scroll = 0;
+}
+
+static void
+top_open(struct top_ui *u, enum top_view view)
+{
+	struct top_run *r = top_selected(u);
+
+	if (r == NULL)
+		return;
+	top_back(u);
+	if (top_act_start(&u->act, view == TOP_VIEW_LOG ? TOP_ACT_FOLLOW : TOP_ACT_PAGE, r->name,
+	    r->config, u->follow_s) != 0) {
+		snprintf(u->msg, sizeof(u->msg), "cannot start a child for %s", r->name);
+		top_act_end(&u->act);
+		return;
+	}
+	u->view = view;
+	u->scroll = 0;
+}
+
+/* y after s or r: the stop or resume starts in a child. */
+static void
+top_confirmed(struct top_ui *u, int what)
+{
+	size_t i;
+
+	for (i = 0; i < u->m.n && strcmp(u->m.runs[i].name, u->confirm_run) != 0; i++)
+		;
+	if (i == u->m.n) {
+		snprintf(u->msg, sizeof(u->msg), "run %s is gone", u->confirm_run);
+		return;
+	}
+	if (u->cmd.run != NULL)
+		top_act_end(&u->cmd);
+	if (top_act_start(&u->cmd, what == 's' ? TOP_ACT_STOP : TOP_ACT_RESUME, u->m.runs[i].name,
+	    u->m.runs[i].config, 0) != 0) {
+		snprintf(u->msg, sizeof(u->msg), "cannot start a child for %s", u->confirm_run);
+		top_act_end(&u->cmd);
+		return;
+	}
+	snprintf(u->msg, sizeof(u->msg), "%s %s ...", what == 's' ? "stopping" : "resuming",
+	    u->confirm_run);
+}
+
+/* s or r: ask first. */
+static void
+top_ask(struct top_ui *u, int what)
+{
+	struct top_run *r = top_selected(u);
+
+	if (r == NULL)
+		return;
+	if (u->cmd.pid > 0) {
+		snprintf(u->msg, sizeof(u->msg), "a %s of %s is still running",
+		    u->cmd.kind == TOP_ACT_STOP ? "stop" : "resume", u->cmd.run);
+		return;
+	}
+	u->confirm = what;
+	snprintf(u->confirm_run, sizeof(u->confirm_run), "%s", r->name);
+	snprintf(u->msg, sizeof(u->msg), "%s run %s? y/n", what == 's' ? "stop" : "resume", r->name);
+}
+
+/* One key; 1 to quit. */
+static int
+top_key(struct top_ui *u, int ch)
+{
+	if (u->confirm) {
+		int what = u->confirm;
+
+		u->confirm = 0;
+		if (ch == 'y' || ch == 'Y')
+			top_confirmed(u, what);
+		else
+			snprintf(u->msg, sizeof(u->msg), "%s %s: not asked for", u->confirm_run,
+			    what == 's' ? "not stopped" : "not resumed");
+		return 0;
+	}
+	switch (ch) {
+	case 'q':
+	case 'Q':
+	case 27:	/* Esc */
+		if (u->view == TOP_VIEW_TABLE)
+			return ch != 27;
+		top_back(u);
+		break;
+	case KEY_UP:
+	case 'k':
+		if (u->view != TOP_VIEW_TABLE)
+			u->scroll += u->view == TOP_VIEW_LOG ? 1 : -1;
+		else if (u->sel > 0)
+			u->sel--;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		if (u->view != TOP_VIEW_TABLE)
+			u->scroll += u->view == TOP_VIEW_LOG ? -1 : 1;
+		else if (u->sel + 1 < u->m.n)
+			u->sel++;
+		break;
+	case KEY_PPAGE:
+		u->scroll += u->view == TOP_VIEW_LOG ? LINES - 4 : -(LINES - 4);
+		break;
+	case KEY_NPAGE:
+		u->scroll += u->view == TOP_VIEW_LOG ? -(LINES - 4) : LINES - 4;
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		if (u->view == TOP_VIEW_TABLE)
+			top_open(u, TOP_VIEW_PAGE);
+		break;
+	case 'l':
+		top_open(u, TOP_VIEW_LOG);
+		break;
+	case 's':
+	case 'r':
+		top_ask(u, ch);
+		break;
+	case ' ':
+	case 'R':
+		top_look_all(&u->m);
+		snprintf(u->msg, sizeof(u->msg), "refreshing every run");
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* A stop or resume that ended: its last line on the status line, and a look at the run. */
+static void
+top_cmd_done(struct top_ui *u)
+{
+	const char *out = u->cmd.out, *last = out, *p;
+	size_t i;
+
+	for (p = out; *p != '\0'; p++)
+		if (*p == '\n' && p[1] != '\0')
+			last = p + 1;
+	snprintf(u->msg, sizeof(u->msg), "%s %s: exit %d: %.*s", u->cmd.kind == TOP_ACT_STOP ?
+	    "stop" : "resume", u->cmd.run, u->cmd.rc, (int)strcspn(last, "\n"), last);
+	for (i = 0; i < u->m.n; i++)
+		if (strcmp(u->m.runs[i].name, u->cmd.run) == 0 && u->m.runs[i].pid <= 0) {
+			u->m.runs[i].queued = 1;
+			u->m.runs[i].row.look = TOP_LOOK_QUEUED;
+		}
+	top_act_end(&u->cmd);
+}
+
+/* The loop; returns when the screen is to end. */
+static void
+top_loop(struct top_ui *u, int sigfd)
+{
+	unsigned long long next = 0, now;
+	struct sigwait_got got;
+	struct pollfd pfd[4];
+	int ch, timeout, n;
+
+	for (;;) {
+		now = monotime_ms();
+		if (now >= next) {
+			top_look_all(&u->m);
+			next = now + (unsigned long long)u->interval_s * 1000;
+		}
+		(void)top_look_pump(&u->looks, &u->m);
+		top_model_scan(&u->m);
+		if (u->act.run != NULL)
+			(void)top_act_read(&u->act);
+		if (u->cmd.run != NULL && top_act_read(&u->cmd) && u->cmd.pid <= 0 && u->cmd.fd < 0)
+			top_cmd_done(u);
+		top_draw(u);
+		doupdate();
+		n = 0;
+		pfd[n].fd = STDIN_FILENO;
+		pfd[n++].events = POLLIN;
+		pfd[n].fd = sigfd;
+		pfd[n++].events = POLLIN;
+		if (u->act.fd >= 0) {
+			pfd[n].fd = u->act.fd;
+			pfd[n++].events = POLLIN;
+		}
+		if (u->cmd.fd >= 0) {
+			pfd[n].fd = u->cmd.fd;
+			pfd[n++].events = POLLIN;
+		}
+		/* Ages on the screen move each second; children are looked at 4 times a second. */
+		timeout = u->looks.running > 0 || u->act.pid > 0 || u->cmd.pid > 0 ? TOP_TICK_MS : 1000;
+		if (next - now < (unsigned long long)timeout)
+			timeout = (int)(next - now);
+		if (poll(pfd, (nfds_t)n, timeout) < 0)
+			continue;	/* EINTR: a signal, seen below or next time */
+		if (sigwait_fd(sigfd, 0, &got) == 1)
+			return;
+		/* The terminal went away (its end of file, a hang-up). */
+		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			return;
+		while ((ch = getch()) != ERR)
+			if (top_key(u, ch))
+				return;
+	}
+}
+
+/* --bench-frames N: see the top of the file. */
+static int
+top_bench(struct top_ui *u, long frames)
+{
+	struct rusage r0, r1, r2;
+	SCREEN *scr;
+	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+	long i;
+	double changed, still;
+
+	if (out == NULL || in == NULL ||
+	    (scr = newterm(getenv("TERM") != NULL ? NULL : "xterm-256color", out, in)) == NULL) {
+		fprintf(stderr, "patrol top: --bench-frames: no terminal description (TERM)\n");
+		if (out != NULL)
+			fclose(out);
+		if (in != NULL)
+			fclose(in);
+		return WK_EX_USAGE;
+	}
+	top_colours(u);
+	getrusage(RUSAGE_SELF, &r0);
+	for (i = 0; i < frames; i++) {
+		u->m.force = 1;
+		top_model_scan(&u->m);
+		top_draw(u);
+		doupdate();
+	}
+	getrusage(RUSAGE_SELF, &r1);
+	for (i = 0; i < frames; i++) {
+		top_model_scan(&u->m);
+		top_draw(u);
+		doupdate();
+	}
+	getrusage(RUSAGE_SELF, &r2);
+	endwin();
+	delscreen(scr);
+	fclose(out);
+	fclose(in);
+#define TOP_MS(a, b) (((b).ru_utime.tv_sec - (a).ru_utime.tv_sec + (b).ru_stime.tv_sec - \
+    (a).ru_stime.tv_sec) * 1e3 + ((b).ru_utime.tv_usec - (a).ru_utime.tv_usec + \
+    (b).ru_stime.tv_usec - (a).ru_stime.tv_usec) / 1e3)
+	changed = TOP_MS(r0, r1) / (double)frames;
+	still = TOP_MS(r1, r2) / (double)frames;
+	printf("{\"runs\": %zu, \"frames\": %ld, \"cpu_ms_per_frame_all_changed\": %.3f, "
+	    "\"cpu_ms_per_frame_unchanged\": %.3f, \"maxrss_kb\": %ld}\n", u->m.n, frames, changed,
+	    still, r2.ru_maxrss);
+	return 0;
+}
+
+int
+patrol_top(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "jobs", required_argument, NULL, 'J' },
+		{ "slow", required_argument, NULL, 's' },
+		{ "bench-frames", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct top_ui u;
+	SCREEN *scr = NULL;
+	long v, bench = 0;
+	int ch, rc = 0, sigfd = -1, saved_err = -1, devnull;
+	const char *cs;
+
+	memset(&u, 0, sizeof(u));
+	u.interval_s = TOP_INTERVAL_DEF;
+	u.follow_s = TOP_FOLLOW_S;
+	u.looks.jobs = TOP_JOBS_DEF;
+	u.looks.slow_ms = TOP_SLOW_DEF * 1000;
+	u.act.fd = u.cmd.fd = -1;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		v = 0;
+		switch (ch) {
+		case 'i':
+			if ((v = top_num("--interval", optarg, 1, 3600)) < 0)
+				return WK_EX_USAGE;
+			u.interval_s = (int)v;
+			break;
+		case 'J':
+			if ((v = top_num("--jobs", optarg, 1, 64)) < 0)
+				return WK_EX_USAGE;
+			u.looks.jobs = (int)v;
+			break;
+		case 's':
+			if ((v = top_num("--slow", optarg, 1, 600)) < 0)
+				return WK_EX_USAGE;
+			u.looks.slow_ms = (unsigned)v * 1000;
+			break;
+		case 'B':
+			if ((bench = top_num("--bench-frames", optarg, 1, 100000)) < 0)
+				return WK_EX_USAGE;
+			break;
+		case 'h':
+			top_usage(stdout);
+			return 0;
+		default:
+			top_usage(stderr);
+			return WK_EX_USAGE;
+		}
+	}
+	if (optind != argc) {
+		top_usage(stderr);
+		return WK_EX_USAGE;
+	}
+	u.looks.kill_ms = u.looks.slow_ms * 4 > TOP_KILL_MIN_S * 1000 ? u.looks.slow_ms * 4 :
+	    TOP_KILL_MIN_S * 1000;
+	setlocale(LC_ALL, "");
+	cs = nl_langinfo(CODESET);
+	u.utf8 = cs != NULL && strcmp(cs, "UTF-8") == 0;
+	top_model_init(&u.m);
+	if (bench > 0) {
+		rc = top_bench(&u, bench);
+		goto out;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "patrol top: needs a terminal (stdin and stdout are not both one); "
+		    "for a table a script can read: patrol status --all [--json]\n");
+		rc = WK_EX_USAGE;
+		goto out;
+	}
+	if ((sigfd = sigwait_open(sigs, sizeof(sigs) / sizeof(sigs[0]))) < 0) {
+		fprintf(stderr, "patrol top: cannot set up its signals\n");
+		rc = WK_EX_SOFTWARE;
+		goto out;
+	}
+	if ((scr = newterm(NULL, stdout, stdin)) == NULL) {
+		fprintf(stderr, "patrol top: cannot drive this terminal (TERM=%s)\n",
+		    getenv("TERM") != NULL ? getenv("TERM") : "");
+		rc = WK_EX_USAGE;
+		goto out;
+	}
+	fflush(stderr);
+	if ((devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
+		saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		(void)dup2(devnull, STDERR_FILENO);
+		close(devnull);
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	top_colours(&u);
+	top_loop(&u, sigfd);
+	/* The terminal first, as it was; then the children. */
+	endwin();
+	delscreen(scr);
+	if (saved_err >= 0) {
+		(void)dup2(saved_err, STDERR_FILENO);
+		close(saved_err);
+	}
+	top_look_stop(&u.looks, &u.m);
+	if (u.act.run != NULL)
+		top_act_end(&u.act);
+	if (u.cmd.run != NULL)
+		top_act_end(&u.cmd);
+out:
+	if (sigfd >= 0)
+		sigwait_close();
+	top_model_free(&u.m);
+	return rc;
+}
