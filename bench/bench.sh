@@ -32,6 +32,8 @@
 #      `status` call to one persistent server beside `patrol --once --json` as
 #      a new process (same run); a marker landing -> the `wait` tool returning.
 #      Without node or the SDK, a note says why (not failed).
+#   9. patrol top over 100 runs (bench/top_bench.sh): CPU per refresh of the
+#      screen (every patrol.json changed, and none) and peak RSS.
 #
 # Usage: bench/bench.sh [BUILD_DIR]   (relative to the repository or absolute)
 # Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S (60), BENCH_SCALE (100),
@@ -269,6 +271,7 @@ part scan bash "$top/bench/scan_bench.sh" "$build"
 part health bash "$top/bench/health_bench.sh" "$build" "${BENCH_HEALTH_MB:-100}"
 part deploy bash "$top/bench/deploy_bench.sh" "$build" "${BENCH_DEPLOY_N:-5}"
 part mcp bash "$top/bench/mcp_bench.sh" "$build" "$N"
+part top bash "$top/bench/top_bench.sh" "$build"
 
 git_sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 python3 - "$results" "$d" "$N" "$IDLE" "$SCALE" "$build" "$git_sha" "$(( $(date +%s) - started ))" <<'PY'
@@ -452,6 +455,25 @@ elif mb:
 else:
     missing("mcp", ["status through patrol mcp (median ms)", "marker -> MCP wait returned (ms)"])
 
+# patrol top over 100 runs (bench/top_bench.sh): the screen's process per refresh.
+try:
+    tb = json.loads(last("top"))
+except ValueError:
+    tb = None
+if tb:
+    runs = tb["runs"]
+    c = tb["cpu_ms_per_frame_all_changed"]
+    row(f"patrol top, {runs} runs: CPU per refresh, every state changed (ms)", c, "< 20 ms", c < 20)
+    row(f"patrol top, {runs} runs: CPU per refresh, nothing changed (ms)",
+        tb["cpu_ms_per_frame_unchanged"], "< 20 ms", tb["cpu_ms_per_frame_unchanged"] < 20)
+    r = tb["maxrss_kb"]
+    row(f"patrol top, {runs} runs: peak RSS (KiB)", r, "< 16384 KiB", r < 16384)
+    notes.append("patrol top: the screen's own process (state read, rows, ncurses into /dev/null), "
+                 f"{tb['frames']} frames each; the refreshes' ticks run in children and are patrol's "
+                 "tick (above).")
+else:
+    missing("top", ["patrol top: CPU per refresh (ms)", "patrol top: peak RSS (KiB)"])
+
 width = max(len(r["measure"]) for r in rows)
 print(f"{'measure':{width}} {'value':>12}  {'target':12} ok")
 for r in rows:
@@ -477,6 +499,8 @@ if pb:
     samples.update({k: v for k, v in pb.items() if k.endswith("_us") or k.endswith("_conns")})
 if mb:
     samples.update(mb)
+if tb:
+    samples.update({"top": tb})
 with open(out + ".tmp", "w") as f:
     json.dump({"run": meta, "rows": rows, "samples": samples}, f, indent=2)
 os.rename(out + ".tmp", out)

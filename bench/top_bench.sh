@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Part of make bench: `patrol top` over 100 runs (BENCH_TOP_RUNS).
+#
+# 100 state directories, each with a patrol.json of the shape and size a
+# tick writes (a day of progress history, the loss ring, attempts, a failed
+# stage with its `where`, the checkpoint summary), then `patrol top
+# --bench-frames N` (patrol/top.c): no terminal and no refreshes (those are
+# `patrol --all`'s ticks, in children, measured by its own bench), only what
+# the screen's process does each refresh: read the state, format 100 rows,
+# draw them (ncurses, into /dev/null, a 200x110 screen).  Two kinds of
+# frame: every patrol.json changed since the last (each parsed again: the
+# worst case), and none changed (stat only).  CPU from getrusage, peak RSS
+# from ru_maxrss.  Prints top's one JSON line:
+#   {"runs": 100, "frames": N, "cpu_ms_per_frame_all_changed": ...,
+#    "cpu_ms_per_frame_unchanged": ..., "maxrss_kb": ...}
+# Usage: bench/top_bench.sh BUILD_DIR [FRAMES]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+case $build in /*) ;; *) build="$top/$build" ;; esac
+frames=${2:-50}
+runs=${BENCH_TOP_RUNS:-100}
+T=$(mktemp -d /tmp/wk-bench-top.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+python3 - "$T/state/watchkeeper" "$runs" <<'PY'
+import json, os, sys
+base, runs = sys.argv[1], int(sys.argv[2])
+for i in range(runs):
+    name = f"sweep-{i:03d}"
+    d = os.path.join(base, name)
+    os.makedirs(d)
+    doc = {
+        "run": name, "instance": "b3f1c2d4e5", "config": f"/srv/sweep/{name}.json",
+        "last_tick": "2026-11-28T16:03:00Z", "seen_at": "2026-11-28T16:03:00Z", "ticks": 412,
+        "verdict": ["OK", "STALLED", "SSH_DOWN", "DONE", "CRASHED"][i % 5],
+        "details": f"stage train#2 ~{1000 + i}/5155, eta 2h10m, loss 2.31 (trend 2.35)",
+        "stage": "train", "attempt": 2, "attempts": {"train": 2, "eval": 1},
+        "progress": 1000 + i, "progress_max": 5155, "eta_s": 7800, "heartbeat_age_s": 12,
+        "still_ticks": 0, "unseen_ticks": 0, "notified": "OK",
+        "markers": ["PREP_DONE"], "transport": "libssh2",
+        "last_event": {"event": "stage_started", "stage": "train", "attempt": 2,
+                       "time": "2026-11-28T14:01:00Z"},
+        "failed": {"TRAIN_DONE": {"class": "oom", "attempt": 1, "last_line":
+                   "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                   "where": {"file": "train.py", "line": 212, "function": "training_step"}}},
+        "checkpoint": {"newest_step": 1000, "newest_complete_step": 1000, "count": 7,
+                       "complete": 6, "bytes": 9876543210, "age_s": 600},
+        "wandb": f"https://wandb.ai/team/sweep/runs/{name}",
+        "history": [{"time": f"2026-11-27T{h // 2:02d}:{3 + 30 * (h % 2):02d}:00Z",
+                     "progress": 20 * h + i} for h in range(48)],
+        "loss_recent": [[950 + k, 2.3 + ((k * 7) % 11) / 50] for k in range(32)],
+        "events_offset": 123456, "logbook_git": {"pushed": True},
+    }
+    with open(os.path.join(d, "patrol.json"), "w") as f:
+        json.dump(doc, f, indent=2)
+PY
+XDG_STATE_HOME="$T/state" TERM=xterm-256color LINES=$((runs + 10)) COLUMNS=200 LANG=C.UTF-8 \
+	"$build/patrol" top --bench-frames "$frames"
