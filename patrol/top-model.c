@@ -6,13 +6,17 @@
  * time while top runs appears.  A scan stats each patrol.json and parses
  * only those whose (device, inode, size, mtime) moved: a tick replaces the
  * file by rename, so a new inode says it changed, and a screen of 100 runs
- * where nothing moved costs 100 stats.  The row keeps what the screen
- * shows, not the parsed document.
+ * where nothing moved costs 100 stats.  The mtime is whole seconds (POSIX's
+ * st_mtime, the same on a Mac): a file written in the last second is
+ * parsed again at the next scan too, as git treats a "racily clean" entry,
+ * so two writes within one second are never missed.  The row keeps what the
+ * screen shows, not the parsed document.
  */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "config.h"
 #include "fsutil.h"
@@ -54,16 +58,6 @@ top_model_find(struct top_model *m, const char *name)
 	return NULL;
 }
 
-static long long
-top_mtime_ns(const struct stat *st)
-{
-#ifdef __APPLE__
-	return (long long)st->st_mtimespec.tv_sec * 1000000000LL + st->st_mtimespec.tv_nsec;
-#else
-	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
-#endif
-}
-
 /* Parse name's patrol.json again when it moved (or is new): 1 a run, 0 not one (no config). */
 static int
 top_model_load(struct top_model *m, const char *name, const char *dir, const struct stat *st)
@@ -74,8 +68,8 @@ top_model_load(struct top_model *m, const char *name, const char *dir, const str
 	long look_s;
 	cJSON *ps;
 
-	if (r != NULL && !m->force && r->dev == st->st_dev && r->ino == st->st_ino &&
-	    r->size == st->st_size && r->mtime_ns == top_mtime_ns(st)) {
+	if (r != NULL && !m->force && !r->racy && r->dev == st->st_dev && r->ino == st->st_ino &&
+	    r->size == st->st_size && r->mtime == st->st_mtime) {
 		r->present = 1;
 		return 1;
 	}
@@ -103,7 +97,8 @@ top_model_load(struct top_model *m, const char *name, const char *dir, const str
 	r->dev = st->st_dev;
 	r->ino = st->st_ino;
 	r->size = st->st_size;
-	r->mtime_ns = top_mtime_ns(st);
+	r->mtime = st->st_mtime;
+	r->racy = st->st_mtime >= time(NULL) - 1;
 	r->present = 1;
 	cJSON_Delete(ps);
 	return 1;

@@ -104,7 +104,8 @@ struct top_run {
 	dev_t		 dev;
 	ino_t		 ino;
 	off_t		 size;
-	long long	 mtime_ns;
+	time_t		 mtime;
+	int		 racy;		/* written within a second of its parse: parse it again */
 	int		 present;	/* seen in the last scan */
 	/* the refresh (top-look.c) */
 	pid_t		 pid;		/* > 0 while its tick runs */
