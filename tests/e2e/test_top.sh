@@ -3,10 +3,10 @@
 # of the test's own (-S $T/top.sock, killed at the end): send-keys,
 # capture-pane.  Three runs on two throwaway sshds (a, b on the suite's
 # sshd, c on a second one on its own port): the rows; a stop with its y/n
-# (n does nothing, y stops the onbox on the box); c's box frozen (slow),
-# killed (SSH_DOWN) and started again while a and b keep refreshing; the
-# terminal as it was after q, Ctrl-C, SIGTERM, and top gone after its
-# terminal is (SIGHUP).
+# (n does nothing, y stops the onbox on the box), and a resume likewise;
+# c's box frozen (slow), killed (SSH_DOWN) and started again while a and b
+# keep refreshing; a run's page; the terminal as it was after q, Ctrl-C,
+# SIGTERM, and top gone after its terminal is (SIGHUP).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 PATROL="$TOP/$BUILD/patrol"
@@ -126,6 +126,16 @@ test_top_fleet() {
 	wait_for 30 gone "$PID_a"
 	wait_for 30 pane_has '^a +STOPPED '
 	live "$PID_b" || fail "onbox b ended with a's stop"
+	# Resume a, after its y/n too: patrol resume's code starts onbox there again.
+	TM send-keys -t top r
+	wait_for 10 pane_has 'resume run a\? y/n'
+	TM send-keys -t top n
+	wait_for 10 pane_has 'a not resumed'
+	TM send-keys -t top r
+	wait_for 10 pane_has 'resume run a\? y/n'
+	TM send-keys -t top y
+	wait_for 60 pane_has 'resume a: exit'
+	wait_for 60 pane_has '^a +(OK|RESUMED) +train#2 '
 	# c's box freezes (takes the connection, never answers): c is slow, b still moves.
 	kill -STOP "$BOX2_PID"
 	wait_for 30 pane_has '^c .* slow [0-9]+s'
