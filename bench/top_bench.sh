@@ -14,6 +14,7 @@
 #   {"runs": 100, "frames": N, "cpu_ms_per_frame_all_changed": ...,
 #    "cpu_ms_per_frame_unchanged": ..., "maxrss_kb": ...}
 # Usage: bench/top_bench.sh BUILD_DIR [FRAMES]
+# BENCH_WRAP, when set, runs patrol under it (valgrind: the draw path's leaks).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
@@ -57,4 +58,4 @@ for i in range(runs):
     os.utime(os.path.join(d, "patrol.json"), (time.time() - 60, time.time() - 60))
 PY
 XDG_STATE_HOME="$T/state" TERM=xterm-256color LINES=$((runs + 10)) COLUMNS=200 LANG=C.UTF-8 \
-	"$build/patrol" top --bench-frames "$frames"
+	${BENCH_WRAP:-} "$build/patrol" top --bench-frames "$frames"

@@ -301,6 +301,9 @@ top_row_from_state(struct top_row *r, const char *name, const cJSON *s)
 		snprintf(r->event, sizeof(r->event), "%.60s", json_str(le, "event", "?"));
 	snprintf(r->details, sizeof(r->details), "%s", json_str(s, "details", ""));
 	r->nloss = top_loss_values(s, r->loss, TOP_LOSS_N);
+	/* as fleet.c's fleet_finished */
+	r->finished = strcmp(r->verdict, "DONE") == 0 ||
+	    json_bool(cJSON_GetObjectItemCaseSensitive(s, "seal"), "done", 0);
 }
 
 /* ---- the row's columns: a table of {title, width, text} ---- */

@@ -7,7 +7,8 @@
  * its ssh processes end with it).  Its run's lock is its own, so a run that
  * cron is ticking at that moment is skipped (the tick says SKIPPED, exit 75)
  * and shows what cron wrote.  At most jobs run at once; the rest wait their
- * turn.  The screen never waits for one: it reads patrol.json, which a tick
+ * turn.  A run that is DONE or sealed is not refreshed (as `patrol --all`
+ * leaves it out).  The screen never waits for one: it reads patrol.json, which a tick
  * replaces atomically when it ends.
  *
  * A tick that runs past slow_ms shows as "slow" (a box that takes the
@@ -33,7 +34,7 @@ top_look_all(struct top_model *m)
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
-		if (m->runs[i].pid <= 0 && !m->runs[i].queued) {
+		if (m->runs[i].pid <= 0 && !m->runs[i].queued && !m->runs[i].row.finished) {
 			m->runs[i].queued = 1;
 			m->runs[i].row.look = TOP_LOOK_QUEUED;
 		}

@@ -118,6 +118,13 @@ top_selected(struct top_ui *u)
 	return u->sel < u->m.n ? &u->m.runs[u->sel] : NULL;
 }
 
+static void
+top_select(struct top_ui *u, size_t i)
+{
+	u->sel = i;
+	snprintf(u->sel_name, sizeof(u->sel_name), "%s", u->m.runs[i].name);
+}
+
 /* Leave the page or the log: its child ends. */
 static void
 top_back(struct top_ui *u)
@@ -199,7 +206,7 @@ top_key(struct top_ui *u, int ch)
 		if (ch == 'y' || ch == 'Y')
 			top_confirmed(u, what);
 		else
-			snprintf(u->msg, sizeof(u->msg), "%s %s: not asked for", u->confirm_run,
+			snprintf(u->msg, sizeof(u->msg), "%s %s (only y does it)", u->confirm_run,
 			    what == 's' ? "not stopped" : "not resumed");
 		return 0;
 	}
@@ -216,14 +223,14 @@ top_key(struct top_ui *u, int ch)
 		if (u->view != TOP_VIEW_TABLE)
 			u->scroll += u->view == TOP_VIEW_LOG ? 1 : -1;
 		else if (u->sel > 0)
-			u->sel--;
+			top_select(u, u->sel - 1);
 		break;
 	case KEY_DOWN:
 	case 'j':
 		if (u->view != TOP_VIEW_TABLE)
 			u->scroll += u->view == TOP_VIEW_LOG ? -1 : 1;
 		else if (u->sel + 1 < u->m.n)
-			u->sel++;
+			top_select(u, u->sel + 1);
 		break;
 	case KEY_PPAGE:
 		u->scroll += u->view == TOP_VIEW_LOG ? LINES - 4 : -(LINES - 4);
@@ -275,6 +282,26 @@ top_cmd_done(struct top_ui *u)
 	top_act_end(&u->cmd);
 }
 
+/*
+ * The selected run by its name, after a scan that added or dropped runs
+ * before it (the page and s/r act on that run, never on its neighbour).
+ */
+static void
+top_reselect(struct top_ui *u)
+{
+	size_t i;
+
+	for (i = 0; u->sel_name[0] != '\0' && i < u->m.n; i++)
+		if (strcmp(u->m.runs[i].name, u->sel_name) == 0) {
+			u->sel = i;
+			return;
+		}
+	if (u->sel >= u->m.n)
+		u->sel = u->m.n > 0 ? u->m.n - 1 : 0;
+	if (u->sel < u->m.n)
+		snprintf(u->sel_name, sizeof(u->sel_name), "%s", u->m.runs[u->sel].name);
+}
+
 /* The loop; returns when the screen is to end. */
 static void
 top_loop(struct top_ui *u, int sigfd)
@@ -292,6 +319,7 @@ top_loop(struct top_ui *u, int sigfd)
 		}
 		(void)top_look_pump(&u->looks, &u->m);
 		top_model_scan(&u->m);
+		top_reselect(u);
 		if (u->act.run != NULL)
 			(void)top_act_read(&u->act);
 		if (u->cmd.run != NULL && top_act_read(&u->cmd) && u->cmd.pid <= 0 && u->cmd.fd < 0)
@@ -315,8 +343,9 @@ top_loop(struct top_ui *u, int sigfd)
 		timeout = u->looks.running > 0 || u->act.pid > 0 || u->cmd.pid > 0 ? TOP_TICK_MS : 1000;
 		if (next - now < (unsigned long long)timeout)
 			timeout = (int)(next - now);
+		/* EINTR (a signal: ours are on sigfd; SIGWINCH is getch's KEY_RESIZE): read on. */
 		if (poll(pfd, (nfds_t)n, timeout) < 0)
-			continue;	/* EINTR: a signal, seen below or next time */
+			pfd[0].revents = 0;
 		if (sigwait_fd(sigfd, 0, &got) == 1)
 			return;
 		/* The terminal went away (its end of file, a hang-up). */

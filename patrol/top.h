@@ -77,6 +77,7 @@ struct top_row {
 	char		 details[256];
 	double		 loss[TOP_LOSS_N];
 	size_t		 nloss;
+	int		 finished;	/* DONE or sealed: out of the refreshes, as of patrol --all's tick */
 	enum top_look	 look;
 	long		 look_s;	/* how long the running refresh has taken */
 };
@@ -130,7 +131,7 @@ struct top_looks {
 	unsigned	 kill_ms;	/* ... and ended past this */
 	size_t		 running;
 };
-/* Queue a refresh of every run that is not being refreshed. */
+/* Queue a refresh of every run that is not being refreshed (nor finished). */
 void top_look_all(struct top_model *m);
 /*
  * Reap the ticks that ended, mark the slow ones, end the ones past kill_ms,
@@ -167,6 +168,7 @@ struct top_ui {
 	struct top_looks looks;
 	enum top_view	 view;
 	size_t		 sel;		/* the selected run (table) */
+	char		 sel_name[64];	/* ... by name: sel follows it across scans */
 	size_t		 top;		/* the first run shown */
 	long		 scroll;	/* page / log: lines up from the end (log), down from the top (page) */
 	struct top_act	 act;		/* the page's or the log's child (act.run NULL: none) */

@@ -7,6 +7,9 @@
 # c's box frozen (slow), killed (SSH_DOWN) and started again while a and b
 # keep refreshing; a run's page; the terminal as it was after q, Ctrl-C,
 # SIGTERM, and top gone after its terminal is (SIGHUP).
+# TOP_WRAP, when set, runs patrol top under it (e.g. valgrind -q
+# --leak-check=full --errors-for-leak-kinds=definite,indirect
+# --error-exitcode=99 --child-silent-after-fork=yes: top's exit is checked).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 PATROL="$TOP/$BUILD/patrol"
@@ -71,7 +74,7 @@ alt_on() { [ "$(TM display -p -t top '#{alternate_on}')" = "$1" ]; }
 # top_start [ARGS]: patrol top in the pane (its pid in $T/top.pid, its exit in $T/top.rc).
 top_start() {
 	rm -f "$T/top.pid" "$T/top.rc"
-	TM send-keys -t top "clear; stty -g >$T/stty.before; sh -c 'echo \$\$ >$T/top.pid; exec $PATROL top $*'; echo \$? >$T/top.rc; stty -g >$T/stty.after" Enter
+	TM send-keys -t top "clear; stty -g >$T/stty.before; sh -c 'echo \$\$ >$T/top.pid; exec ${TOP_WRAP:-} $PATROL top $*'; echo \$? >$T/top.rc; stty -g >$T/stty.after" Enter
 	wait_for 10 test -s "$T/top.pid"
 	TOP_PID=$(<"$T/top.pid")
 	wait_for 20 alt_on 1

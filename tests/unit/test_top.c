@@ -178,6 +178,7 @@ test_row(void **state)
 	assert_int_equal(r.max, 1000);
 	assert_int_equal(r.nloss, 4);
 	assert_true(isnan(r.loss[2]));
+	assert_false(r.finished);
 	now = r.seen + 90;
 	top_line(&r, now, 1, 200, line, sizeof(line), &v);
 	assert_int_equal(top_width(line), 200);
@@ -213,6 +214,15 @@ test_row(void **state)
 	top_line(&r, now, 1, 150, line, sizeof(line), &v);
 	assert_int_equal(top_width(line), 150);
 	assert_non_null(strstr(line, "never"));
+	cJSON_Delete(s);
+	/* DONE or sealed: out of the refreshes */
+	s = cJSON_Parse("{\"verdict\": \"DONE\"}");
+	top_row_from_state(&r, "x", s);
+	assert_true(r.finished);
+	cJSON_Delete(s);
+	s = cJSON_Parse("{\"verdict\": \"OK\", \"seal\": {\"done\": true}}");
+	top_row_from_state(&r, "x", s);
+	assert_true(r.finished);
 	cJSON_Delete(s);
 }
 
