@@ -34,7 +34,8 @@ top_look_all(struct top_model *m)
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
-		if (m->runs[i].pid <= 0 && !m->runs[i].queued && !m->runs[i].row.finished) {
+		if (m->runs[i].pid <= 0 && !m->runs[i].queued && !m->runs[i].row.finished &&
+		    !m->runs[i].hold) {
 			m->runs[i].queued = 1;
 			m->runs[i].row.look = TOP_LOOK_QUEUED;
 		}
@@ -100,7 +101,7 @@ top_look_pump(struct top_looks *l, struct top_model *m)
 			(void)kill(-r->pid, took >= (unsigned long long)l->kill_ms + 1000 ? SIGKILL : SIGTERM);
 	}
 	for (i = 0; i < m->n && l->running < (size_t)l->jobs; i++)
-		if (m->runs[i].queued)
+		if (m->runs[i].queued && !m->runs[i].hold)
 			top_look_start(l, &m->runs[i]);
 	return ended;
 }

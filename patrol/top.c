@@ -153,28 +153,62 @@ top_open(struct top_ui *u, enum top_view view)
 	u->scroll = 0;
 }
 
-/* y after s or r: the stop or resume starts in a child. */
-static void
-top_confirmed(struct top_ui *u, int what)
+static struct top_run *
+top_run_named(struct top_ui *u, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < u->m.n && strcmp(u->m.runs[i].name, u->confirm_run) != 0; i++)
-		;
-	if (i == u->m.n) {
+	for (i = 0; i < u->m.n; i++)
+		if (strcmp(u->m.runs[i].name, name) == 0)
+			return &u->m.runs[i];
+	return NULL;
+}
+
+/*
+ * y after s or r.  The run's refreshes stop until the stop or resume ends
+ * (top_cmd_done).  A resume takes the run's lock, as a tick does: it starts
+ * once the run's refresh in flight has ended (top_pending), never to be
+ * refused by top's own tick.  A stop takes no lock and starts at once.
+ */
+static void
+top_confirmed(struct top_ui *u, int what)
+{
+	struct top_run *r = top_run_named(u, u->confirm_run);
+
+	if (r == NULL) {
 		snprintf(u->msg, sizeof(u->msg), "run %s is gone", u->confirm_run);
 		return;
 	}
-	if (u->cmd.run != NULL)
-		top_act_end(&u->cmd);
-	if (top_act_start(&u->cmd, what == 's' ? TOP_ACT_STOP : TOP_ACT_RESUME, u->m.runs[i].name,
-	    u->m.runs[i].config, 0) != 0) {
-		snprintf(u->msg, sizeof(u->msg), "cannot start a child for %s", u->confirm_run);
-		top_act_end(&u->cmd);
-		return;
-	}
+	r->hold = 1;
+	r->queued = 0;
+	u->pending = what;
 	snprintf(u->msg, sizeof(u->msg), "%s %s ...", what == 's' ? "stopping" : "resuming",
 	    u->confirm_run);
+}
+
+/* Start the stop or resume that waits, when it can. */
+static void
+top_pending(struct top_ui *u)
+{
+	struct top_run *r;
+	int what = u->pending;
+
+	if (what == 0)
+		return;
+	if ((r = top_run_named(u, u->confirm_run)) == NULL) {
+		snprintf(u->msg, sizeof(u->msg), "run %s is gone", u->confirm_run);
+		u->pending = 0;
+		return;
+	}
+	if (what == 'r' && r->pid > 0)
+		return;		/* its refresh holds the lock: the next turn */
+	u->pending = 0;
+	if (top_act_start(&u->cmd, what == 's' ? TOP_ACT_STOP : TOP_ACT_RESUME, r->name, r->config,
+	    0) != 0) {
+		snprintf(u->msg, sizeof(u->msg), "cannot start a child for %s", r->name);
+		top_act_end(&u->cmd);
+		r->hold = 0;
+	}
 }
 
 /* s or r: ask first. */
@@ -185,9 +219,10 @@ top_ask(struct top_ui *u, int what)
 
 	if (r == NULL)
 		return;
-	if (u->cmd.pid > 0) {
+	if (u->cmd.run != NULL || u->pending) {
 		snprintf(u->msg, sizeof(u->msg), "a %s of %s is still running",
-		    u->cmd.kind == TOP_ACT_STOP ? "stop" : "resume", u->cmd.run);
+		    (u->cmd.run != NULL ? u->cmd.kind == TOP_ACT_STOP : u->pending == 's') ? "stop" :
+		    "resume", u->confirm_run);
 		return;
 	}
 	u->confirm = what;
@@ -275,9 +310,12 @@ top_cmd_done(struct top_ui *u)
 	snprintf(u->msg, sizeof(u->msg), "%s %s: exit %d: %.*s", u->cmd.kind == TOP_ACT_STOP ?
 	    "stop" : "resume", u->cmd.run, u->cmd.rc, (int)strcspn(last, "\n"), last);
 	for (i = 0; i < u->m.n; i++)
-		if (strcmp(u->m.runs[i].name, u->cmd.run) == 0 && u->m.runs[i].pid <= 0) {
-			u->m.runs[i].queued = 1;
-			u->m.runs[i].row.look = TOP_LOOK_QUEUED;
+		if (strcmp(u->m.runs[i].name, u->cmd.run) == 0) {
+			u->m.runs[i].hold = 0;
+			if (u->m.runs[i].pid <= 0) {
+				u->m.runs[i].queued = 1;
+				u->m.runs[i].row.look = TOP_LOOK_QUEUED;
+			}
 		}
 	top_act_end(&u->cmd);
 }
@@ -320,6 +358,8 @@ top_loop(struct top_ui *u, int sigfd)
 		(void)top_look_pump(&u->looks, &u->m);
 		top_model_scan(&u->m);
 		top_reselect(u);
+		if (u->cmd.run == NULL)
+			top_pending(u);
 		if (u->act.run != NULL)
 			(void)top_act_read(&u->act);
 		if (u->cmd.run != NULL && top_act_read(&u->cmd) && u->cmd.pid <= 0 && u->cmd.fd < 0)
@@ -340,7 +380,8 @@ top_loop(struct top_ui *u, int sigfd)
 			pfd[n++].events = POLLIN;
 		}
 		/* Ages on the screen move each second; children are looked at 4 times a second. */
-		timeout = u->looks.running > 0 || u->act.pid > 0 || u->cmd.pid > 0 ? TOP_TICK_MS : 1000;
+		timeout = u->looks.running > 0 || u->act.pid > 0 || u->cmd.pid > 0 || u->pending ?
+		    TOP_TICK_MS : 1000;
 		if (next - now < (unsigned long long)timeout)
 			timeout = (int)(next - now);
 		/* EINTR (a signal: ours are on sigfd; SIGWINCH is getch's KEY_RESIZE): read on. */

@@ -112,6 +112,7 @@ struct top_run {
 	pid_t		 pid;		/* > 0 while its tick runs */
 	unsigned long long started_ms;	/* monotime of its start */
 	int		 queued;
+	int		 hold;		/* no refresh: a stop or resume of it is under way */
 };
 struct top_model {
 	struct top_run	*runs;		/* sorted by name */
@@ -174,6 +175,7 @@ struct top_ui {
 	struct top_act	 act;		/* the page's or the log's child (act.run NULL: none) */
 	struct top_act	 cmd;		/* a stop or resume (cmd.run NULL: none) */
 	int		 confirm;	/* 's' or 'r' waiting for y/n, else 0 */
+	int		 pending;	/* 's' or 'r' said y to, not started yet (top_pending) */
 	char		 confirm_run[64];
 	char		 msg[512];	/* the status line */
 	int		 utf8;
