@@ -5,8 +5,8 @@
 # sshd, c on a second one on its own port): the rows; a stop with its y/n
 # (n does nothing, y stops the onbox on the box), and a resume likewise;
 # c's box frozen (slow), killed (SSH_DOWN) and started again while a and b
-# keep refreshing; a run's page; the terminal as it was after q, Ctrl-C,
-# SIGTERM, and top gone after its terminal is (SIGHUP).
+# keep refreshing; a run's page; its log followed; the terminal as it was
+# after q, Ctrl-C, SIGTERM, and top gone after its terminal is (SIGHUP).
 # TOP_WRAP, when set, runs patrol top under it (e.g. valgrind -q
 # --leak-check=full --errors-for-leak-kinds=definite,indirect
 # --error-exitcode=99 --child-silent-after-fork=yes: top's exit is checked).
@@ -174,9 +174,17 @@ test_top_terminal() {
 	wait_for 20 grep -q '~3/10' "$T/w-a/.watchkeeper/state.json"
 	"$PATROL" -c "$T/a.json" --once >/dev/null 2>&1 || :
 	tmux_start
-	# Ctrl-C
+	# l follows the run's log: what is there, then what comes; q goes back.
 	top_start --interval 1
 	wait_for 30 pane_has '^a +OK '
+	TM send-keys -t top l
+	wait_for 30 pane_has 'log of a'
+	wait_for 30 pane_has '^step 3/10 loss 2.5'
+	touch "$T/a.next"
+	wait_for 30 pane_has '^step 5/10 loss 1.5'
+	TM send-keys -t top q
+	wait_for 10 pane_has 'q quit  up/down'
+	# Ctrl-C
 	TM send-keys -t top C-c
 	restored
 	# SIGTERM
@@ -196,7 +204,7 @@ test_top_terminal() {
 	assert_grep 'needs a terminal' "$T/e"
 	rc=0; "$PATROL" top --interval 0 >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 64
-	touch "$T/a.next" "$T/a.end"
+	touch "$T/a.end"
 }
 
 t top_fleet test_top_fleet
