@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ckpt.h"
 #include "config.h"
 #include "exits.h"
 #include "fsutil.h"
@@ -86,7 +87,12 @@ top_child_page(const char *name, const char *config)
 	fflush(stdout);
 	if (config_load_report("patrol", config, &cfg) != 0)
 		return WK_EX_CONFIG;
-	rc = patrol_checkpoints(cfg, 0, 0);
+	if (ckpt_configured(cfg))
+		rc = patrol_checkpoints(cfg, 0, 0);
+	else {
+		printf("none configured (no \"checkpoints\" in %s)\n", config);
+		rc = 0;
+	}
 	config_free(cfg);
 	return rc;
 }
