@@ -1,9 +1,10 @@
 /*
  * top.h: `patrol top`, the fleet on one live screen, and what its files share.
  *
- *   top.c          the command: options, the terminal (ncurses), the loop,
- *                  the keys; the only file that includes <curses.h>
+ *   top.c          the command: options, the terminal (ncurses), the loop
+ *   top-keys.c     the keys, the y/n, the stop or resume said yes to
  *   top-draw.c     the screen: the table, the run's page, the log, the prompt
+ *                  (these three include <curses.h>; the rest never do)
  *   top-fmt.c      pure text: UTF-8 display width, cells, the progress bar,
  *                  the loss sparkline, the verdict's colour, the row's line
  *   top-model.c    the rows from the state files (patrol.json, parsed again
@@ -183,9 +184,16 @@ struct top_ui {
 	int		 interval_s;
 	int		 follow_s;
 };
-/* Draw the current view (top-draw.c); the terminal is set up. */
+/* Draw the current view (top-draw.c); the terminal is set up.  Colour pair N is top_colour N. */
 void top_draw(struct top_ui *u);
-/* Colour pairs top-draw.c uses, set up by top.c: pair N is top_colour N. */
+/* top-keys.c: one key (curses's getch code); 1 to quit. */
+int top_key(struct top_ui *u, int ch);
+/* The selected run found again by name after a scan. */
+void top_reselect(struct top_ui *u);
+/* Start the stop or resume said yes to, once it can (a resume: once the run's refresh ended). */
+void top_pending(struct top_ui *u);
+/* The stop or resume ended: said on the status line, the run refreshed. */
+void top_cmd_done(struct top_ui *u);
 
 /* The `patrol top` command (top.c); argv from the word "top" on. */
 int patrol_top(int argc, char **argv);
