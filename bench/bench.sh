@@ -469,8 +469,8 @@ if tb:
     r = tb["maxrss_kb"]
     row(f"patrol top, {runs} runs: peak RSS (KiB)", r, "< 16384 KiB", r < 16384)
     notes.append("patrol top: the screen's own process (state read, rows, ncurses into /dev/null), "
-                 f"{tb['frames']} frames each; the refreshes' ticks run in children and are patrol's "
-                 "tick (above).")
+                 f"{tb['frames']} frames each; its refreshes are looks in children (the tick's probe, "
+                 "measured above).")
 else:
     missing("top", ["patrol top: CPU per refresh (ms)", "patrol top: peak RSS (KiB)"])
 

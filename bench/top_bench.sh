@@ -5,7 +5,7 @@
 # tick writes (a day of progress history, the loss ring, attempts, a failed
 # stage with its `where`, the checkpoint summary), then `patrol top
 # --bench-frames N` (patrol/top.c): no terminal and no refreshes (those are
-# `patrol --all`'s ticks, in children, measured by its own bench), only what
+# looks in children: the tick's probe, measured by patrol's bench), only what
 # the screen's process does each refresh: read the state, format 100 rows,
 # draw them (ncurses, into /dev/null, a 200x110 screen).  Two kinds of
 # frame: every patrol.json changed since the last (each parsed again: the

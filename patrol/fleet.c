@@ -202,24 +202,24 @@ fleet_finished(const struct fleet_run *r)
 	    json_bool(cJSON_GetObjectItemCaseSensitive(r->state, "seal"), "done", 0);
 }
 
-/* In a child: load the run's config and tick it; the exit code (patrol top's refresh too). */
-int
-fleet_tick_run(const char *name, const char *config)
+/* In a child: load the run's config and tick it; the exit code. */
+static int
+fleet_tick_one(const struct fleet_run *r)
 {
 	struct wk_config *cfg = NULL;
 	char now[TIMEFMT_LEN];
 	int rc;
 
-	if (config_load_report("patrol", config, &cfg) != 0) {
+	if (config_load_report("patrol", r->config, &cfg) != 0) {
 		timefmt_utc(time(NULL), now, sizeof(now));
-		printf("%s %s CONFIG_ERROR %s does not load (see above)\n", now, name, config);
+		printf("%s %s CONFIG_ERROR %s does not load (see above)\n", now, r->name, r->config);
 		fflush(stdout);
 		return WK_EX_CONFIG;
 	}
 	rc = patrol_tick(cfg, 0);
 	if (rc == WK_EX_TEMPFAIL) {
 		timefmt_utc(time(NULL), now, sizeof(now));
-		printf("%s %s SKIPPED another patrol is ticking this run\n", now, name);
+		printf("%s %s SKIPPED another patrol is ticking this run\n", now, r->name);
 	}
 	fflush(stdout);
 	config_free(cfg);
@@ -275,7 +275,7 @@ patrol_fleet_tick(int jobs, int quiet)
 			if (pid == 0) {
 				if (devnull >= 0)
 					(void)dup2(devnull, STDOUT_FILENO);
-				_exit(fleet_tick_run(v[next].name, v[next].config));
+				_exit(fleet_tick_one(&v[next]));
 			}
 			pids[next++] = pid;
 			running++;

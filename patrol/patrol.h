@@ -36,8 +36,8 @@ int patrol_tick(struct wk_config *cfg, int json);
  * What patrol_tick_run does after the probe and the decision.  TICK_TABLE and
  * TICK_RESUME are ticks: patrol.lock, the report line, the logbook,
  * patrol.json, the handbook, the notifications.  The others take no lock and
- * write nothing on this machine: TICK_LOOK_* only probe and decide (what the
- * act would do), TICK_STOP is `patrol stop` (which records no patrol state)
+ * write nothing on this machine: TICK_LOOK and TICK_LOOK_* only probe and
+ * decide (TICK_LOOK_*: and say what the act would do), TICK_STOP is `patrol stop` (which records no patrol state)
  * between two looks over one connection.
  */
 enum tick_mode {
@@ -46,6 +46,8 @@ enum tick_mode {
 	TICK_LOOK_RESUME,	/* what TICK_RESUME would do */
 	TICK_STOP,		/* onbox stop (stop.c), then look again */
 	TICK_LOOK_STOP,		/* what TICK_STOP would stop */
+	TICK_LOOK,		/* patrol top's refresh: TICK_TABLE's probe and decision, nothing
+				   acted; r->state: patrol.json as the tick would have left it */
 };
 
 /* What the mode's act came to (TICK_TABLE: what the table's resume came to). */
@@ -63,6 +65,7 @@ struct tick_result {
 	enum tick_did	 did;
 	char		*why;	/* one line: what was (or would be) done and why, or why not */
 	char		*said;	/* TICK_STOP: onbox stop's own words, or NULL */
+	cJSON		*state;	/* TICK_LOOK: the state a tick would have saved (nothing was); else NULL */
 };
 
 /*
@@ -121,8 +124,6 @@ char *fleet_box_text(const struct wk_config *cfg);
 int patrol_fleet_schedule(int install, int kind);
 /* `patrol --all`: a tick of each run, jobs at a time; quiet: no report lines.  The exit code. */
 int patrol_fleet_tick(int jobs, int quiet);
-/* One run's tick as `patrol --all` runs it, in a child (patrol top's refresh too); the exit code. */
-int fleet_tick_run(const char *name, const char *config);
 /*
  * `patrol status --all [--json] [--refresh]`: the fleet's table (only: that
  * run alone, `patrol -c FILE status`).  The exit code.

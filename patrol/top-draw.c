@@ -110,17 +110,17 @@ top_kv(struct buf *b, const cJSON *o)
 static void
 top_page_state(const struct top_run *r, struct buf *b)
 {
-	cJSON *s = pstate_load(r->statedir);
+	cJSON *s = top_model_doc(r->statedir);
 	const cJSON *e, *f;
 
 	buf_printf(b, "config %s\nstate  %s\n", r->config, r->statedir);
 	if (s == NULL) {
-		buf_puts(b, "(patrol.json cannot be read)\n");
+		buf_puts(b, "(its state cannot be read)\n");
 		return;
 	}
 	buf_printf(b, "verdict %s: %s\n", json_str(s, "verdict", "unknown"), json_str(s, "details", ""));
-	buf_printf(b, "last tick %s, box last seen %s\n", json_str(s, "last_tick", "never"),
-	    json_str(s, "seen_at", "never"));
+	buf_printf(b, "last %s %s, box last seen %s\n", json_str(s, "looked_by", NULL) != NULL ?
+	    "look" : "tick", json_str(s, "last_tick", "never"), json_str(s, "seen_at", "never"));
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(s, "attempts"))) {
 		buf_puts(b, "attempts:");
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(s, "attempts"))

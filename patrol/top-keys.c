@@ -70,9 +70,10 @@ top_run_named(struct top_ui *u, const char *name)
 
 /*
  * y after s or r.  The run's refreshes stop until the stop or resume ends
- * (top_cmd_done).  A resume takes the run's lock, as a tick does: it starts
- * once the run's refresh in flight has ended (top_pending), never to be
- * refused by top's own tick.  A stop takes no lock and starts at once.
+ * (top_cmd_done).  A resume starts once the run's look in flight has ended
+ * (top_pending), so that a look from before the resume never lands after
+ * its tick and shows the run as it was.  A stop starts at once: a box that
+ * is slow to answer a look must not hold it up.
  */
 static void
 top_confirmed(struct top_ui *u, int what)

@@ -1,32 +1,76 @@
 /*
  * top-look.c: `patrol top`'s refreshes.
  *
- * A refresh of a run is the tick `patrol --all` runs for it
- * (fleet_tick_run), in a child of its own (spawn_fork: default signals, no
- * descriptors of ours, its output on /dev/null, its own process group so
- * its ssh processes end with it).  Its run's lock is its own, so a run that
- * cron is ticking at that moment is skipped (the tick says SKIPPED, exit 75)
- * and shows what cron wrote.  At most jobs run at once; the rest wait their
- * turn.  A run that is DONE or sealed is not refreshed (as `patrol --all`
- * leaves it out).  The screen never waits for one: it reads patrol.json, which a tick
- * replaces atomically when it ends.
+ * A refresh of a run is a look: the tick's own code (patrol_tick_run,
+ * TICK_LOOK: one connection, the probe, the decision table) with nothing
+ * acted and nothing recorded as a tick, in a child of its own (spawn_fork:
+ * default signals, no descriptors of ours, its output on /dev/null, its own
+ * process group so its ssh processes end with it).  A tick would not do:
+ * patrol.stall_ticks counts ticks, so a screen ticking every run every 10 s
+ * made every healthy run whose heartbeat (heartbeat_s, 60 s) had not moved
+ * STALLED within 20 s, and its webhooks said so.  What the look saw is the
+ * state the tick would have saved, written apart as <statedir>/top.json
+ * (atomically; the loss ring carried on from the last one, top-loss.c);
+ * top-model.c shows whichever of it and patrol.json is newer.  A look takes
+ * no lock: cron's tick goes on beside it.  At most jobs run at once; the
+ * rest wait their turn.  A run that is DONE or sealed is not refreshed (as
+ * `patrol --all` leaves it out).  The screen never waits for one: it reads
+ * the state files, which are replaced atomically.
  *
- * A tick that runs past slow_ms shows as "slow" (a box that takes the
+ * A look that runs past slow_ms shows as "slow" (a box that takes the
  * connection and never answers, a link that crawls); past kill_ms it is
  * ended (SIGTERM to its group, SIGKILL a second later), so a box that hangs
- * holds one of the jobs for a bounded time, never the screen.  A tick bounds
+ * holds one of the jobs for a bounded time, never the screen.  A look bounds
  * its own waits (connect_timeout_s, its budget): kill_ms is the backstop.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "diag.h"
+#include "exits.h"
+#include "fsutil.h"
+#include "jsonfile.h"
 #include "monotime.h"
 #include "patrol.h"
 #include "spawn.h"
 #include "top.h"
+
+/* In the child: look at the run and save what was seen as its top.json; the exit code. */
+static int
+top_look_run(const struct top_run *r)
+{
+	struct wk_config *cfg = NULL;
+	struct diag d = DIAG_INIT;
+	struct tick_result res;
+	cJSON *older = NULL;
+	char *path = fs_join(r->statedir, TOP_LOOK_FILE);
+	int rc = WK_EX_CONFIG;
+
+	memset(&res, 0, sizeof(res));
+	if (config_load(r->config, &cfg, &d) != 0)
+		goto out;
+	rc = patrol_tick_run(cfg, TICK_LOOK, &res);
+	if (res.state == NULL)
+		goto out;
+	if (jsonfile_load(path, &older) == 0)
+		top_loss_merge(res.state, older);
+	json_set_str(res.state, "looked_by", "patrol top");
+	if (jsonfile_save(path, res.state) != 0)
+		rc = WK_EX_IOERR;
+ out:
+	cJSON_Delete(older);
+	tick_result_free(&res);
+	config_free(cfg);
+	diag_free(&d);
+	free(path);
+	return rc;
+}
 
 void
 top_look_all(struct top_model *m)
@@ -55,7 +99,7 @@ top_look_start(struct top_looks *l, struct top_run *r)
 		return;		/* the next refresh tries again */
 	}
 	if (pid == 0)
-		_exit(fleet_tick_run(r->name, r->config));
+		_exit(top_look_run(r));
 	r->pid = pid;
 	r->started_ms = monotime_ms();
 	r->row.look = TOP_LOOK_BUSY;
@@ -63,7 +107,7 @@ top_look_start(struct top_looks *l, struct top_run *r)
 	l->running++;
 }
 
-/* The tick of r ended (status from waitpid): its row shows patrol.json again. */
+/* The look of r ended: its row shows what the state files say again. */
 static void
 top_look_done(struct top_looks *l, struct top_run *r)
 {
@@ -118,7 +162,7 @@ top_look_stop(struct top_looks *l, struct top_model *m)
 		if (m->runs[i].pid > 0)
 			(void)kill(-m->runs[i].pid, SIGTERM);
 	}
-	/* A tick ends at SIGTERM (default disposition); a second, then SIGKILL. */
+	/* A look ends at SIGTERM (default disposition); a second, then SIGKILL. */
 	until = monotime_ms() + 1000;
 	while (l->running > 0) {
 		for (i = 0; i < m->n; i++) {

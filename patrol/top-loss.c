@@ -21,39 +21,78 @@
 
 #define TOP_LOSS_KEY	"loss_recent"
 
+/*
+ * Entry b ([step, value]) says nothing new after a: the same step (b has
+ * one), or the same value (b has none: -1).
+ */
+static int
+top_loss_same(const cJSON *a, const cJSON *b)
+{
+	const cJSON *as = cJSON_GetArrayItem(a, 0), *av = cJSON_GetArrayItem(a, 1);
+	const cJSON *bs = cJSON_GetArrayItem(b, 0), *bv = cJSON_GetArrayItem(b, 1);
+
+	if (!cJSON_IsArray(a) || !cJSON_IsNumber(bs))
+		return 0;
+	if (bs->valuedouble >= 0)
+		return cJSON_IsNumber(as) && as->valuedouble == bs->valuedouble;
+	return cJSON_IsNumber(bv) ? cJSON_IsNumber(av) && av->valuedouble == bv->valuedouble :
+	    cJSON_IsNull(av);
+}
+
+/* e appended to doc's ring (made when missing or garbled) unless it is not new; the oldest go. */
+static void
+top_loss_push(cJSON *doc, cJSON *e)
+{
+	cJSON *ring = cJSON_GetObjectItemCaseSensitive(doc, TOP_LOSS_KEY);
+
+	if (!cJSON_IsArray(ring)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, TOP_LOSS_KEY);
+		ring = cJSON_AddArrayToObject(doc, TOP_LOSS_KEY);
+	}
+	if (top_loss_same(cJSON_GetArrayItem(ring, cJSON_GetArraySize(ring) - 1), e)) {
+		cJSON_Delete(e);
+		return;
+	}
+	cJSON_AddItemToArray(ring, e);	/* transferred */
+	while (cJSON_GetArraySize(ring) > TOP_LOSS_N)
+		cJSON_DeleteItemFromArray(ring, 0);
+}
+
 void
 top_loss_remember(cJSON *doc, const cJSON *health)
 {
 	const cJSON *loss = cJSON_GetObjectItemCaseSensitive(health, "loss");
 	const cJSON *last = cJSON_GetObjectItemCaseSensitive(loss, "last");
 	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(health, "progress");
-	cJSON *ring = cJSON_GetObjectItemCaseSensitive(doc, TOP_LOSS_KEY), *e, *prev;
 	double step = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pr, "cur")) ?
 	    json_num(pr, "cur", -1) : -1;
 	int finite = cJSON_IsNumber(last) && isfinite(last->valuedouble);
+	cJSON *e;
 
 	if (!finite && !cJSON_IsString(last))
 		return;		/* no loss value (no loss.pattern, or none logged yet) */
-	if (!cJSON_IsArray(ring)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(doc, TOP_LOSS_KEY);
-		ring = cJSON_AddArrayToObject(doc, TOP_LOSS_KEY);
-	}
-	prev = cJSON_GetArrayItem(ring, cJSON_GetArraySize(ring) - 1);
-	if (cJSON_IsArray(prev)) {
-		const cJSON *ps = cJSON_GetArrayItem(prev, 0), *pv = cJSON_GetArrayItem(prev, 1);
-		int same_step = cJSON_IsNumber(ps) && ps->valuedouble == step;
-		int same_value = finite ? cJSON_IsNumber(pv) && pv->valuedouble == last->valuedouble :
-		    cJSON_IsNull(pv);
-
-		if (step >= 0 ? same_step : same_value)
-			return;
-	}
 	e = cJSON_CreateArray();
 	cJSON_AddItemToArray(e, cJSON_CreateNumber(step));
 	cJSON_AddItemToArray(e, finite ? cJSON_CreateNumber(last->valuedouble) : cJSON_CreateNull());
-	cJSON_AddItemToArray(ring, e);
-	while (cJSON_GetArraySize(ring) > TOP_LOSS_N)
-		cJSON_DeleteItemFromArray(ring, 0);
+	top_loss_push(doc, e);
+}
+
+void
+top_loss_merge(cJSON *doc, const cJSON *older)
+{
+	const cJSON *old = cJSON_GetObjectItemCaseSensitive(older, TOP_LOSS_KEY);
+	cJSON *ring = cJSON_GetObjectItemCaseSensitive(doc, TOP_LOSS_KEY), *newest;
+
+	if (!cJSON_IsArray(old) || cJSON_GetArraySize(old) == 0)
+		return;		/* nothing to carry on: doc's ring stands */
+	newest = cJSON_IsArray(ring) ? cJSON_DetachItemFromArray(ring,
+	    cJSON_GetArraySize(ring) - 1) : NULL;
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, TOP_LOSS_KEY);
+	cJSON_AddItemToObject(doc, TOP_LOSS_KEY, cJSON_Duplicate(old, 1));
+	if (cJSON_IsArray(newest))
+		top_loss_push(doc, newest);	/* transferred */
+	else
+		cJSON_Delete(newest);
 }
 
 size_t

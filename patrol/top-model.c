@@ -3,10 +3,12 @@
  *
  * The runs are fleet.c's (state directories whose patrol.json names an
  * absolute config), found again at each scan so a run ticked for the first
- * time while top runs appears.  A scan stats each patrol.json and parses
- * only those whose (device, inode, size, mtime) moved: a tick replaces the
- * file by rename, so a new inode says it changed, and a screen of 100 runs
- * where nothing moved costs 100 stats.  The mtime is whole seconds (POSIX's
+ * time while top runs appears.  A row shows the newer (by last_tick) of the
+ * run's patrol.json, a tick's, and its top.json, a look's (top-look.c).  A
+ * scan stats both files of each run and parses them only when one's
+ * (device, inode, size, mtime) moved: both are replaced by rename, so a new
+ * inode says it changed, and a screen of 100 runs where nothing moved costs
+ * 200 stats.  The mtime is whole seconds (POSIX's
  * st_mtime, the same on a Mac): a file written in the last second is
  * parsed again at the next scan too, as git treats a "racily clean" entry,
  * so two writes within one second are never missed.  The row keeps what the
@@ -58,18 +60,72 @@ top_model_find(struct top_model *m, const char *name)
 	return NULL;
 }
 
-/* Parse name's patrol.json again when it moved (or is new): 1 a run, 0 not one (no config). */
+/* 1 when the file (st, or missing: NULL) is as it was when parsed. */
 static int
-top_model_load(struct top_model *m, const char *name, const char *dir, const struct stat *st)
+top_stamp_same(const struct top_stamp *a, const struct stat *st)
+{
+	if (st == NULL)
+		return a->ino == 0 && a->mtime == 0;
+	return !a->racy && a->dev == st->st_dev && a->ino == st->st_ino &&
+	    a->size == st->st_size && a->mtime == st->st_mtime;
+}
+
+static void
+top_stamp_set(struct top_stamp *a, const struct stat *st)
+{
+	memset(a, 0, sizeof(*a));
+	if (st == NULL)
+		return;
+	a->dev = st->st_dev;
+	a->ino = st->st_ino;
+	a->size = st->st_size;
+	a->mtime = st->st_mtime;
+	a->racy = st->st_mtime >= time(NULL) - 1;
+}
+
+/* The newer of a run's patrol.json (ps, kept) and its top.json (tj), by last_tick. */
+static const cJSON *
+top_newer(const cJSON *ps, const cJSON *tj)
+{
+	if (cJSON_IsObject(tj) &&
+	    strcmp(json_str(tj, "last_tick", ""), json_str(ps, "last_tick", "")) >= 0)
+		return tj;
+	return ps;
+}
+
+cJSON *
+top_model_doc(const char *statedir)
+{
+	char *path = fs_join(statedir, TOP_LOOK_FILE);
+	cJSON *ps = pstate_load(statedir), *tj = NULL;
+
+	if (ps != NULL && jsonfile_load(path, &tj) == 0 && top_newer(ps, tj) == tj) {
+		cJSON_Delete(ps);
+		ps = tj;	/* transferred */
+		tj = NULL;
+	}
+	cJSON_Delete(tj);
+	free(path);
+	return ps;
+}
+
+/*
+ * Parse name's state again when patrol.json or top.json moved (or the run
+ * is new): 1 a run, 0 not one (patrol.json names no absolute config).
+ */
+static int
+top_model_load(struct top_model *m, const char *name, const char *dir, const struct stat *st,
+    const struct stat *tst)
 {
 	struct top_run *r = top_model_find(m, name);
 	enum top_look look;
 	const char *cfg;
 	long look_s;
-	cJSON *ps;
+	cJSON *ps = NULL, *tj = NULL;
+	char *tpath;
 
-	if (r != NULL && !m->force && !r->racy && r->dev == st->st_dev && r->ino == st->st_ino &&
-	    r->size == st->st_size && r->mtime == st->st_mtime) {
+	if (r != NULL && !m->force && top_stamp_same(&r->stamp[0], st) &&
+	    top_stamp_same(&r->stamp[1], tst)) {
 		r->present = 1;
 		return 1;
 	}
@@ -77,6 +133,12 @@ top_model_load(struct top_model *m, const char *name, const char *dir, const str
 	    (cfg = json_str(ps, "config", NULL)) == NULL || cfg[0] != '/') {
 		cJSON_Delete(ps);
 		return 0;
+	}
+	if (tst != NULL) {
+		tpath = fs_join(dir, TOP_LOOK_FILE);
+		if (jsonfile_load(tpath, &tj) != 0)
+			tj = NULL;
+		free(tpath);
 	}
 	if (r == NULL) {
 		m->runs = xreallocarray(m->runs, m->n + 1, sizeof(*m->runs));
@@ -91,15 +153,13 @@ top_model_load(struct top_model *m, const char *name, const char *dir, const str
 	}
 	look = r->row.look;
 	look_s = r->row.look_s;
-	top_row_from_state(&r->row, name, ps);
+	top_row_from_state(&r->row, name, top_newer(ps, tj));
 	r->row.look = look;
 	r->row.look_s = look_s;
-	r->dev = st->st_dev;
-	r->ino = st->st_ino;
-	r->size = st->st_size;
-	r->mtime = st->st_mtime;
-	r->racy = st->st_mtime >= time(NULL) - 1;
+	top_stamp_set(&r->stamp[0], st);
+	top_stamp_set(&r->stamp[1], tst);
 	r->present = 1;
+	cJSON_Delete(tj);
 	cJSON_Delete(ps);
 	return 1;
 }
@@ -108,8 +168,8 @@ void
 top_model_scan(struct top_model *m)
 {
 	struct dirent *de;
-	struct stat st;
-	char *dir, *file;
+	struct stat st, tst;
+	char *dir, *file, *tfile;
 	size_t i, j;
 	DIR *d;
 
@@ -121,8 +181,11 @@ top_model_scan(struct top_model *m)
 				continue;
 			dir = fs_join(m->base, de->d_name);
 			file = fs_join(dir, PSTATE_FILE);
+			tfile = fs_join(dir, TOP_LOOK_FILE);
 			if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
-				(void)top_model_load(m, de->d_name, dir, &st);
+				(void)top_model_load(m, de->d_name, dir, &st,
+				    stat(tfile, &tst) == 0 && S_ISREG(tst.st_mode) ? &tst : NULL);
+			free(tfile);
 			free(file);
 			free(dir);
 		}

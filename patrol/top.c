@@ -69,8 +69,9 @@ top_usage(FILE *fp)
 	    "keys: up/down (k/j) select, Enter open the run (its state, the last lines of its\n"
 	    "log, its checkpoints), l follow its log, s stop it, r resume it (each asks y/n;\n"
 	    "the same code as `patrol stop` and `patrol resume`), space refresh now, q or Esc\n"
-	    "back / quit.  A refresh is the tick `patrol --all` runs, in a child: the screen\n"
-	    "never waits for a box.\n\n"
+	    "back / quit.  A refresh is a look: the tick's probe and decision in a child, with\n"
+	    "nothing done and no tick counted (saved as top.json beside patrol.json); the\n"
+	    "screen never waits for a box.\n\n"
 	    "exit: 0 after q, Ctrl-C, SIGTERM or a lost terminal (the terminal is left as it\n"
 	    "was); 64 usage, or stdin/stdout not a terminal (use `patrol status --all`), or\n"
 	    "an unknown terminal type.\n", TOP_INTERVAL_DEF, TOP_JOBS_DEF, TOP_SLOW_DEF,

@@ -7,10 +7,11 @@
  *                  (these three include <curses.h>; the rest never do)
  *   top-fmt.c      pure text: UTF-8 display width, cells, the progress bar,
  *                  the loss sparkline, the verdict's colour, the row's line
- *   top-model.c    the rows from the state files (patrol.json, parsed again
- *                  only when it changed)
- *   top-look.c     refreshes: one forked tick a run (fleet_tick_run, as
- *                  `patrol --all`), a bounded number at once, "slow" past a bound
+ *   top-model.c    the rows from the state files (patrol.json or the newer
+ *                  top.json, parsed again only when one changed)
+ *   top-look.c     refreshes: one forked look a run (the tick's code,
+ *                  TICK_LOOK: nothing acted, no tick counted; saved as
+ *                  top.json), a bounded number at once, "slow" past a bound
  *   top-act.c      what a key starts that reaches the box (the run's page,
  *                  following its log, stop, resume): a forked child whose
  *                  output comes back through a pipe, never a wait in the UI
@@ -39,6 +40,15 @@
 void top_loss_remember(cJSON *doc, const cJSON *health);
 /* The ring's values into v (at most max, oldest first; NaN for null): their number. */
 size_t top_loss_values(const cJSON *doc, double *v, size_t max);
+/*
+ * doc's ring carried on from older's (the last look's top.json): older's
+ * entries, then doc's that are newer than older's newest step (all of doc's
+ * when older has none), the newest TOP_LOSS_N kept.
+ */
+void top_loss_merge(cJSON *doc, const cJSON *older);
+
+/* What a look saw, beside patrol.json in the run's state directory (top-look.c). */
+#define TOP_LOOK_FILE	"top.json"
 
 /* ---- top-fmt.c: pure text ---- */
 /* Display columns of a UTF-8 string as top_cell shows it. */
@@ -102,12 +112,14 @@ struct top_run {
 	char		*name;
 	char		*statedir;
 	char		*config;	/* absolute, from patrol.json */
-	/* patrol.json as last parsed: it is parsed again when one of these moves */
-	dev_t		 dev;
-	ino_t		 ino;
-	off_t		 size;
-	time_t		 mtime;
-	int		 racy;		/* written within a second of its parse: parse it again */
+	/* patrol.json [0] and top.json [1] as last parsed: parsed again when one of these moves */
+	struct top_stamp {
+		dev_t	 dev;
+		ino_t	 ino;
+		off_t	 size;
+		time_t	 mtime;
+		int	 racy;		/* written within a second of its parse: parse it again */
+	}		 stamp[2];
 	int		 present;	/* seen in the last scan */
 	/* the refresh (top-look.c) */
 	pid_t		 pid;		/* > 0 while its tick runs */
@@ -125,6 +137,8 @@ void top_model_init(struct top_model *m);
 /* Read the state directories again: new runs added, gone ones dropped, changed files parsed. */
 void top_model_scan(struct top_model *m);
 void top_model_free(struct top_model *m);
+/* The newer of statedir's patrol.json and top.json (caller deletes), or NULL. */
+cJSON *top_model_doc(const char *statedir);
 
 /* ---- top-look.c: refreshes ---- */
 struct top_looks {

@@ -16,7 +16,8 @@ PATROL="$TOP/$BUILD/patrol"
 
 # fconf NAME HOST: the run NAME's config in $T/NAME.json; its stage prints
 # step 3/10 with a loss, waits for $T/NAME.next, prints step 5/10, waits for
-# $T/NAME.end.  top ticks every second here: a step that waits is not STALLED.
+# $T/NAME.end.  patrol.stall_ticks stays at its default (2): top refreshes
+# every second here, and its looks must count no tick.
 fconf() {
 	mkdir -p "$T/w-$1" "$T/bin"
 	cat >"$T/bin/$1.sh" <<SH
@@ -32,7 +33,6 @@ SH
   "box": {"host": "$2", "ssh_config": "$SSH_CFG", "config": "$T/$1.json", "connect_timeout_s": 8},
   "progress": {"pattern": "step (\\\\d+)/(\\\\d+)"},
   "loss": {"pattern": "loss ([0-9.]+)"},
-  "patrol": {"stall_ticks": 1000},
   "chain": [{"stage": "train", "run": "$T/bin/$1.sh"}] }
 JSON
 }
@@ -105,6 +105,9 @@ test_top_fleet() {
 		wait_for 20 grep -q '~3/10' "$T/w-$r/.watchkeeper/state.json"
 		"$PATROL" -c "$T/$r.json" --once >/dev/null 2>&1 || :
 	done
+	local ticks_b reports_b
+	ticks_b=$(json "$T/state/watchkeeper/b/patrol.json" 'd["ticks"]')
+	reports_b=$(wc -l <"$T/state/watchkeeper/b/report.log")
 	tmux_start
 	top_start --interval 1 --slow 2
 	# The rows: each run OK at ~3/10, the header, the keys.
@@ -113,8 +116,9 @@ test_top_fleet() {
 	wait_for 30 pane_has '^c +OK +train#1 .* ~3/10 '
 	assert_grep '^RUN +VERDICT +STAGE +PROGRESS +~CUR/MAX +ETA +LOSS +HB +SEEN +LOOK +LAST EVENT' "$T/pane"
 	assert_grep 'q quit' "$T/pane"
-	# The loss ring the ticks keep.
-	wait_for 10 json_ge "$T/state/watchkeeper/a/patrol.json" 'len(d["loss_recent"])' 1
+	# The loss ring the ticks keep, and the one top's looks keep.
+	json_ge "$T/state/watchkeeper/a/patrol.json" 'len(d["loss_recent"])' 1 || fail "no loss ring in a's patrol.json"
+	wait_for 10 json_ge "$T/state/watchkeeper/b/top.json" 'len(d["loss_recent"])' 1
 	# Stop a: n does nothing ...
 	TM send-keys -t top s
 	wait_for 10 pane_has 'stop run a\? y/n'
@@ -138,13 +142,14 @@ test_top_fleet() {
 	wait_for 10 pane_has 'resume run a\? y/n'
 	TM send-keys -t top y
 	wait_for 60 pane_has 'resume a: exit'
-	wait_for 60 pane_has '^a +(OK|RESUMED) +train#2 '
+	# (STALLED is what the next tick would say: ~3/10 again, the resume's tick counted as one.)
+	wait_for 60 pane_has '^a +(OK|RESUMED|STALLED) +train#2 '
 	# c's box freezes (takes the connection, never answers): c is slow, b still moves.
 	kill -STOP "$BOX2_PID"
 	wait_for 30 pane_has '^c .* slow [0-9]+s'
 	touch "$T/b.next"
 	wait_for 30 pane_has '^b +OK +train#1 .* ~5/10 '
-	pane_has '^c .* slow [0-9]+s' || fail "c stopped being slow while its box is frozen"
+	wait_for 30 pane_has '^c .* slow [0-9]+s'
 	# c's box goes down: SSH_DOWN; b still moves (its end).
 	kill -KILL "$BOX2_PID"
 	wait_for 60 pane_has '^c +SSH_DOWN '
@@ -154,6 +159,10 @@ test_top_fleet() {
 	box2_start
 	touch "$T/c.next"
 	wait_for 60 pane_has '^c +OK +train#1 .* ~5/10 '
+	# b was only looked at: no tick counted, no report line, never STALLED (stall_ticks 2).
+	assert_eq "$(json "$T/state/watchkeeper/b/patrol.json" 'd["ticks"]')" "$ticks_b" "b's ticks"
+	assert_eq "$(wc -l <"$T/state/watchkeeper/b/report.log")" "$reports_b" "b's report lines"
+	assert_eq "$(json "$T/state/watchkeeper/b/top.json" 'd["looked_by"]')" "patrol top"
 	# Enter opens c: what the state knows and the box's last lines.
 	TM send-keys -t top j j Enter
 	wait_for 30 pane_has 'run c'

@@ -292,6 +292,54 @@ test_loss_ring(void **state)
 	cJSON_Delete(doc);
 }
 
+/* A look carries the last look's ring on with what it saw; nothing to carry: its own stands. */
+static void
+test_loss_merge(void **state)
+{
+	cJSON *older = cJSON_Parse("{\"loss_recent\": [[1, 3], [2, 2.5]]}");
+	cJSON *doc = cJSON_Parse("{\"loss_recent\": [[1, 3], [5, 2]]}");
+	cJSON *same = cJSON_Parse("{\"loss_recent\": [[2, 2.5]]}");
+	cJSON *none = cJSON_CreateObject(), *e;
+	double v[TOP_LOSS_N];
+	int i;
+
+	(void)state;
+	top_loss_merge(doc, older);
+	assert_int_equal(top_loss_values(doc, v, TOP_LOSS_N), 3);
+	assert_true(v[0] == 3 && v[1] == 2.5 && v[2] == 2);
+	top_loss_merge(same, older);		/* the same step again: nothing new */
+	assert_int_equal(top_loss_values(same, v, TOP_LOSS_N), 2);
+	top_loss_merge(none, older);		/* the look saw no loss: the older ring goes on */
+	assert_int_equal(top_loss_values(none, v, TOP_LOSS_N), 2);
+	cJSON_Delete(doc);
+	doc = cJSON_Parse("{\"loss_recent\": [[9, 1]]}");
+	top_loss_merge(doc, none);		/* (none now holds older's ring) */
+	assert_int_equal(top_loss_values(doc, v, TOP_LOSS_N), 3);
+	cJSON_Delete(none);
+	none = cJSON_CreateObject();
+	top_loss_merge(doc, none);		/* nothing older: doc's own */
+	assert_int_equal(top_loss_values(doc, v, TOP_LOSS_N), 3);
+	/* bounded */
+	e = cJSON_GetObjectItem(older, "loss_recent");
+	for (i = 10; i < 10 + TOP_LOSS_N; i++) {
+		cJSON *p = cJSON_CreateArray();
+
+		cJSON_AddItemToArray(p, cJSON_CreateNumber(i));
+		cJSON_AddItemToArray(p, cJSON_CreateNumber(i));
+		cJSON_AddItemToArray(e, p);
+	}
+	cJSON_Delete(doc);
+	doc = cJSON_Parse("{\"loss_recent\": [[1000, 7]]}");
+	top_loss_merge(doc, older);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "loss_recent")), TOP_LOSS_N);
+	assert_int_equal(top_loss_values(doc, v, TOP_LOSS_N), TOP_LOSS_N);
+	assert_true(v[TOP_LOSS_N - 1] == 7);
+	cJSON_Delete(doc);
+	cJSON_Delete(same);
+	cJSON_Delete(none);
+	cJSON_Delete(older);
+}
+
 int
 main(void)
 {
@@ -303,6 +351,7 @@ main(void)
 		cmocka_unit_test(test_colours),
 		cmocka_unit_test(test_row),
 		cmocka_unit_test(test_loss_ring),
+		cmocka_unit_test(test_loss_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
