@@ -24,10 +24,10 @@
  * its own waits (connect_timeout_s, its budget): kill_ms is the backstop.
  */
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
