@@ -3,13 +3,14 @@
 #
 # 100 state directories, each with a patrol.json of the shape and size a
 # tick writes (a day of progress history, the loss ring, attempts, a failed
-# stage with its `where`, the checkpoint summary), then `patrol top
+# stage with its `where`, the checkpoint summary) and a top.json (a look's,
+# the same shape), then `patrol top
 # --bench-frames N` (patrol/top.c): no terminal and no refreshes (those are
 # looks in children: the tick's probe, measured by patrol's bench), only what
 # the screen's process does each refresh: read the state, format 100 rows,
 # draw them (ncurses, into /dev/null, a 200x110 screen).  Two kinds of
-# frame: every patrol.json changed since the last (each parsed again: the
-# worst case), and none changed (stat only).  CPU from getrusage, peak RSS
+# frame: every state changed since the last (both files of each run parsed
+# again: the worst case), and none changed (stat only).  CPU from getrusage, peak RSS
 # from ru_maxrss.  Prints top's one JSON line:
 #   {"runs": 100, "frames": N, "cpu_ms_per_frame_all_changed": ...,
 #    "cpu_ms_per_frame_unchanged": ..., "maxrss_kb": ...}
@@ -54,8 +55,17 @@ for i in range(runs):
     }
     with open(os.path.join(d, "patrol.json"), "w") as f:
         json.dump(doc, f, indent=2)
+    # and what top's last look saw (top.json, newer): a changed run is two files to parse
+    keep = ("run config last_tick seen_at verdict details stage attempt attempts progress "
+            "progress_max eta_s heartbeat_age_s last_event loss_recent failed checkpoint wandb "
+            "caveats_text seal markers").split()	# top-look.c's top_look_keys
+    look = {k: doc[k] for k in keep if k in doc}
+    look.update({"last_tick": "2026-11-28T16:03:10Z", "looked_by": "patrol top"})
+    with open(os.path.join(d, "top.json"), "w") as f:
+        json.dump(look, f, indent=2)
     # written a minute ago: top parses a file again while it is under a second old
-    os.utime(os.path.join(d, "patrol.json"), (time.time() - 60, time.time() - 60))
+    for name in ("patrol.json", "top.json"):
+        os.utime(os.path.join(d, name), (time.time() - 60, time.time() - 60))
 PY
 XDG_STATE_HOME="$T/state" TERM=xterm-256color LINES=$((runs + 10)) COLUMNS=200 LANG=C.UTF-8 \
 	${BENCH_WRAP:-} "$build/patrol" top --bench-frames "$frames"

@@ -41,6 +41,31 @@
 #include "spawn.h"
 #include "top.h"
 
+/*
+ * What top.json keeps of the state a look would have saved: what a row and
+ * the run's page show, no more (a frame parses every top.json that moved:
+ * patrol.json's day of progress history and the rest would triple it).
+ */
+static const char *const top_look_keys[] = {
+	"run", "config", "last_tick", "seen_at", "verdict", "details", "stage", "attempt",
+	"attempts", "progress", "progress_max", "eta_s", "heartbeat_age_s", "last_event",
+	"loss_recent", "failed", "checkpoint", "wandb", "caveats_text", "seal", "markers",
+};
+
+static cJSON *
+top_look_doc(const cJSON *state)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(top_look_keys) / sizeof(top_look_keys[0]); i++)
+		if ((v = cJSON_GetObjectItemCaseSensitive(state, top_look_keys[i])) != NULL)
+			cJSON_AddItemToObject(o, top_look_keys[i], cJSON_Duplicate(v, 1));
+	json_set_str(o, "looked_by", "patrol top");
+	return o;
+}
+
 /* In the child: look at the run and save what was seen as its top.json; the exit code. */
 static int
 top_look_run(const struct top_run *r)
@@ -48,7 +73,7 @@ top_look_run(const struct top_run *r)
 	struct wk_config *cfg = NULL;
 	struct diag d = DIAG_INIT;
 	struct tick_result res;
-	cJSON *older = NULL;
+	cJSON *older = NULL, *doc = NULL;
 	char *path = fs_join(r->statedir, TOP_LOOK_FILE);
 	int rc = WK_EX_CONFIG;
 
@@ -58,12 +83,13 @@ top_look_run(const struct top_run *r)
 	rc = patrol_tick_run(cfg, TICK_LOOK, &res);
 	if (res.state == NULL)
 		goto out;
+	doc = top_look_doc(res.state);
 	if (jsonfile_load(path, &older) == 0)
-		top_loss_merge(res.state, older);
-	json_set_str(res.state, "looked_by", "patrol top");
-	if (jsonfile_save(path, res.state) != 0)
+		top_loss_merge(doc, older);
+	if (jsonfile_save(path, doc) != 0)
 		rc = WK_EX_IOERR;
  out:
+	cJSON_Delete(doc);
 	cJSON_Delete(older);
 	tick_result_free(&res);
 	config_free(cfg);
