@@ -71,7 +71,7 @@ SSH_CFLAGS := $(shell $(PKG_CONFIG) --cflags libssh2 libcrypto 2>/dev/null)
 # patrol deploy compares files with the box's copies by sha256 (libcrypto:
 # OpenSSL, which libssh2's -dev package already pulls in).
 CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null || echo -lcrypto)
-# patrol top's screen (patrol/top.c, top-draw.c) is ncurses, Debian's
+# patrol top's screen (patrol/top.c, top-keys.c, top-draw.c) is ncurses, Debian's
 # libncurses-dev (wide: UTF-8 bars and sparklines); a Mac links its own
 # -lncurses.  Only patrol links it (make check-macos: scripts/check-macos.sh).
 CURSES_LIBS := $(if $(filter Darwin,$(TARGET_OS)),-lncurses,$(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw))

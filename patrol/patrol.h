@@ -37,8 +37,8 @@ int patrol_tick(struct wk_config *cfg, int json);
  * TICK_RESUME are ticks: patrol.lock, the report line, the logbook,
  * patrol.json, the handbook, the notifications.  The others take no lock and
  * write nothing on this machine: TICK_LOOK and TICK_LOOK_* only probe and
- * decide (TICK_LOOK_*: and say what the act would do), TICK_STOP is `patrol stop` (which records no patrol state)
- * between two looks over one connection.
+ * decide (TICK_LOOK_*: and say what the act would do), TICK_STOP is `patrol
+ * stop` (which records no patrol state) between two looks over one connection.
  */
 enum tick_mode {
 	TICK_TABLE,		/* the table's action when the table and policy allow (cron, --once, mcp status) */

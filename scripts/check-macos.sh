@@ -145,7 +145,7 @@ stub pcre2-8 'libpcre2-8.so.0'
 stub ssh2 'libssh2.so.1'
 stub crypto 'libcrypto.so.3'
 # A Mac's libncurses (the SDK's, or Homebrew's) holds what Debian splits into
-# libncursesw and libtinfo: patrol top (patrol/top.c, top-draw.c) links -lncurses there.
+# libncursesw and libtinfo: patrol top (patrol/top*.c) links -lncurses there.
 stub ncurses 'libncursesw.so.6' 'libtinfo.so.6'
 
 CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral -O0
