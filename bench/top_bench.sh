@@ -3,17 +3,19 @@
 #
 # 100 state directories, each with a patrol.json of the shape and size a
 # tick writes (a day of progress history, the loss ring, attempts, a failed
-# stage with its `where`, the checkpoint summary) and a top.json (a look's,
-# the same shape), then `patrol top
-# --bench-frames N` (patrol/top.c): no terminal and no refreshes (those are
+# stage with its `where`, the checkpoint summary) and a top.json (a look's:
+# top-look.c's keys of it), then `patrol top --bench-frames N`
+# (patrol/top.c): no terminal and no refreshes (those are
 # looks in children: the tick's probe, measured by patrol's bench), only what
 # the screen's process does each refresh: read the state, format 100 rows,
-# draw them (ncurses, into /dev/null, a 200x110 screen).  Two kinds of
+# draw them (ncurses, into /dev/null, a 200x110 screen).  Three kinds of
 # frame: every state changed since the last (both files of each run parsed
-# again: the worst case), and none changed (stat only).  CPU from getrusage, peak RSS
-# from ru_maxrss.  Prints top's one JSON line:
+# again: the worst case), every run's top.json changed (what a refresh of
+# every run leaves), and none changed (stat only).  CPU from getrusage, peak
+# RSS from ru_maxrss.  Prints top's one JSON line:
 #   {"runs": 100, "frames": N, "cpu_ms_per_frame_all_changed": ...,
-#    "cpu_ms_per_frame_unchanged": ..., "maxrss_kb": ...}
+#    "cpu_ms_per_frame_all_looked": ..., "cpu_ms_per_frame_unchanged": ...,
+#    "maxrss_kb": ...}
 # Usage: bench/top_bench.sh BUILD_DIR [FRAMES]
 # BENCH_WRAP, when set, runs patrol under it (valgrind: the draw path's leaks).
 set -eu

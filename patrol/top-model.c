@@ -109,37 +109,52 @@ top_model_doc(const char *statedir)
 	return ps;
 }
 
+/* dir's file f (0 patrol.json, 1 top.json) parsed, or NULL. */
+static cJSON *
+top_model_parse(const char *dir, int f)
+{
+	char *path;
+	cJSON *doc = NULL;
+
+	if (f == 0)
+		return pstate_load(dir);
+	path = fs_join(dir, TOP_LOOK_FILE);
+	if (jsonfile_load(path, &doc) != 0 || !cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	free(path);
+	return doc;
+}
+
 /*
- * Parse name's state again when patrol.json or top.json moved (or the run
- * is new): 1 a run, 0 not one (patrol.json names no absolute config).
+ * Parse what moved of name's state (both files for a new run, or with
+ * m->force): 1 a run, 0 not one (patrol.json names no absolute config).  A
+ * look rewrites top.json alone, so a refresh parses one small file a run;
+ * the other file is parsed again only when the row's source changes to it.
  */
 static int
 top_model_load(struct top_model *m, const char *name, const char *dir, const struct stat *st,
     const struct stat *tst)
 {
 	struct top_run *r = top_model_find(m, name);
+	cJSON *doc[2] = { NULL, NULL };
+	int moved[2], newer, f, rc = 0;
 	enum top_look look;
-	const char *cfg;
+	const char *cfg = NULL;
 	long look_s;
-	cJSON *ps = NULL, *tj = NULL;
-	char *tpath;
 
-	if (r != NULL && !m->force && top_stamp_same(&r->stamp[0], st) &&
-	    top_stamp_same(&r->stamp[1], tst)) {
+	moved[0] = r == NULL || m->force == TOP_FORCE_ALL || !top_stamp_same(&r->stamp[0], st);
+	moved[1] = r == NULL || m->force != 0 || !top_stamp_same(&r->stamp[1], tst);
+	if (!moved[0] && !moved[1]) {
 		r->present = 1;
 		return 1;
 	}
-	if ((ps = pstate_load(dir)) == NULL ||
-	    (cfg = json_str(ps, "config", NULL)) == NULL || cfg[0] != '/') {
-		cJSON_Delete(ps);
-		return 0;
-	}
-	if (tst != NULL) {
-		tpath = fs_join(dir, TOP_LOOK_FILE);
-		if (jsonfile_load(tpath, &tj) != 0)
-			tj = NULL;
-		free(tpath);
-	}
+	if (moved[0] && ((doc[0] = top_model_parse(dir, 0)) == NULL ||
+	    (cfg = json_str(doc[0], "config", NULL)) == NULL || cfg[0] != '/'))
+		goto out;
+	if (moved[1] && tst != NULL)
+		doc[1] = top_model_parse(dir, 1);
 	if (r == NULL) {
 		m->runs = xreallocarray(m->runs, m->n + 1, sizeof(*m->runs));
 		r = &m->runs[m->n++];
@@ -147,21 +162,34 @@ top_model_load(struct top_model *m, const char *name, const char *dir, const str
 		r->name = xstrdup(name);
 		r->statedir = xstrdup(dir);
 	}
-	if (r->config == NULL || strcmp(r->config, cfg) != 0) {
+	if (moved[0] && (r->config == NULL || strcmp(r->config, cfg) != 0)) {
 		free(r->config);
 		r->config = xstrdup(cfg);
 	}
-	look = r->row.look;
-	look_s = r->row.look_s;
-	top_row_from_state(&r->row, name, top_newer(ps, tj));
-	r->row.look = look;
-	r->row.look_s = look_s;
+	for (f = 0; f < 2; f++)
+		if (moved[f])
+			snprintf(r->tick[f], sizeof(r->tick[f]), "%s",
+			    doc[f] != NULL ? json_str(doc[f], "last_tick", "") : "");
+	/* The row shows the newer: top.json when its look is no older than patrol.json's tick. */
+	newer = tst != NULL && r->tick[1][0] != '\0' && strcmp(r->tick[1], r->tick[0]) >= 0;
+	if (doc[newer] == NULL && r->src != newer)
+		doc[newer] = top_model_parse(dir, newer);
+	if (doc[newer] != NULL) {
+		look = r->row.look;
+		look_s = r->row.look_s;
+		top_row_from_state(&r->row, name, doc[newer]);
+		r->row.look = look;
+		r->row.look_s = look_s;
+		r->src = newer;
+	}
 	top_stamp_set(&r->stamp[0], st);
 	top_stamp_set(&r->stamp[1], tst);
 	r->present = 1;
-	cJSON_Delete(tj);
-	cJSON_Delete(ps);
-	return 1;
+	rc = 1;
+ out:
+	cJSON_Delete(doc[0]);
+	cJSON_Delete(doc[1]);
+	return rc;
 }
 
 void

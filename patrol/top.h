@@ -120,6 +120,8 @@ struct top_run {
 		time_t	 mtime;
 		int	 racy;		/* written within a second of its parse: parse it again */
 	}		 stamp[2];
+	char		 tick[2][32];	/* each one's last_tick as last parsed ("" none) */
+	int		 src;		/* the row's: 0 patrol.json, 1 top.json */
 	int		 present;	/* seen in the last scan */
 	/* the refresh (top-look.c) */
 	pid_t		 pid;		/* > 0 while its tick runs */
@@ -131,7 +133,9 @@ struct top_model {
 	struct top_run	*runs;		/* sorted by name */
 	size_t		 n;
 	char		*base;		/* statedir_base() */
-	int		 force;		/* parse every file at the next scan (the bench) */
+	int		 force;		/* the bench: parse again at the next scan as if moved ... */
+#define TOP_FORCE_ALL	1	/* ... every file */
+#define TOP_FORCE_LOOKS	2	/* ... every top.json (a refresh of every run) */
 };
 void top_model_init(struct top_model *m);
 /* Read the state directories again: new runs added, gone ones dropped, changed files parsed. */
