@@ -179,8 +179,10 @@ $(BUILD)/tests/test_mcp: tests/unit/test_mcp.c $(MCP_TEST_OBJS) $(LIBHANDBOOK) $
 	@echo "  CC+LD   $@"
 	@$(CC) $(WK_CFLAGS) -Ipatrol -Ihandbook -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS) $(CURSES_LIBS) -lcmocka
 
-# test_top: patrol top's pure text (top-fmt.c) and the loss ring (top-loss.c), no terminal.
-$(BUILD)/tests/test_top: $(BUILD)/obj/patrol/top-fmt.o $(BUILD)/obj/patrol/top-loss.o
+# test_top: patrol top's text (top-fmt.c), the loss ring (top-loss.c) and the rows
+# from state directories (top-model.c): no terminal.
+$(BUILD)/tests/test_top: $(BUILD)/obj/patrol/top-fmt.o $(BUILD)/obj/patrol/top-loss.o \
+    $(BUILD)/obj/patrol/top-model.o
 $(BUILD)/tests/test_top: WK_CFLAGS += -Ipatrol
 
 # A driver for the ssh transport's end-to-end tests (tests/e2e/test_ssh.sh).

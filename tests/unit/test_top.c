@@ -3,7 +3,9 @@
  * the loss ring a tick keeps (patrol/top-loss.c): display widths of UTF-8
  * (wide, zero-width, invalid, control characters), cells cut and padded to
  * exactly their width, the progress bar, the sparkline, the verdict colours,
- * and a whole row of exactly the screen's width at every width.
+ * and a whole row of exactly the screen's width at every width; and the rows
+ * from state directories (patrol/top-model.c): the newer of patrol.json and
+ * top.json, a run that appears and one that goes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jsonfile.h"
 #include "top.h"
+#include "unit.h"
 
 static void
 test_width(void **state)
@@ -340,6 +344,75 @@ test_loss_merge(void **state)
 	cJSON_Delete(older);
 }
 
+/* dir/name/file holding a state with verdict and last_tick (cfg: its config, NULL none). */
+static void
+put_state(const char *base, const char *name, const char *file, const char *verdict,
+    const char *tick, const char *cfg)
+{
+	char path[512], text[512];
+
+	snprintf(path, sizeof(path), "%s/watchkeeper/%s/%s", base, name, file);
+	snprintf(text, sizeof(text), "{\"verdict\": \"%s\", \"last_tick\": \"%s\"%s%s%s}", verdict,
+	    tick, cfg != NULL ? ", \"config\": \"" : "", cfg != NULL ? cfg : "", cfg != NULL ? "\"" : "");
+	unit_put(path, text);
+}
+
+static void
+test_model(void **state)
+{
+	char tmpl[] = "/tmp/wk-test-top.XXXXXX", *base = mkdtemp(tmpl), path[512];
+	struct top_model m;
+	cJSON *doc;
+
+	(void)state;
+	assert_non_null(base);
+	setenv("XDG_STATE_HOME", base, 1);
+	put_state(base, "r1", "patrol.json", "OK", "2026-01-01T00:00:00Z", "/x/r1.json");
+	put_state(base, "r0", "patrol.json", "OK", "2026-01-01T00:00:00Z", NULL);	/* no config: no run */
+	put_state(base, "bad name", "patrol.json", "OK", "2026-01-01T00:00:00Z", "/x/b.json");
+	top_model_init(&m);
+	top_model_scan(&m);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.runs[0].name, "r1");
+	assert_string_equal(m.runs[0].config, "/x/r1.json");
+	assert_string_equal(m.runs[0].row.verdict, "OK");
+	/* a look newer than the tick: its verdict */
+	put_state(base, "r1", "top.json", "SSH_DOWN", "2026-01-01T00:00:10Z", "/x/r1.json");
+	top_model_scan(&m);
+	assert_string_equal(m.runs[0].row.verdict, "SSH_DOWN");
+	/* a tick newer than the look: the tick's */
+	put_state(base, "r1", "patrol.json", "STALLED", "2026-01-01T00:00:20Z", "/x/r1.json");
+	top_model_scan(&m);
+	assert_string_equal(m.runs[0].row.verdict, "STALLED");
+	doc = top_model_doc(m.runs[0].statedir);
+	assert_string_equal(json_str(doc, "verdict", ""), "STALLED");
+	cJSON_Delete(doc);
+	/* the look again newer, then gone: back to the tick's */
+	put_state(base, "r1", "top.json", "OK", "2026-01-01T00:00:30Z", "/x/r1.json");
+	top_model_scan(&m);
+	assert_string_equal(m.runs[0].row.verdict, "OK");
+	doc = top_model_doc(m.runs[0].statedir);
+	assert_string_equal(json_str(doc, "verdict", ""), "OK");
+	cJSON_Delete(doc);
+	snprintf(path, sizeof(path), "%s/watchkeeper/r1/top.json", base);
+	assert_int_equal(unlink(path), 0);
+	top_model_scan(&m);
+	assert_string_equal(m.runs[0].row.verdict, "STALLED");
+	/* a second run, sorted in; the first gone */
+	put_state(base, "a0", "patrol.json", "DONE", "2026-01-01T00:00:00Z", "/x/a0.json");
+	top_model_scan(&m);
+	assert_int_equal(m.n, 2);
+	assert_string_equal(m.runs[0].name, "a0");
+	assert_true(m.runs[0].row.finished);
+	snprintf(path, sizeof(path), "%s/watchkeeper/r1/patrol.json", base);
+	assert_int_equal(unlink(path), 0);
+	top_model_scan(&m);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.runs[0].name, "a0");
+	top_model_free(&m);
+	assert_int_equal(unit_rmrf(base), 0);
+}
+
 int
 main(void)
 {
@@ -352,6 +425,7 @@ main(void)
 		cmocka_unit_test(test_row),
 		cmocka_unit_test(test_loss_ring),
 		cmocka_unit_test(test_loss_merge),
+		cmocka_unit_test(test_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
