@@ -71,6 +71,10 @@ SSH_CFLAGS := $(shell $(PKG_CONFIG) --cflags libssh2 libcrypto 2>/dev/null)
 # patrol deploy compares files with the box's copies by sha256 (libcrypto:
 # OpenSSL, which libssh2's -dev package already pulls in).
 CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null || echo -lcrypto)
+# patrol top's screen (patrol/top.c, top-keys.c, top-draw.c) is ncurses, Debian's
+# libncurses-dev (wide: UTF-8 bars and sparklines); a Mac links its own
+# -lncurses.  Only patrol links it (make check-macos: scripts/check-macos.sh).
+CURSES_LIBS := $(if $(filter Darwin,$(TARGET_OS)),-lncurses,$(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw))
 ONBOX_SRCS := $(sort $(wildcard onbox/*.c))
 ONBOX_OBJS := $(ONBOX_SRCS:%.c=$(BUILD)/obj/%.o)
 PATROL_SRCS := $(sort $(wildcard patrol/*.c))
@@ -144,7 +148,7 @@ $(BUILD)/onbox: $(ONBOX_OBJS) $(LIB)
 
 $(BUILD)/patrol: $(PATROL_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"
-	@$(CC) $(WK_LDFLAGS) -o $@ $(PATROL_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS)
+	@$(CC) $(WK_LDFLAGS) -o $@ $(PATROL_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS) $(CURSES_LIBS)
 
 $(BUILD)/sentinel: $(SENTINEL_OBJS) $(LIB) $(LIBSSH)
 	@echo "  LD      $@"
@@ -173,7 +177,13 @@ MCP_TEST_OBJS := $(filter-out $(BUILD)/obj/patrol/patrol.o,$(PATROL_OBJS))
 $(BUILD)/tests/test_mcp: tests/unit/test_mcp.c $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIB) $(LIBSSH)
 	@mkdir -p $(dir $@)
 	@echo "  CC+LD   $@"
-	@$(CC) $(WK_CFLAGS) -Ipatrol -Ihandbook -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS) -lcmocka
+	@$(CC) $(WK_CFLAGS) -Ipatrol -Ihandbook -Issh $(SSH_CFLAGS) -MMD -MP -o $@ $< $(MCP_TEST_OBJS) $(LIBHANDBOOK) $(LIBSSH) $(LIB) $(WK_LDFLAGS) $(PKG_LIBS) $(SSH_LIBS) $(CRYPTO_LIBS) $(CURSES_LIBS) -lcmocka
+
+# test_top: patrol top's text (top-fmt.c), the loss ring (top-loss.c) and the rows
+# from state directories (top-model.c): no terminal.
+$(BUILD)/tests/test_top: $(BUILD)/obj/patrol/top-fmt.o $(BUILD)/obj/patrol/top-loss.o \
+    $(BUILD)/obj/patrol/top-model.o
+$(BUILD)/tests/test_top: WK_CFLAGS += -Ipatrol
 
 # A driver for the ssh transport's end-to-end tests (tests/e2e/test_ssh.sh).
 $(BUILD)/sshtool: tests/unit/sshtool.c $(LIB) $(LIBSSH)

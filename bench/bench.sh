@@ -34,6 +34,9 @@
 #      Without node or the SDK, a note says why (not failed).
 #   9. the fleet (bench/fleet_bench.sh): `patrol --all` over 100 runs on 10
 #      boxes (one sshd, a port per box), and the connections it opens.
+#  10. patrol top over 100 runs (bench/top_bench.sh): CPU per refresh of the
+#      screen (every state file changed; every run's look, top.json, changed;
+#      none changed) and peak RSS.
 #
 # Usage: bench/bench.sh [BUILD_DIR]   (relative to the repository or absolute)
 # Knobs: BENCH_N (samples, default 20), BENCH_IDLE_S (60), BENCH_SCALE (100),
@@ -272,6 +275,7 @@ part health bash "$top/bench/health_bench.sh" "$build" "${BENCH_HEALTH_MB:-100}"
 part deploy bash "$top/bench/deploy_bench.sh" "$build" "${BENCH_DEPLOY_N:-5}"
 part mcp bash "$top/bench/mcp_bench.sh" "$build" "$N"
 part fleet bash "$top/bench/fleet_bench.sh" "$build"
+part top bash "$top/bench/top_bench.sh" "$build"
 
 git_sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 python3 - "$results" "$d" "$N" "$IDLE" "$SCALE" "$build" "$git_sha" "$(( $(date +%s) - started ))" <<'PY'
@@ -467,6 +471,26 @@ if fb:
         max(fb["connections"]) <= fb["boxes"])
 else:
     missing("fleet", ["patrol --all, 100 runs on 10 boxes (median s)"])
+# patrol top over 100 runs (bench/top_bench.sh): the screen's process per refresh.
+try:
+    tb = json.loads(last("top"))
+except ValueError:
+    tb = None
+if tb:
+    runs = tb["runs"]
+    c = tb["cpu_ms_per_frame_all_changed"]
+    row(f"patrol top, {runs} runs: CPU per refresh, every state changed (ms)", c, "< 20 ms", c < 20)
+    lk = tb["cpu_ms_per_frame_all_looked"]
+    row(f"patrol top, {runs} runs: CPU per refresh, every run looked at (ms)", lk, "< 20 ms", lk < 20)
+    row(f"patrol top, {runs} runs: CPU per refresh, nothing changed (ms)",
+        tb["cpu_ms_per_frame_unchanged"], "< 20 ms", tb["cpu_ms_per_frame_unchanged"] < 20)
+    r = tb["maxrss_kb"]
+    row(f"patrol top, {runs} runs: peak RSS (KiB)", r, "< 16384 KiB", r < 16384)
+    notes.append("patrol top: the screen's own process (state read, rows, ncurses into /dev/null), "
+                 f"{tb['frames']} frames each; its refreshes are looks in children (the tick's probe, "
+                 "measured above).")
+else:
+    missing("top", ["patrol top: CPU per refresh (ms)", "patrol top: peak RSS (KiB)"])
 
 width = max(len(r["measure"]) for r in rows)
 print(f"{'measure':{width}} {'value':>12}  {'target':12} ok")
@@ -493,6 +517,8 @@ if pb:
     samples.update({k: v for k, v in pb.items() if k.endswith("_us") or k.endswith("_conns")})
 if mb:
     samples.update(mb)
+if tb:
+    samples.update({"top": tb})
 with open(out + ".tmp", "w") as f:
     json.dump({"run": meta, "rows": rows, "samples": samples}, f, indent=2)
 os.rename(out + ".tmp", out)

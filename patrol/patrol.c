@@ -23,6 +23,7 @@
  *   patrol [-c FILE] resume [--dry-run] [--json]  resume it now (policy, not auto_resume)
  *   patrol [-c FILE]... mcp                  serve MCP on stdio for these runs (every run
  *                                            with local state when no -c; mcp.h)
+ *   patrol top [--interval S] [--jobs N] [--slow S]   the fleet live (top.c)
  *   patrol watch --job ID [...]              write a config that adopts a cluster job
  *                                            already running (watch.c; its own options)
  *
@@ -51,6 +52,7 @@
 #include "mcp.h"
 #include "patrol.h"
 #include "scheduler.h"
+#include "top.h"
 #include "xmalloc.h"
 
 static void
@@ -71,6 +73,7 @@ usage(FILE *fp)
 	    "       patrol status --all [--json] [--refresh] [--jobs N] | patrol [-c FILE] status [--json]\n"
 	    "       patrol [-c FILE] resume [--dry-run] [--json]\n"
 	    "       patrol [-c FILE]... mcp\n"
+	    "       patrol top [--interval S] [--jobs N] [--slow S]\n"
 	    "       patrol watch --job ID [--profile ray|iris] [--run NAME] [--stage NAME]\n"
 	    "                    [--resubmit CMD] [--workdir DIR] [--host HOST] [-o FILE] [--force]\n\n"
 	    "One tick: one ssh connection, one probe, the decision table, a one-line report:\n"
@@ -116,6 +119,11 @@ usage(FILE *fp)
 	    "\nresume: a tick that resumes the run now when it is NEEDS_RESUME or CRASHED (the\n"
 	    "restart policy decides; patrol.auto_resume is not needed) or STOPPED, recorded like a\n"
 	    "tick; --dry-run only looks and says what it would do, writing nothing.  Exit as a tick.\n"
+	    "\ntop: a live view of every run patrol knows, one row a run, refreshed by looks in\n"
+	    "children (the tick's probe and decision, nothing done, no tick counted; never\n"
+	    "waiting for a box); Enter opens a run, l follows its log, s and r stop and resume\n"
+	    "it after y/n; `patrol top --help` says more.  Exit 0 after q, Ctrl-C, SIGTERM or a\n"
+	    "lost terminal, 64 usage or not a terminal.\n"
 	    "\nwatch: writes a config (-o FILE, default ./watchkeeper.json) whose stage adopts a\n"
 	    "cluster job that already runs (Ray submission id, Iris /<user>/<job>); `patrol watch\n"
 	    "--help` says more.  Exit 0 written, 1 FILE exists (no --force), 64 usage, 74 cannot\n"
@@ -226,6 +234,13 @@ patrol_cmd_mcp(struct wk_config *cfg, const struct patrol_args *a)
 }
 
 static int
+patrol_cmd_top(struct wk_config *cfg, const struct patrol_args *a)
+{
+	(void)cfg;
+	return patrol_top(a->argc, a->argv);
+}
+
+static int
 patrol_cmd_watch(struct wk_config *cfg, const struct patrol_args *a)
 {
 	(void)cfg;
@@ -246,6 +261,7 @@ static const struct patrol_cmd patrol_cmds[] = {
 	{ 'T', "status", 1, 0, 0, 0, patrol_cmd_status },
 	{ 'R', "resume", 1, 0, 0, 0, patrol_cmd_resume },
 	{ 'W', "watch", 0, 0, 0, 1, patrol_cmd_watch },
+	{ 'X', "top", 0, 0, 0, 1, patrol_cmd_top },
 };
 
 #define PATROL_NCMDS	(sizeof(patrol_cmds) / sizeof(patrol_cmds[0]))

@@ -36,9 +36,9 @@ int patrol_tick(struct wk_config *cfg, int json);
  * What patrol_tick_run does after the probe and the decision.  TICK_TABLE and
  * TICK_RESUME are ticks: patrol.lock, the report line, the logbook,
  * patrol.json, the handbook, the notifications.  The others take no lock and
- * write nothing on this machine: TICK_LOOK_* only probe and decide (what the
- * act would do), TICK_STOP is `patrol stop` (which records no patrol state)
- * between two looks over one connection.
+ * write nothing on this machine: TICK_LOOK and TICK_LOOK_* only probe and
+ * decide (TICK_LOOK_*: and say what the act would do), TICK_STOP is `patrol
+ * stop` (which records no patrol state) between two looks over one connection.
  */
 enum tick_mode {
 	TICK_TABLE,		/* the table's action when the table and policy allow (cron, --once, mcp status) */
@@ -46,6 +46,8 @@ enum tick_mode {
 	TICK_LOOK_RESUME,	/* what TICK_RESUME would do */
 	TICK_STOP,		/* onbox stop (stop.c), then look again */
 	TICK_LOOK_STOP,		/* what TICK_STOP would stop */
+	TICK_LOOK,		/* patrol top's refresh: TICK_TABLE's probe and decision, nothing
+				   acted; r->state: patrol.json as the tick would have left it */
 };
 
 /* What the mode's act came to (TICK_TABLE: what the table's resume came to). */
@@ -63,6 +65,7 @@ struct tick_result {
 	enum tick_did	 did;
 	char		*why;	/* one line: what was (or would be) done and why, or why not */
 	char		*said;	/* TICK_STOP: onbox stop's own words, or NULL */
+	cJSON		*state;	/* TICK_LOOK: the state a tick would have saved (nothing was); else NULL */
 };
 
 /*

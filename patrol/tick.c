@@ -63,6 +63,7 @@
 #include "xmalloc.h"
 
 #include "tick-int.h"
+#include "top.h"
 
 /* Run the probe on the open connection and parse it (tick-int.h). */
 int
@@ -470,6 +471,8 @@ tick_remember_box(struct tick *t, const char *when)
 			json_set_str(d, "wandb", wb);
 		if (json_num(pr, "eta_s", -1) >= 0)
 			json_set_num(d, "eta_s", json_num(pr, "eta_s", 0));
+		/* patrol top's sparkline: the box keeps no loss history we can read (top-loss.c) */
+		top_loss_remember(d, hv);
 	}
 	if (p->ckpt_scan != NULL) {
 		struct ckpt_summary sum;
@@ -569,6 +572,7 @@ static const struct {
 	[TICK_LOOK_RESUME] = { "resumed", "resume" },
 	[TICK_STOP] = { "stopped", "stop" },
 	[TICK_LOOK_STOP] = { "stopped", "stop" },
+	[TICK_LOOK] = { NULL, NULL },
 };
 
 /*
@@ -688,6 +692,8 @@ tick_act(struct tick *t)
 	case TICK_LOOK_STOP:
 		tick_stop(t);
 		break;
+	case TICK_LOOK:
+		break;		/* patrol top's refresh only looks */
 	}
 }
 
@@ -706,7 +712,7 @@ tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_resu
 	t.cfg = cfg;
 	t.mode = mode;
 	t.look = mode != TICK_TABLE && mode != TICK_RESUME;
-	t.dry = mode == TICK_LOOK_RESUME || mode == TICK_LOOK_STOP;
+	t.dry = mode == TICK_LOOK_RESUME || mode == TICK_LOOK_STOP || mode == TICK_LOOK;
 	t.cfg_abs = fs_abspath(cfg->path);
 	notify_sinks_load(cfg, &t.sinks);
 	if ((res->rc = tick_state(&t)) != 0)
@@ -745,7 +751,7 @@ tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_resu
 	md_flat(&wb, t.why[0] != '\0' ? t.why : t.action);
 	res->why = buf_detach(&wb);
 	res->obj = tick_object(&t, when, line);
-	if (mode != TICK_TABLE)
+	if (mode != TICK_TABLE && mode != TICK_LOOK)
 		tick_object_act(&t, res->obj, res->why);
 	if (print >= 0) {
 		tick_print(&t, line, res->obj, print, res->why);
@@ -765,6 +771,15 @@ tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_resu
 			log_warn("cannot save the patrol state in %s: %s", t.st.dir,
 			    wk_strerror(WK_ERR_SYSTEM));
 		tick_handbook(&t);
+	} else if (mode == TICK_LOOK) {
+		/*
+		 * What a tick would have recorded, for patrol top's screen (top-look.c),
+		 * which saves it apart: a look counts no tick (stall_ticks) and notifies
+		 * no one, however often the screen refreshes.
+		 */
+		tick_remember(&t, when);
+		res->state = t.st.doc;	/* transferred */
+		t.st.doc = NULL;
 	}
 	res->rc = verdict_exit(t.out.v);
 	res->verdict = (int)t.out.v;
@@ -794,6 +809,7 @@ void
 tick_result_free(struct tick_result *r)
 {
 	cJSON_Delete(r->obj);
+	cJSON_Delete(r->state);
 	free(r->line);
 	free(r->why);
 	free(r->said);

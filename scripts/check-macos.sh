@@ -16,17 +16,21 @@
 # Then every owner-side source (core/, ssh/, handbook/, patrol/, sentinel/) is
 # compiled for ARCH-macos with the project's warnings and -Werror by zig cc
 # (pinned in scripts/zig/package-lock.json, installed by install-deps.sh),
-# against macOS's libc headers as zig ships them (macOS 13 SDK) and the five
-# libraries' own headers copied from this machine.  Then patrol, sentinel
-# and handbook are linked: libSystem from zig's libSystem.tbd (the symbols
-# macOS exports), and the libraries from text stubs (.tbd) listing what
-# Debian's builds of them export, so a call to something macOS lacks (a Linux
-# system call wrapper, a GNU extension) fails at link time here as it would
-# there.  libcurl is loaded with dlopen (core/curlapi.c): headers only.
+# against macOS's libc headers as zig ships them (macOS 13 SDK) and the six
+# libraries' own headers copied from this machine (zig ships no curses.h:
+# ncurses is not libSystem's; a Mac has its own in the SDK and Homebrew has
+# one).  Then patrol, sentinel and handbook are linked: libSystem from zig's
+# libSystem.tbd (the symbols macOS exports), and the libraries from text
+# stubs (.tbd) listing what Debian's builds of them export (libncurses: its
+# libncursesw and libtinfo together, as a Mac's one library), so a call to
+# something macOS lacks (a Linux system call wrapper, a GNU extension) fails
+# at link time here as it would there.  libcurl is loaded with dlopen
+# (core/curlapi.c): headers only.
 #
 # What this does not prove: that the programs behave on a Mac (only a Mac can
 # run them), nor that Homebrew's builds export exactly Debian's symbols (they
-# are the same upstream versions' public API).
+# are the same upstream versions' public API; the SDK's ncurses is an older
+# 5.7, whose API has every call patrol top makes).
 #
 # One line per file that fails, then per architecture "ok ARCH: N files,
 # 3 programs linked" or "FAIL ARCH: ...".  Exit 0 when every architecture
@@ -96,7 +100,7 @@ export ZIG_GLOBAL_CACHE_DIR=${ZIG_GLOBAL_CACHE_DIR:-${WATCHKEEPER_ZIG_CACHE:-/va
 mkdir -p "$ZIG_GLOBAL_CACHE_DIR" 2>/dev/null || export ZIG_GLOBAL_CACHE_DIR=$OUT/zig-cache
 export ZIG_LOCAL_CACHE_DIR=$OUT/zig-local
 
-# --- the five libraries' headers, copied from where this machine's compiler finds them
+# --- the six libraries' headers (ncurses's too), copied from where this machine's compiler finds them
 INC=$OUT/include
 hdr_path() {	# HEADER: its path as cc finds it with the libraries' pkg-config flags
 	printf '#include <%s>\n' "$1" |
@@ -104,7 +108,7 @@ hdr_path() {	# HEADER: its path as cc finds it with the libraries' pkg-config fl
 			-E -M -x c - 2>/dev/null | tr ' \\' '\n\n' | grep -m1 "/$1\$"
 }
 rm -rf "$INC" && mkdir -p "$INC/curl" "$INC/openssl" || die "cannot create $INC"
-for h in cJSON.h pcre2.h libssh2.h libssh2_sftp.h libssh2_publickey.h; do
+for h in cJSON.h pcre2.h libssh2.h libssh2_sftp.h libssh2_publickey.h curses.h ncurses_dll.h unctrl.h; do
 	p=$(hdr_path "$h") && [ -n "$p" ] || die "no $h here (bash scripts/install-deps.sh)"
 	cp "$p" "$INC/" || die "cannot copy $p"
 done
@@ -116,17 +120,20 @@ done
 # --- stubs: what Debian's libraries export, as macOS link stubs
 STUBS=$OUT/stubs
 mkdir -p "$STUBS" || die "cannot create $STUBS"
-stub() {	# NAME SONAME-GLOB: $STUBS/libNAME.tbd from /usr/lib's shared library
-	local so syms
-	so=$(ls /usr/lib/*-linux-gnu/$2 /usr/lib/$2 2>/dev/null | head -n 1)
-	[ -n "$so" ] || die "no $2 here (bash scripts/install-deps.sh)"
-	syms=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVWiu]$/ { sub(/@.*/, "", $3); print "_" $3 }' |
-		sort -u | paste -sd, - | sed 's/,/, /g')
-	cat >"$STUBS/lib$1.tbd" <<EOF
+stub() {	# NAME SONAME-GLOB...: $STUBS/libNAME.tbd from /usr/lib's shared libraries (their union)
+	local name=$1 so syms="" g
+	shift
+	for g in "$@"; do
+		so=$(ls /usr/lib/*-linux-gnu/$g /usr/lib/$g 2>/dev/null | head -n 1)
+		[ -n "$so" ] || die "no $g here (bash scripts/install-deps.sh)"
+		syms="$syms $(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVWiu]$/ { sub(/@.*/, "", $3); print "_" $3 }')"
+	done
+	syms=$(printf '%s\n' $syms | sort -u | paste -sd, - | sed 's/,/, /g')
+	cat >"$STUBS/lib$name.tbd" <<EOF
 --- !tapi-tbd
 tbd-version:     4
 targets:         [ x86_64-macos, arm64-macos ]
-install-name:    '/opt/homebrew/lib/lib$1.dylib'
+install-name:    '/opt/homebrew/lib/lib$name.dylib'
 exports:
   - targets:         [ x86_64-macos, arm64-macos ]
     symbols:         [ $syms ]
@@ -137,6 +144,9 @@ stub cjson 'libcjson.so.1'
 stub pcre2-8 'libpcre2-8.so.0'
 stub ssh2 'libssh2.so.1'
 stub crypto 'libcrypto.so.3'
+# A Mac's libncurses (the SDK's, or Homebrew's) holds what Debian splits into
+# libncursesw and libtinfo: patrol top (patrol/top*.c) links -lncurses there.
+stub ncurses 'libncursesw.so.6' 'libtinfo.so.6'
 
 CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral -O0
 	-Icore -Issh -Ihandbook -I$INC -DWK_VERSION=\"$(cat "$TOP/VERSION" 2>/dev/null || echo 0.0.0)\"
@@ -182,7 +192,7 @@ for arch in $ARCHS; do
 	for prog in patrol sentinel handbook; do
 		objs=$(ls "$obj"/core-*.o "$obj"/ssh-*.o)
 		case $prog in
-		patrol) objs="$objs $(ls "$obj"/patrol-*.o "$obj"/handbook-render*.o)"; libs="-lcjson -lpcre2-8 -lssh2 -lcrypto" ;;
+		patrol) objs="$objs $(ls "$obj"/patrol-*.o "$obj"/handbook-render*.o)"; libs="-lcjson -lpcre2-8 -lssh2 -lcrypto -lncurses" ;;
 		sentinel) objs="$objs $(ls "$obj"/sentinel-*.o)"; libs="-lcjson -lpcre2-8 -lssh2" ;;
 		handbook) objs="$objs $(ls "$obj"/handbook-*.o)"; libs="-lcjson -lpcre2-8 -lssh2" ;;
 		esac

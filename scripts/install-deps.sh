@@ -9,6 +9,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 PKGS="build-essential pkg-config
 libssh2-1-dev libssl-dev libcurl4-openssl-dev libcjson-dev libpcre2-dev libcmocka-dev
 openssh-server openssh-client tmux dash procps iproute2 iptables python3 valgrind jq"
+# patrol top's screen (patrol/top.c): ncurses, wide (libncursesw, libtinfo).
+PKGS="$PKGS libncurses-dev"
 # The Slurm tests' one-node cluster (tests/e2e/slurm.sh), clang with its
 # libFuzzer runtime for `make fuzz` (fuzz/run.sh), and debootstrap for the
 # Debian 11 box of tests/e2e/oldbox.sh.  Optional: when these cannot be
