@@ -61,9 +61,10 @@ wdir_pre(const char *path)
  * header is the tag and the header (h), any other line is data and gets its
  * '|'.  The tag is new each script, so no file on the box can hold it; a
  * header that follows data without its last newline is split from it at the
- * tag, the data first.  live PID: lv=1 when the process exists, else 0 (a
+ * tag, the data first.  live PID: lv=1 when the process exists and is not
+ * a zombie (killed, its parent gone, not reaped yet: dead), else 0 (a
  * variable, not $(live): each $(...) is a fork on the box, and a tick's
- * probe used to start some 27 processes there).
+ * probe used to start some 27 processes there; read is a builtin).
  */
 void
 probe_sh_prelude(struct buf *b)
@@ -73,7 +74,9 @@ probe_sh_prelude(struct buf *b)
 	fs_random_hex(tag, PROBE_TAG_BYTES);
 	buf_printf(b, "N=wk%s\n"
 	    "h() { echo \"$N$1\"; }\n"
-	    "live() { lv=0; if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then lv=1; fi; }\n",
+	    "live() { lv=0; if [ -n \"$1\" ] && [ \"$1\" != 0 ] && [ -d \"/proc/$1\" ]; then lv=1; "
+	    "if read -r zl <\"/proc/$1/stat\"; then zl=${zl##*) }; case $zl in Z*) lv=0 ;; esac; "
+	    "fi 2>/dev/null; fi; }\n",
 	    tag);
 }
 

@@ -36,6 +36,14 @@ sinks() {
 
 # chat EXPR: EXPR over r, the stand-in's requests (a list of dicts), printed.
 chat() { python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; v=eval(sys.argv[2]); print(v if not isinstance(v,bool) else str(v).lower())' "$T/chat.jsonl" "$1"; }
+# chat_all_show TEXT API...: each API has answered 200 to a request carrying TEXT.
+chat_all_show() {
+	local want=$1 a
+	shift
+	for a in "$@"; do
+		[ "$(chat "any('$want' in $TXT and x['status'] == 200 for x in r if x.get('api') == '$a')")" = true ] || return 1
+	done
+}
 # The text an API's request carries.
 TXT='(x["body"].get("text") or x["body"].get("content") or "")'
 
@@ -77,8 +85,9 @@ check_api() {
 	id=$(chat "[x['id'] for x in r if x.get('api')=='$api' and x['op']=='post'][0]")
 	chat "[$TXT for x in r if x.get('api')=='$api' and x['op']=='post'][1]" >"$T/$api.ping"
 	assert_grep '^\[t1\] chain DONE' "$T/$api.ping"
-	# every edit is of that one card, all answered, through the documented method
-	assert_eq "$(chat "len([x for x in r if x.get('api')=='$api' and x['op']=='edit']) >= 4")" true "$api edits"
+	# every edit is of that one card, all answered, through the documented method;
+	# the new onbox found the card again: it edited it after the restart
+	assert_eq "$(chat "len([x for x in r if x.get('api')=='$api' and x['op']=='edit' and x['t'] > $T_KILL]) >= 1")" true "$api edits after the restart"
 	assert_eq "$(chat "sorted(set(str(x['id']) for x in r if x.get('api')=='$api' and x['op']=='edit'))")" "['$id']"
 	assert_eq "$(chat "[x['path'].rsplit('/', 1)[-1] if '$api' != 'discord' else x['method'] for x in r if x.get('api')=='$api' and x['op']=='edit'][0]")" "$edit"
 	assert_eq "$(chat "all(x['status'] == 200 or (x['status'] == 400 and 'tg' == '$api') for x in r if x.get('api')=='$api' and x['op']=='edit')")" true
@@ -89,7 +98,7 @@ check_api() {
 	assert_grep '^updated 20' "$T/$api.card"
 	# the restart stays on the card (DONE's caveats); the progress moved on it
 	assert_grep '1 restart \(nccl_timeout\)' "$T/$api.card"
-	assert_eq "$(chat "any('~10/20' in $TXT for x in r if x.get('api')=='$api' and x['op']=='edit')")" true "$api progress on the card"
+	assert_eq "$(chat "any('~10/20' in $TXT for x in r if x.get('api')=='$api' and x['op'] in ('post', 'edit'))")" true "$api progress on the card"
 	: "$post"
 }
 
@@ -98,13 +107,14 @@ test_card_through_a_run() {
 	train_chain "$(sinks)"
 	bg_onbox run
 	wait_for 30 test -e "$T/waiting"
-	# the card moved with the progress before the crash
-	wait_for 20 sh -c "grep -q '\"op\": \"edit\"' '$T/chat.jsonl' && grep -q '~10/20' '$T/chat.jsonl'"
+	# every card shows the progress before the crash
+	wait_for 20 chat_all_show '~10/20' slack tg discord
 	# onbox dies (kill -9): the training's wrapper lives on; a new onbox re-attaches
 	kill -9 "$LAST_PID"
 	wait_for 10 gone "$LAST_PID"
 	local n_before
 	n_before=$(chat "len([x for x in r if x['op']=='post'])")
+	T_KILL=$(date +%s.%N)
 	bg_onbox run
 	wait_for 20 grep -q 're-attaching' "$T/onbox.out"
 	touch "$T/go"
@@ -137,7 +147,7 @@ test_card_edit_fails() {
 	: >"$T/failed.once"
 	bg_onbox run
 	wait_for 30 test -e "$T/waiting"
-	wait_for 20 sh -c "[ \$(grep -c '\"op\": \"edit\"' '$T/chat.jsonl') -ge 2 ]"
+	wait_for 20 chat_all_show '~10/20' slack tg
 	local old_slack old_tg
 	old_slack=$(chat "[x['id'] for x in r if x.get('api')=='slack' and x['op']=='post'][0]")
 	old_tg=$(chat "[x['id'] for x in r if x.get('api')=='tg' and x['op']=='post'][0]")
@@ -147,7 +157,12 @@ test_card_edit_fails() {
 	touch "$T/go"
 	wait_for 60 gone "$LAST_PID"
 	# what is still due waits for its retry time: the documented flush sends it now
-	onbox notify --flush >"$T/flush.out" 2>&1 || { cat "$T/flush.out" >&2; fail "notify --flush"; }
+	# (a 503 left for it stops that flush: again, a bounded number of times)
+	local i
+	for i in 1 2 3 4; do
+		onbox notify --flush >>"$T/flush.out" 2>&1 || :
+		[ "$(ls "$W/outbox/1-telegram" | grep -cE '^[0-9]+\.json$')" = 0 ] && break
+	done
 	# slack: message_not_found -> a new card, then edits of the new one
 	assert_eq "$(chat "len([x for x in r if x.get('api')=='slack' and x['op']=='post'])")" 3 "slack: card, new card, DONE"
 	local new_slack
@@ -176,11 +191,18 @@ test_card_off_and_curl() {
 	# the same run with cards, HTTP through the curl command: a PATCH edits the card
 	rm -rf "$T/work" "$T/chat.jsonl"
 	: >"$T/chat.jsonl"
-	conf "\"notify\": $(sinks '' discord)," '[{"stage": "s1", "run": "echo step 1/1"}, {"stage": "s2", "run": "echo ok"}]'
-	WATCHKEEPER_HTTP=curl onbox run >"$T/out2" 2>&1
-	wait_for 20 grep -q 'chain DONE' "$T/chat.jsonl"
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "step 1/2"\n"%s" 60 "%s/go" || :\necho "step 2/2"\n' "$AWAIT" "$T" >"$T/bin/s1.sh"
+	chmod +x "$T/bin/s1.sh"
+	conf "\"notify\": $(sinks '' discord)," "[{\"stage\": \"s1\", \"run\": \"$T/bin/s1.sh\"}, {\"stage\": \"s2\", \"run\": \"echo ok\"}]"
+	WATCHKEEPER_HTTP=curl bg_onbox run
+	wait_for 20 grep -q '"op": "post"' "$T/chat.jsonl"
+	touch "$T/go"
+	wait_for 30 grep -q '\[t1\] chain DONE' "$T/chat.jsonl"
+	wait_for 30 gone "$LAST_PID"
 	assert_eq "$(chat "[p['query'] for p in r if p['op']=='post']")" "['wait=true', '']"
-	assert_eq "$(chat "len([x for x in r if x['method']=='PATCH' and x['status']==200]) >= 2")" true
+	assert_eq "$(chat "len([x for x in r if x['method']=='PATCH' and x['status']==200]) >= 1")" true
+	assert_eq "$(chat "[$TXT for x in r if x['method']=='PATCH'][-1].split(chr(10))[0]")" "[t1] DONE · s2 attempt 1"
 }
 
 # What only patrol can see (the box's onbox and stage are gone): patrol's
