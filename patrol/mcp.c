@@ -34,6 +34,7 @@
 #include "proc.h"
 #include "sigwait.h"
 #include "spawn.h"
+#include "warm.h"
 #include "xmalloc.h"
 
 #define MCP_MAX_CALLS	16	/* calls in flight; the next gets an isError result */
@@ -438,6 +439,9 @@ mcp_serve(char *const *configs, size_t nconfigs)
 	/* SIGTERM and SIGINT end the server like EOF */
 	if ((mcp_sigfd = sigwait_open(sigs, sizeof(sigs) / sizeof(sigs[0]))) < 0)
 		fatal("the signal pipe: %s", strerror(errno));
+	/* Every call's looks share one held connection per box (warm.h). */
+	if (warm_init(0) != 0)
+		log_warn("warm looks are off (every look connects): %s", strerror(errno));
 	while (!(srv.eof || srv.broken) || srv.nkids > 0) {
 		if (mcp_stop)
 			srv.eof = 1;
@@ -450,6 +454,7 @@ mcp_serve(char *const *configs, size_t nconfigs)
 	}
 	sigwait_close();
 	mcp_sigfd = -1;
+	warm_shutdown();
 	buf_free(&srv.in);
 	xfree_strv(names, nconfigs);
 	return 0;

@@ -682,6 +682,7 @@ tick_run(struct wk_config *cfg, enum tick_mode mode, int print, struct tick_resu
 		budget_s = t.target.connect_timeout_s + TICK_BUDGET_S;
 		if (mode == TICK_STOP)
 			budget_s += (int)cfg->stop_grace_s + PATROL_STOP_BUDGET_S;
+		t.target.warm = 1;	/* a held connection when this process family keeps them */
 		if (ssh_connect(&t.target, budget_s * 1000, &t.conn, &t.err) == 0)
 			(void)tick_probe(&t);
 	}

@@ -150,13 +150,14 @@ ssh2_pump_run(struct ssh2_conn *c, LIBSSH2_CHANNEL *ch, struct ssh2_pump *p, str
 		}
 		if (pending == SSH_OP_NONE && libssh2_channel_eof(ch) == 1)
 			break;
-		if (moved && !ssh2_expired(c))
+		if (moved && !ssh2_expired(c) &&
+		    !(pending == SSH_OP_NONE && ssh2_cancel_seen(c, 0)))
 			continue;
 		avail = 0;
 		(void)libssh2_channel_window_read_ex(ch, &avail, NULL);
 		if (avail > 0 && pending == SSH_OP_NONE)
 			continue;	/* already buffered by libssh2: no need to wait for the socket */
-		if (c->broken || ssh2_wait(c) != 0) {
+		if (c->broken || (c->cancelled && pending == SSH_OP_NONE) || ssh2_wait(c) != 0) {
 			ssh2_fail_call(c, err, SSH_FAIL_TIMEOUT, LIBSSH2_ERROR_EAGAIN,
 			    "running the command");
 			goto out;
@@ -188,6 +189,7 @@ ssh2_exec(void *conn, const char *command, const void *in, size_t inlen, size_t 
 	if (c->broken) {
 		ssh_error_set(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_IO,
 		    "%s: the connection is no longer usable", c->label);
+		err->unsent = 1;
 		goto out;
 	}
 	/* Silence is counted while we wait, not while the caller was busy elsewhere. */
@@ -198,6 +200,7 @@ ssh2_exec(void *conn, const char *command, const void *in, size_t inlen, size_t 
 	if (ch == NULL) {
 		ssh2_fail_call(c, err, SSH_FAIL_EXEC, libssh2_session_last_errno(c->s),
 		    "opening a session channel");
+		err->unsent = 1;
 		goto out;
 	}
 	do

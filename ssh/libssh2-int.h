@@ -49,6 +49,8 @@ struct ssh2_conn {
 	int		 sock_errno;	/* the last socket error seen by libssh2's I/O */
 	enum ssh_fail	 wait_fail;	/* why the last wait gave up */
 	int		 broken;	/* shut down: only freeing is left */
+	int		 cancel_fd;	/* readable or hung up: end the exec (ssh_conn_limit); -1 none */
+	int		 cancelled;	/* it did: the exec fails, the connection stays */
 };
 
 /* The known_hosts files of one connection attempt (libssh2-hostkey.c). */
@@ -64,6 +66,7 @@ void ssh2_base64(struct buf *b, const unsigned char *p, size_t n, int pad);
 int ssh2_expired(struct ssh2_conn *c);
 int ssh2_wait(struct ssh2_conn *c);
 int ssh2_again(struct ssh2_conn *c, int rc);
+int ssh2_cancel_seen(struct ssh2_conn *c, int ms);
 int ssh2_out_pending(struct ssh2_conn *c, long rc);
 void ssh2_lib_error(struct ssh2_conn *c, char *out, size_t outlen);
 void ssh2_fail_call(struct ssh2_conn *c, struct ssh_error *err, enum ssh_fail kind, int rc,

@@ -10,6 +10,7 @@
 
 #include "ssh.h"
 #include "transport.h"
+#include "warm.h"
 #include "xmalloc.h"
 
 struct ssh_conn {
@@ -30,7 +31,8 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 	*out = NULL;
 	ssh_error_clear(err);
 	c = xcalloc(1, sizeof(*c));
-	c->ops = t->openssh ? &ssh_transport_openssh : &ssh_transport_libssh2;
+	c->ops = t->openssh ? &ssh_transport_openssh : t->warm && warm_active() ?
+	    &ssh_transport_warm : &ssh_transport_libssh2;
 	if (c->ops->connect(t, deadline_ms > 0 ? deadline_ms : 1, &c->tc, err) != 0) {
 		/* A tick from cron or a timer: say why a key in an agent could not help. */
 		if (err->kind == SSH_FAIL_AUTH && ssh_agent_find() == SSH_AGENT_NONE) {
@@ -83,4 +85,17 @@ ssh_close(struct ssh_conn *c)
 		return;
 	c->ops->close(c->tc);
 	free(c);
+}
+
+void
+ssh_conn_limit(struct ssh_conn *c, int deadline_ms, int cancel_fd)
+{
+	if (c->ops->limit != NULL)
+		c->ops->limit(c->tc, deadline_ms > 0 ? deadline_ms : 1, cancel_fd);
+}
+
+int
+ssh_conn_idle(struct ssh_conn *c)
+{
+	return c->ops->idle != NULL ? c->ops->idle(c->tc) : -1;
 }

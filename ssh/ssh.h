@@ -36,6 +36,13 @@ struct ssh_target {
 	int	 connect_timeout_s;
 	int	 keepalive_s;	/* ServerAliveInterval; 0: 10 */
 	int	 keepalive_max;	/* ServerAliveCountMax; 0: 3 */
+	/*
+	 * ssh_connect may hand the connection to a warm holder (warm.h) when
+	 * this process (or one it was forked from) called warm_init: each exec
+	 * is then a channel on a connection held open across looks.  Set by
+	 * the caller; target_from_config leaves it 0.
+	 */
+	int	 warm;
 
 	/* The openssh transport (box.transport "openssh"); libssh2 ignores these. */
 	int	 openssh;
@@ -110,6 +117,20 @@ int ssh_put(struct ssh_conn *c, const char *remote_path, const void *data, size_
     struct ssh_error *err);
 void ssh_close(struct ssh_conn *c);
 void ssh_result_free(struct ssh_result *r);
+
+/*
+ * For a connection held open across looks (warm.c).  ssh_conn_limit: the
+ * following calls' deadline, deadline_ms from now (replacing the one given
+ * to ssh_connect), and cancel_fd (-1: none): when it becomes readable or
+ * hangs up during an exec, the exec's channel is closed, the connection
+ * kept, and the exec fails with SSH_FAIL_EXEC "cancelled".  ssh_conn_idle:
+ * between looks, a keepalive when one is due and a look whether the peer
+ * hung up; 0 while the connection lives, -1 when it is gone.  Both are
+ * libssh2's only: with the openssh transport limit does nothing and idle
+ * says gone.
+ */
+void ssh_conn_limit(struct ssh_conn *c, int deadline_ms, int cancel_fd);
+int ssh_conn_idle(struct ssh_conn *c);
 
 /*
  * The user's ssh-agent (agent.c), looked for once a process: SSH_AGENT_ENV

@@ -40,6 +40,7 @@
 #include "sigwait.h"
 #include "spawn.h"
 #include "tick.h"
+#include "warm.h"
 #include "xmalloc.h"
 
 /* Past the connection's own deadline, how long the parent gives the child. */
@@ -181,6 +182,46 @@ tick_refusal(enum ssh_fail kind)
 	    kind == SSH_FAIL_HOSTKEY_UNKNOWN || kind == SSH_FAIL_UNSUPPORTED;
 }
 
+/*
+ * The look through a warm connection (warm.h), in this process: the signal
+ * pipe abandons it (the holder closes its channel; the connection stays).
+ * 1 when there is no warm way and the tick must connect itself.
+ */
+static int
+tick_warm(struct tick_conn *tc, const char *command, const char *in, size_t inlen,
+    int deadline_ms, struct tick_res *r)
+{
+	struct ssh_result res;
+
+	switch (warm_exec(tc->target, command, in, inlen, MWAIT_MAX_OUT, deadline_ms, tc->sigfd,
+	    &res, &r->err)) {
+	case WARM_NONE:
+		return 1;
+	case WARM_WATCH:
+		if (sigwait_fd(tc->sigfd, 0, &r->sig))
+			r->kind = TICK_STOPPED;
+		else
+			ssh_error_set(&r->err, SSH_FAIL_EXEC, "the look was abandoned");
+		return 0;
+	case WARM_FAIL:
+		r->kind = tick_refusal(r->err.kind) ? TICK_REFUSED : TICK_UNREACHABLE;
+		return 0;
+	case WARM_DONE:
+		break;
+	}
+	if (res.truncated) {
+		ssh_error_set(&r->err, SSH_FAIL_IO, "the check's output was larger than its bound");
+	} else {
+		r->kind = TICK_SEEN;
+		r->exit_status = res.exit_status;
+		r->outlen = res.out_len;
+		r->out = res.out;	/* transferred */
+		res.out = NULL;
+	}
+	ssh_result_free(&res);
+	return 0;
+}
+
 enum tick_kind
 tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen, int deadline_ms,
     struct tick_res *r)
@@ -196,6 +237,8 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 
 	memset(r, 0, sizeof(*r));
 	r->kind = TICK_UNREACHABLE;
+	if (tick_warm(tc, command, in, inlen, deadline_ms, r) == 0)
+		return r->kind;
 	if (wk_pipe_cloexec(pipefd) != 0) {
 		ssh_error_set(&r->err, SSH_FAIL_EXEC, "pipe: %s", wk_strerror(WK_ERR_SYSTEM));
 		return r->kind;
