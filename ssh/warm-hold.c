@@ -146,6 +146,33 @@ warm_hold_serve(struct warm_holder *h, int fd)
 	free(in);
 }
 
+/*
+ * <sock minus .sock>.pid: our pid and start time, for warm_shutdown to end
+ * us by (the owner does not know the pids of holders its children started).
+ */
+static void
+warm_hold_pidfile(const char *sock)
+{
+	struct proc_id me;
+	size_t n = strlen(sock);
+	char *path, *tmp;
+	FILE *f;
+
+	if (n < 5 || proc_identify(getpid(), &me) != 0)
+		return;
+	path = xstrfmt("%.*s.pid", (int)(n - 5), sock);
+	tmp = xstrfmt("%s.tmp", path);
+	if ((f = fopen(tmp, "we")) != NULL) {
+		fprintf(f, "%ld %llu\n", (long)me.pid, (unsigned long long)me.start);
+		if (fclose(f) == 0 && rename(tmp, path) == 0)
+			tmp[0] = '\0';
+	}
+	if (tmp[0] != '\0')
+		(void)unlink(tmp);
+	free(tmp);
+	free(path);
+}
+
 /* Is the socket at h->sock still the one we bound? */
 static int
 warm_hold_ours(const struct warm_holder *h)
@@ -172,6 +199,7 @@ warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *loc
 	h.lock = lock;
 	if (stat(sock, &h.st) != 0)
 		_exit(1);
+	warm_hold_pidfile(sock);
 	ka_ms = (uint64_t)(t->keepalive_s > 0 ? t->keepalive_s : 10) * 1000;
 	last_look = last_check = last_alive = monotime_ms();
 	for (;;) {
@@ -205,8 +233,13 @@ warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *loc
 				break;
 		}
 	}
-	if (warm_hold_ours(&h))
+	if (warm_hold_ours(&h)) {
+		char *pid = xstrfmt("%.*s.pid", (int)(strlen(sock) - 5), sock);
+
+		(void)unlink(pid);
 		(void)unlink(sock);
+		free(pid);
+	}
 	close(lfd);
 	if (h.conn != NULL) {
 		ssh_conn_limit(h.conn, 1000, -1);	/* a short goodbye */

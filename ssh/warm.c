@@ -44,6 +44,9 @@
 
 /* On top of the look's own deadline (and one reconnect), how long a look waits for its holder. */
 #define WARM_GRACE_MS	5000
+/* How long warm_shutdown waits for its holders to go. */
+#define WARM_END_MS	2000
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
 static struct {
 	int		active;
@@ -95,28 +98,68 @@ warm_init(int idle_s)
 	return ret;
 }
 
+/* The holder whose pid file is path, if it is still that very process: 0 and *id. */
+static int
+warm_pidfile(const char *path, struct proc_id *id)
+{
+	struct proc_id now;
+	unsigned long long start;
+	long pid;
+	FILE *f;
+	int n;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	n = fscanf(f, "%ld %llu", &pid, &start);
+	fclose(f);
+	if (n != 2 || pid <= 1 || proc_identify((pid_t)pid, &now) != 0 ||
+	    now.start != (uint64_t)start)
+		return -1;
+	*id = now;
+	return 0;
+}
+
 void
 warm_shutdown(void)
 {
+	struct proc_id ids[64];
+	struct deadline dl;
 	struct dirent *de;
+	size_t n = 0, i, left;
+	const char *dot;
 	char *path;
 	DIR *d;
 
 	if (!warm.active || warm.owner.pid != getpid())
 		return;
 	warm.active = 0;
-	/* A holder sees its socket gone within a second, closes its connection and exits. */
+	/*
+	 * Every socket goes (a holder that sees its socket gone leaves by
+	 * itself), and the holders are asked to go now, by pid and start time:
+	 * the owner ends after them, so nothing of it outlives it.
+	 */
 	if ((d = opendir(warm.dir)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			if (de->d_name[0] == '.')
 				continue;
 			path = xstrfmt("%s/%s", warm.dir, de->d_name);
+			dot = strrchr(de->d_name, '.');
+			if (dot != NULL && strcmp(dot, ".pid") == 0 && n < nitems(ids) &&
+			    warm_pidfile(path, &ids[n]) == 0 && kill(ids[n].pid, SIGTERM) == 0)
+				n++;
 			(void)unlink(path);
 			free(path);
 		}
 		closedir(d);
 	}
 	(void)rmdir(warm.dir);
+	deadline_set(&dl, WARM_END_MS);
+	do {
+		for (i = 0, left = 0; i < n; i++)
+			left += (size_t)proc_alive(&ids[i]);
+		if (left > 0)
+			(void)poll(NULL, 0, 5);
+	} while (left > 0 && !deadline_expired(&dl));
 }
 
 /* ---- one look ---- */
