@@ -186,6 +186,25 @@ ssh2_auth_files(struct ssh2_conn *c, const struct ssh_target *t, struct ssh2_aut
 	free(pub);
 }
 
+/*
+ * When no key was accepted: what the server offers, asked only now (the
+ * "none" request costs a round trip that a connection that authenticates
+ * never needs).  NULL when it cannot be asked.
+ */
+static const char *
+ssh2_auth_methods(struct ssh2_conn *c)
+{
+	const char *list;
+
+	if (c->broken)
+		return NULL;
+	do
+		list = libssh2_userauth_list(c->s, c->user, (unsigned int)strlen(c->user));
+	while (list == NULL && !libssh2_userauth_authenticated(c->s) &&
+	    ssh2_again(c, libssh2_session_last_errno(c->s)));
+	return list;
+}
+
 int
 ssh2_auth(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_error *err)
 {
@@ -195,25 +214,7 @@ ssh2_auth(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_error *err
 
 	memset(&a, 0, sizeof(a));
 	buf_init(&a.tried);
-	do
-		list = libssh2_userauth_list(c->s, c->user, (unsigned int)strlen(c->user));
-	while (list == NULL && !libssh2_userauth_authenticated(c->s) &&
-	    ssh2_again(c, libssh2_session_last_errno(c->s)));
-	if (libssh2_userauth_authenticated(c->s)) {
-		ret = 0;
-		goto out;
-	}
-	if (list == NULL) {
-		ssh2_fail_call(c, err, SSH_FAIL_AUTH, libssh2_session_last_errno(c->s),
-		    "asking which authentication methods the server accepts");
-		goto out;
-	}
-	if (strstr(list, "publickey") == NULL) {
-		ssh_error_set(err, SSH_FAIL_AUTH, "%s: the server does not accept public keys for user "
-		    "%s (it offers: %s); watchkeeper authenticates with keys only", c->label,
-		    c->user, list);
-		goto out;
-	}
+	/* Keys straight away: the handshake already asked for the ssh-userauth service. */
 	if (!t->identities_only)
 		ssh2_auth_agent(c, &a, err);
 	ssh2_auth_files(c, t, &a, err);
@@ -223,6 +224,12 @@ ssh2_auth(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_error *err
 	}
 	if (a.fatal)
 		goto out;
+	if ((list = ssh2_auth_methods(c)) != NULL && strstr(list, "publickey") == NULL) {
+		ssh_error_set(err, SSH_FAIL_AUTH, "%s: the server does not accept public keys for user "
+		    "%s (it offers: %s); watchkeeper authenticates with keys only", c->label,
+		    c->user, list);
+		goto out;
+	}
 	ssh_error_set(err, SSH_FAIL_AUTH, "%s: no key was accepted for user %s; tried: %s.%s",
 	    c->label, c->user, a.tried.len > 0 ? buf_str(&a.tried) :
 	    "nothing (no ssh-agent key, no identity file exists)",

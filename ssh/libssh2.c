@@ -206,7 +206,7 @@ ssh2_wait(struct ssh2_conn *c)
 {
 	struct pollfd pfd[2];
 	uint64_t silent_ms;
-	int dir, cap = -1, ms, next = 0;
+	int dir, cap = -1, ms, next = 0, next_ms = 0;
 	nfds_t npfd = 1;
 
 	if (c->broken) {
@@ -247,9 +247,17 @@ ssh2_wait(struct ssh2_conn *c)
 			ssh2_break(c);
 			return -1;
 		}
-		if (libssh2_keepalive_send(c->s, &next) == 0 && next > 0 &&
-		    (cap < 0 || next * 1000 < cap))
-			cap = next * 1000;
+		/*
+		 * Only after keepalive_s of silence: libssh2 would send its first
+		 * one at once, and its reply, a second small segment from a server
+		 * that has Nagle on (sshd for exec sessions), costs a round trip.
+		 */
+		if (silent_ms < (uint64_t)c->keepalive_s * 1000)
+			next_ms = (int)((uint64_t)c->keepalive_s * 1000 - silent_ms);
+		else if (libssh2_keepalive_send(c->s, &next) == 0 && next > 0)
+			next_ms = next * 1000;
+		if (next_ms > 0 && (cap < 0 || next_ms < cap))
+			cap = next_ms;
 	}
 	ms = deadline_poll_timeout(&c->deadline, 1, cap);
 	if (poll(pfd, npfd, ms) < 0 && errno != EINTR) {
