@@ -620,6 +620,13 @@ ssh2_close(void *conn)
 	if (c == NULL)
 		return;
 	if (c->s != NULL) {
+		if (c->spare != NULL) {
+			if (!c->broken && deadline_left_ms(&c->deadline) > SSH_BYE_MS)
+				deadline_set(&c->deadline, SSH_BYE_MS);
+			ssh2_channel_release(c, c->spare);
+			c->spare = NULL;
+		}
+		/* An open still under way: the goodbye below ends it with the session. */
 		if (!c->broken) {
 			/* A short goodbye within what is left of the deadline. */
 			if (deadline_left_ms(&c->deadline) > SSH_BYE_MS)
@@ -664,7 +671,7 @@ ssh2_limit(void *conn, int deadline_ms, int cancel_fd)
  * peer too.  Its reply waits in the socket for the next look's reads.
  */
 static int
-ssh2_idle(void *conn)
+ssh2_idle(void *conn, int keepalive)
 {
 	struct ssh2_conn *c = conn;
 	char byte;
@@ -673,12 +680,16 @@ ssh2_idle(void *conn)
 
 	if (c->broken)
 		return -1;
+	if (ssh2_spare_check(c) != 0) {
+		ssh2_break(c);
+		return -1;
+	}
 	n = recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
 		ssh2_break(c);
 		return -1;
 	}
-	if (c->keepalive_s > 0 && libssh2_keepalive_send(c->s, &next) != 0) {
+	if (keepalive && c->keepalive_s > 0 && libssh2_keepalive_send(c->s, &next) != 0) {
 		ssh2_break(c);
 		return -1;
 	}
@@ -686,5 +697,6 @@ ssh2_idle(void *conn)
 }
 
 const struct ssh_transport ssh_transport_libssh2 = {
-	"libssh2", ssh2_connect, ssh2_exec, ssh2_put, ssh2_close, ssh2_limit, ssh2_idle
+	"libssh2", ssh2_connect, ssh2_exec, ssh2_put, ssh2_close, ssh2_limit, ssh2_idle,
+	ssh2_prepare
 };

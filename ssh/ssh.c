@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "ssh.h"
+#include "sshq.h"
 #include "transport.h"
 #include "warm.h"
 #include "xmalloc.h"
@@ -95,7 +97,27 @@ ssh_conn_limit(struct ssh_conn *c, int deadline_ms, int cancel_fd)
 }
 
 int
-ssh_conn_idle(struct ssh_conn *c)
+ssh_conn_idle(struct ssh_conn *c, int keepalive)
 {
-	return c->ops->idle != NULL ? c->ops->idle(c->tc) : -1;
+	return c->ops->idle != NULL ? c->ops->idle(c->tc, keepalive) : -1;
+}
+
+int
+ssh_conn_prepare(struct ssh_conn *c)
+{
+	return c->ops->prepare != NULL ? c->ops->prepare(c->tc) : -1;
+}
+
+char *
+ssh_script_command(const char *script)
+{
+	struct buf b = BUF_INIT;
+
+	buf_puts(&b, "sh -c ");
+	sshq_append(&b, script);
+	if (b.len > SSH_SCRIPT_CMD_MAX) {
+		buf_free(&b);
+		return NULL;
+	}
+	return buf_detach(&b);
 }

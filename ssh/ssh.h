@@ -124,13 +124,32 @@ void ssh_result_free(struct ssh_result *r);
  * to ssh_connect), and cancel_fd (-1: none): when it becomes readable or
  * hangs up during an exec, the exec's channel is closed, the connection
  * kept, and the exec fails with SSH_FAIL_EXEC "cancelled".  ssh_conn_idle:
- * between looks, a keepalive when one is due and a look whether the peer
- * hung up; 0 while the connection lives, -1 when it is gone.  Both are
- * libssh2's only: with the openssh transport limit does nothing and idle
- * says gone.
+ * between looks, without waiting: take in what arrived, look whether the
+ * peer hung up, and with keepalive send a keepalive when one is due (never
+ * right before a look: its reply would cost that look a round trip); 0
+ * while the connection lives, -1 when it is gone.  Both are libssh2's
+ * only: with the openssh transport limit does nothing and idle says gone.
  */
 void ssh_conn_limit(struct ssh_conn *c, int deadline_ms, int cancel_fd);
-int ssh_conn_idle(struct ssh_conn *c);
+int ssh_conn_idle(struct ssh_conn *c, int keepalive);
+/*
+ * Open the next exec's channel ahead, between looks, within the deadline
+ * of the last ssh_conn_limit: the look after it saves a round trip.  0, or
+ * -1 (the next exec opens its own; ssh_conn_idle says whether the
+ * connection is still there).  libssh2 only (-1 elsewhere).
+ */
+int ssh_conn_prepare(struct ssh_conn *c);
+
+/*
+ * A script for `sh` on the box as one command line, "sh -c '<script>'"
+ * (sshq-quoted), when that fits in one argument of the box's shell
+ * (SSH_SCRIPT_CMD_MAX bytes), else NULL: run it as "sh -s" with the script
+ * on stdin.  On the command line it needs no stdin, and sshd gives a session
+ * its window only when the command starts, so stdin costs a round trip that
+ * the command line does not.  Caller frees.
+ */
+#define SSH_SCRIPT_CMD_MAX	(64 * 1024)
+char *ssh_script_command(const char *script);
 
 /*
  * The user's ssh-agent (agent.c), looked for once a process: SSH_AGENT_ENV

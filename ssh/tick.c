@@ -233,15 +233,23 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 	struct buf got = BUF_INIT;
 	char chunk[65536];
 	int pipefd[2] = { -1, -1 }, status, n, eof = 0;
+	char *line = NULL;
 	ssize_t k;
 
 	memset(r, 0, sizeof(*r));
 	r->kind = TICK_UNREACHABLE;
+	/* A script on stdin goes on the command line when it fits: a round trip less. */
+	if (strcmp(command, "sh -s") == 0 && in != NULL && strlen(in) == inlen &&
+	    (line = ssh_script_command(in)) != NULL) {
+		command = line;
+		in = NULL;
+		inlen = 0;
+	}
 	if (tick_warm(tc, command, in, inlen, deadline_ms, r) == 0)
-		return r->kind;
+		goto out;
 	if (wk_pipe_cloexec(pipefd) != 0) {
 		ssh_error_set(&r->err, SSH_FAIL_EXEC, "pipe: %s", wk_strerror(WK_ERR_SYSTEM));
-		return r->kind;
+		goto out;
 	}
 	spawn_opts_init(&o);
 	o.fd_err = SPAWN_INHERIT;
@@ -326,5 +334,6 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	buf_free(&got);
+	free(line);
 	return r->kind;
 }

@@ -10,11 +10,13 @@
  *           without a look, taking the slot's lock first, so that no look is
  *           left waiting on a holder that is going.
  *   a look: read its request whole (bounded), connect when there is no
- *           connection, run it with the look's deadline and the look's own
+ *           connection (or it went while idle), run it with the look's deadline and the look's own
  *           socket as the cancel (a look that goes away closes the channel
  *           at once, and the connection stays), retry once on a fresh
  *           connection when the old one was gone before the channel opened,
- *           drop a connection that broke, answer.
+ *           drop a connection that broke, answer; then open the next
+ *           look's channel ahead (ssh_conn_prepare), so that a warm look
+ *           is the exec alone.
  *
  * It runs forked from a look: signals reset and every descriptor but the
  * listening socket closed (spawn_fork), in a session of its own.
@@ -38,6 +40,7 @@
 
 #define WARM_CHECK_MS	1000	/* how often the owner and the socket are looked at */
 #define WARM_READ_MS	5000	/* a look's request arrives within this */
+#define WARM_PREPARE_MS	10000	/* opening the next look's channel ahead */
 
 struct warm_holder {
 	const struct ssh_target	*t;
@@ -114,6 +117,12 @@ warm_hold_serve(struct warm_holder *h, int fd)
 	    warm_hold_read(fd, in, (size_t)q.inlen) != 0)
 		goto out;
 	cmd[q.cmdlen] = '\0';
+	/* Gone while idle (the server closed it, a peer that hung up): connect afresh. */
+	if (h->conn != NULL && ssh_conn_idle(h->conn, 0) != 0) {
+		log_debug("warm: the held connection went while idle: connecting again");
+		ssh_close(h->conn);
+		h->conn = NULL;
+	}
 	for (attempt = 0; attempt < 2; attempt++) {
 		if (h->conn == NULL) {
 			fresh = 1;
@@ -125,11 +134,13 @@ warm_hold_serve(struct warm_holder *h, int fd)
 		ssh_conn_limit(h->conn, (int)q.deadline_ms, -1);
 		if (rc == 0)
 			break;
-		if (ssh_conn_idle(h->conn) != 0) {
+		if (ssh_conn_idle(h->conn, 0) != 0) {
 			ssh_close(h->conn);
 			h->conn = NULL;
 		}
 		/* Gone before the channel opened: the command never ran; once more, fresh. */
+		log_debug("warm: look failed (%s, unsent %d, fresh %d, connection %s)", err.msg,
+		    err.unsent, fresh, h->conn != NULL ? "kept" : "dropped");
 		if (!(err.unsent && !fresh && h->conn == NULL))
 			break;
 		log_debug("warm: the held connection was gone (%s): connecting again", err.msg);
@@ -139,6 +150,15 @@ warm_hold_serve(struct warm_holder *h, int fd)
 	if (rc == 0) {
 		warm_hold_send(fd, res.out, res.out_len);
 		warm_hold_send(fd, res.err, res.err_len);
+	}
+	/* The look has its answer: the next look's channel is opened now, off its clock. */
+	if (h->conn != NULL) {
+		ssh_conn_limit(h->conn, WARM_PREPARE_MS, -1);
+		if (ssh_conn_prepare(h->conn) != 0 && ssh_conn_idle(h->conn, 0) != 0) {
+			log_debug("warm: the connection went while opening the next channel");
+			ssh_close(h->conn);
+			h->conn = NULL;
+		}
 	}
  out:
 	ssh_result_free(&res);
@@ -221,7 +241,7 @@ warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *loc
 		}
 		if (h.conn != NULL && now - last_alive >= ka_ms) {
 			last_alive = now;
-			if (ssh_conn_idle(h.conn) != 0) {
+			if (ssh_conn_idle(h.conn, 1) != 0) {
 				log_debug("warm: the held connection to %s is gone", t->host);
 				ssh_close(h.conn);
 				h.conn = NULL;

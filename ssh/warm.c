@@ -213,23 +213,36 @@ static int
 warm_spawn(const struct ssh_target *t, int lfd, const char *sock, const char *lock)
 {
 	struct spawn_opts o;
+	const char *logpath;
 	pid_t mid, pid;
-	int status;
+	int status, logfd = -1;
 
 	spawn_opts_init(&o);	/* every stream on /dev/null: it must hold none of ours */
 	o.new_session = 1;
+	/* A developer's window into the holders: their log lines (patrol -v: debug) appended there. */
+	if ((logpath = getenv("WATCHKEEPER_WARM_LOG")) != NULL && *logpath != '\0' &&
+	    (logfd = open(logpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) >= 0)
+		o.fd_err = logfd;
 	o.keep_fds = &lfd;
 	o.nkeep = 1;
 	fflush(NULL);
-	if ((mid = spawn_fork(&o)) < 0)
+	if ((mid = spawn_fork(&o)) < 0) {
+		if (logfd >= 0)
+			close(logfd);
 		return -1;
+	}
 	if (mid == 0) {
 		if ((pid = fork()) < 0)
 			_exit(1);
-		if (pid == 0)
+		if (pid == 0) {
+			/* The holder's own connection is a plain one, never a look through a holder. */
+			warm.active = 0;
 			warm_hold(t, lfd, sock, lock, &warm.owner, warm.idle_s);
+		}
 		_exit(0);
 	}
+	if (logfd >= 0)
+		close(logfd);
 	if (spawn_wait(mid, &status) != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return -1;
 	return 0;
@@ -304,6 +317,9 @@ warm_slot(const char *key, int *slot)
 	for (i = 0; i < WARM_SLOTS && fd < 0; i++) {
 		lock = xstrfmt("%s/%s.%d.lock", warm.dir, key, i);
 		fd = lock_try(lock);
+		if (fd < 0)
+			log_debug("warm: slot %d of %s: %s", i, key, fd == WK_ERR_BUSY ? "busy" :
+			    strerror(errno));
 		free(lock);
 		if (fd >= 0)
 			*slot = i;
@@ -494,5 +510,5 @@ warm_t_close(void *conn)
 }
 
 const struct ssh_transport ssh_transport_warm = {
-	"warm", warm_t_connect, warm_t_exec, warm_t_put, warm_t_close, NULL, NULL
+	"warm", warm_t_connect, warm_t_exec, warm_t_put, warm_t_close, NULL, NULL, NULL
 };
