@@ -327,7 +327,12 @@ patrol_fleet_tick(int jobs, int quiet)
 			if (pid == 0) {
 				if (devnull >= 0)
 					(void)dup2(devnull, STDOUT_FILENO);
-				_exit(fleet_tick_one(&v[i]));
+				rc = fleet_tick_one(&v[i]);
+				free(pids);
+				free(started);
+				xfree_strv(boxes, n);
+				fleet_runs_free(v, n);
+				_exit(rc);
 			}
 			pids[i] = pid;
 			running++;

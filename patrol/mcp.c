@@ -122,6 +122,8 @@ mcp_child_run(struct mcp_server *srv, struct mcp_call *call, int fd)
 	free(r);
 	len = strlen(line);
 	rc = 0;
+	/* A cancelled call's server no longer reads: EPIPE, not a death mid-write. */
+	signal(SIGPIPE, SIG_IGN);
 	while (off < len) {
 		if ((n = write(fd, line + off, len - off)) < 0 && errno == EINTR)
 			continue;
