@@ -140,13 +140,57 @@ out:
 	libssh2_agent_free(agent);
 }
 
+/*
+ * One identity file's attempt.  libssh2 asks first whether the server would
+ * take the key (one packet, a round trip), then sends the signed request
+ * (the second packet).  On the last key there is to try (last), once that
+ * second packet is out, the first command's channel is asked for right
+ * behind it: sshd answers the open in the same segment as the host keys it
+ * sends after a login, where asked after the login's answer the open waits
+ * a round trip behind them (sshd has Nagle on).  Were the login refused
+ * after all, the connection fails anyway (no key is left), so the early
+ * open never meets a session that lives on.
+ */
+static int
+ssh2_auth_file(struct ssh2_conn *c, const char *pub, const char *priv, int last)
+{
+	unsigned long sends0 = c->sends;
+	int rc;
+
+	/* "" not NULL: libssh2 would strlen() a NULL passphrase for a PEM key. */
+	for (;;) {
+		rc = libssh2_userauth_publickey_fromfile_ex(c->s, c->user,
+		    (unsigned int)strlen(c->user), pub, priv, "");
+		if (rc != LIBSSH2_ERROR_EAGAIN)
+			break;
+		if (last && c->sends - sends0 >= 2 && !c->opening && c->spare == NULL &&
+		    !ssh2_out_pending(c, rc))
+			(void)ssh2_open_ahead(c);
+		if (!ssh2_again(c, rc))
+			break;
+	}
+	return rc;
+}
+
+/* The index after the last identity file that exists (0: none). */
+static size_t
+ssh2_files_end(const struct ssh_target *t)
+{
+	size_t i;
+
+	for (i = t->nidentities; i > 0; i--)
+		if (fs_exists(t->identities[i - 1]))
+			return i;
+	return 0;
+}
+
 static void
 ssh2_auth_files(struct ssh2_conn *c, const struct ssh_target *t, struct ssh2_auth_state *a,
     struct ssh_error *err)
 {
 	char *pub = NULL, lib[300];
 	const char *priv;
-	size_t i;
+	size_t i, end = ssh2_files_end(t);
 	int rc;
 
 	for (i = 0; i < t->nidentities && !a->done && !a->fatal; i++) {
@@ -163,11 +207,7 @@ ssh2_auth_files(struct ssh2_conn *c, const struct ssh_target *t, struct ssh2_aut
 		}
 		if (ssh2_keyfile_is_rsa(priv))
 			a->rsa = 1;
-		/* "" not NULL: libssh2 would strlen() a NULL passphrase for a PEM key. */
-		do
-			rc = libssh2_userauth_publickey_fromfile_ex(c->s, c->user,
-			    (unsigned int)strlen(c->user), pub, priv, "");
-		while (ssh2_again(c, rc));
+		rc = ssh2_auth_file(c, pub, priv, i + 1 == end);
 		if (rc == 0) {
 			a->done = 1;
 			break;

@@ -291,6 +291,35 @@ ssh2_spare_step(struct ssh2_conn *c)
 }
 
 /*
+ * Ask for a session channel now without waiting for it (the exec that comes
+ * next takes it in): 0, or -1 when the request could not go out.
+ */
+int
+ssh2_open_ahead(struct ssh2_conn *c)
+{
+	if (c->spare != NULL || c->opening)
+		return 0;
+	return c->broken || ssh2_spare_step(c) < 0 ? -1 : 0;
+}
+
+/* Wait for an open under way to end (before something else opens a channel): 0 or -1. */
+int
+ssh2_spare_finish(struct ssh2_conn *c)
+{
+	int r;
+
+	while (c->opening) {
+		if ((r = ssh2_spare_step(c)) < 0)
+			return -1;
+		if (r == 0 && ssh2_wait(c) != 0) {
+			c->opening = 0;	/* the connection is broken: nothing more will come */
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * ssh_conn_prepare: ask for the next exec's session channel now, between
  * looks, and do not wait for the answer: it is taken in by the next look (or
  * by ssh_conn_idle), so a look that comes at once never waits for it.  0, or
@@ -301,11 +330,7 @@ ssh2_prepare(void *conn)
 {
 	struct ssh2_conn *c = conn;
 
-	if (c->spare != NULL || c->opening)
-		return 0;
-	if (c->broken)
-		return -1;
-	return ssh2_spare_step(c) >= 0 ? 0 : -1;
+	return ssh2_open_ahead(c);
 }
 
 /*
@@ -488,6 +513,8 @@ ssh2_put(void *conn, const char *remote_path, const void *data, size_t len, int 
 	/* Silence is counted while we wait, not while the caller was busy elsewhere. */
 	c->heard_ms = monotime_ms();
 	tmp = xstrfmt("%s.wk-tmp.%ld", remote_path, (long)getpid());
+	/* libssh2 opens one channel at a time per session: an open under way ends first. */
+	(void)ssh2_spare_finish(c);
 	do
 		sftp = libssh2_sftp_init(c->s);
 	while (sftp == NULL && ssh2_again(c, libssh2_session_last_errno(c->s)));

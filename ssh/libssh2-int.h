@@ -53,6 +53,7 @@ struct ssh2_conn {
 	int		 cancelled;	/* it did: the exec fails, the connection stays */
 	LIBSSH2_CHANNEL	*spare;		/* opened ahead for the next exec (ssh_conn_prepare) */
 	int		 opening;	/* its open request is out, the answer not taken in yet */
+	unsigned long	 sends;		/* send() calls that moved bytes (libssh2-auth.c counts packets) */
 };
 
 /* The known_hosts files of one connection attempt (libssh2-hostkey.c). */
@@ -89,6 +90,8 @@ int ssh2_auth(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_error 
 int ssh2_exec(void *conn, const char *command, const void *in, size_t inlen, size_t cap,
     struct ssh_result *res, struct ssh_error *err);
 int ssh2_prepare(void *conn);
+int ssh2_open_ahead(struct ssh2_conn *c);
+int ssh2_spare_finish(struct ssh2_conn *c);
 int ssh2_spare_check(struct ssh2_conn *c);
 int ssh2_put(void *conn, const char *remote_path, const void *data, size_t len, int mode,
     struct ssh_error *err);

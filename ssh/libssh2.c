@@ -137,6 +137,8 @@ ssh2_send_cb(libssh2_socket_t fd, const void *buffer, size_t length, int flags, 
 	ssize_t n;
 
 	n = send(fd, buffer, length, flags | MSG_NOSIGNAL);
+	if (n > 0)
+		c->sends++;
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return -EAGAIN;
