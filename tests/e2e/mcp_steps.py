@@ -9,6 +9,7 @@ Each STEP is one argument:
     cancel:TOOL:ARGS_JSON:WHEN a tools/call, cancelled (notifications/cancelled)
                                once `bash -c WHEN` exits 0 (tried every 0.1 s,
                                at most 60 s); then a ping must be answered
+    kill9                      SIGKILL the server (no goodbye) and stop there
 Starts SERVER_CMD, initializes (2025-06-18), runs the steps in order, closes
 its stdin and waits for it.  Exit 1 (with the reason on stderr) when a step
 fails.  Every wait is bounded.  Standard library only.
@@ -98,6 +99,10 @@ def main():
             send({"jsonrpc": "2.0", "id": ids[0], "method": "ping"})
             answer(ids[0], 60)
             print(json.dumps({"tool": tool, "cancelled": True}), flush=True)
+        elif kind == "kill9":
+            srv.kill()
+            srv.wait(timeout=60)
+            return
         else:
             raise SystemExit("unknown step " + step)
     srv.stdin.close()

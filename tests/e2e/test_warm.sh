@@ -8,6 +8,7 @@
 #   an idle holder closes its connection (WATCHKEEPER_WARM_IDLE_S);
 #   a cancelled wait ends the box's `onbox wait`, and the connection stays
 #   for the next look;
+#   the server SIGKILLed: its holder goes and closes the connection;
 #   `patrol --all` with three runs on one box: one connection.
 # The MCP client is tests/e2e/mcp_steps.py (standard library only).
 . "$(dirname "$0")/lib.sh"
@@ -90,6 +91,17 @@ test_cancelled_wait_ends_onbox_wait() {
 	assert_eq "$(accepted)" 1 "the connection outlives the cancelled look"
 }
 
+test_owner_killed_holder_goes() {
+	running
+	# The server dies without a word: its holder sees its owner gone and closes the connection.
+	steps 'call:logs:{"run": "t1"}' kill9
+	result_ok 1
+	[ -n "$(conn_pids)" ] || fail "no connection held after the look"
+	wait_for 10 no_conn
+	wait_for 10 no_patrol_mcp
+}
+no_patrol_mcp() { ! pgrep -f "$PATROL mcp -c $T/wk.json" >/dev/null; }
+
 # fconf NAME: the run NAME on the box, its workdir $T/w-NAME (as test_fleet.sh's).
 fconf() {
 	mkdir -p "$T/w-$1"
@@ -120,4 +132,5 @@ t mcp_looks_share_one_connection test_mcp_looks_share_one_connection
 t mcp_reconnects_after_a_drop test_mcp_reconnects_after_a_drop
 t idle_connection_closes test_idle_connection_closes
 t cancelled_wait_ends_onbox_wait test_cancelled_wait_ends_onbox_wait
+t owner_killed_holder_goes test_owner_killed_holder_goes
 t fleet_one_box_one_connection test_fleet_one_box_one_connection
