@@ -103,6 +103,7 @@ static void
 mcp_child_run(struct mcp_server *srv, struct mcp_call *call, int fd)
 {
 	struct mcp_out out;
+	sigset_t late;
 	char *line, *r;
 	size_t len, off = 0;
 	ssize_t n;
@@ -122,8 +123,17 @@ mcp_child_run(struct mcp_server *srv, struct mcp_call *call, int fd)
 	free(r);
 	len = strlen(line);
 	rc = 0;
-	/* A cancelled call's server no longer reads: EPIPE, not a death mid-write. */
+	/*
+	 * The answer is made: a cancel or the server's end now changes nothing
+	 * but would kill us mid-write with the line unfreed.  A server that no
+	 * longer reads gives EPIPE, not a death; SIGKILL still ends a stuck write.
+	 */
 	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&late);
+	sigaddset(&late, SIGTERM);
+	sigaddset(&late, SIGINT);
+	sigaddset(&late, SIGHUP);
+	(void)sigprocmask(SIG_BLOCK, &late, NULL);
 	while (off < len) {
 		if ((n = write(fd, line + off, len - off)) < 0 && errno == EINTR)
 			continue;
