@@ -9,7 +9,10 @@
  *                               at most 64), each in its own process, so each
  *                               keeps its own lock and its own budget: a run
  *                               another patrol ticks is skipped and said so
- *                               (SKIPPED); one report line a run.  A run that
+ *                               (SKIPPED); one report line a run.  The runs
+ *                               on one box take turns (fleet_next), each tick
+ *                               a look over the box's one warm connection
+ *                               (ssh/warm.h), held for the fleet's tick.  A run that
  *                               was DONE or is sealed is out of the fleet's
  *                               tick.  Exit: 2 when a box could not be seen,
  *                               else 1 when a run is not OK/DONE/STOPPED or a

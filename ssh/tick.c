@@ -1,6 +1,10 @@
 /*
  * tick.c: one short connection in a child process: connect, run one command,
  * close (a sentinel tick; a patrol mcp wait slice, logs or events call).
+ * Where this process family keeps warm connections (ssh/warm.h: patrol mcp),
+ * the command is a look over the box's held connection instead, in this
+ * process, abandoned when the signal pipe speaks.  A "sh -s" script goes on
+ * the command line when it fits (ssh_script_command: a round trip less).
  *
  * The connection lives in a child process (spawn_fork: signals reset, every
  * descriptor but the result pipe closed, so it holds none of our locks).
