@@ -209,7 +209,7 @@ warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *loc
 	struct warm_holder h;
 	struct pollfd pfd;
 	uint64_t last_look, last_check, last_alive, now, ka_ms;
-	int fd, lockfd = -1, n;
+	int fd, lockfd = -1, n, orphan = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	memset(&h, 0, sizeof(h));
@@ -236,7 +236,11 @@ warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *loc
 		}
 		if (now - last_check >= WARM_CHECK_MS) {
 			last_check = now;
-			if (!proc_alive(owner) || !warm_hold_ours(&h))
+			if (!proc_alive(owner)) {
+				orphan = 1;
+				break;
+			}
+			if (!warm_hold_ours(&h))
 				break;
 		}
 		if (h.conn != NULL && now - last_alive >= ka_ms) {
@@ -259,6 +263,17 @@ warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *loc
 		(void)unlink(pid);
 		(void)unlink(sock);
 		free(pid);
+	}
+	/* An owner that died without warm_shutdown leaves its directory to the last holder. */
+	if (orphan) {
+		char *dir = xstrdup(sock), *slash = strrchr(dir, '/');
+
+		(void)unlink(lock);
+		if (slash != NULL) {
+			*slash = '\0';
+			(void)rmdir(dir);	/* fails while another holder's files are there */
+		}
+		free(dir);
 	}
 	close(lfd);
 	if (h.conn != NULL) {

@@ -31,9 +31,9 @@ running() {
 	bg_onbox run
 	wait_for 20 grep -qs '"stage_started"' "$W/events.jsonl"
 }
-# steps STEP...: one mcp server through every step; the results in $T/steps.out.
+# steps STEP...: one mcp server (-v: its debug lines in $T/steps.err) through every step; the results in $T/steps.out.
 steps() {
-	python3 "$STEPS" $ONBOX_WRAP "$PATROL" mcp -c "$T/wk.json" -- "$@" >"$T/steps.out" 2>>"$T/steps.err" ||
+	python3 "$STEPS" $ONBOX_WRAP "$PATROL" -v mcp -c "$T/wk.json" -- "$@" >"$T/steps.out" 2>>"$T/steps.err" ||
 	    { cat "$T/steps.err" >&2; fail "mcp steps"; }
 }
 # The n-th result (1-based) is not an error.
@@ -99,6 +99,10 @@ test_owner_killed_holder_goes() {
 	[ -n "$(conn_pids)" ] || fail "no connection held after the look"
 	wait_for 10 no_conn
 	wait_for 10 no_patrol_mcp
+	# Its private directory went with the last holder.
+	d=$(sed -n 's/.*warm looks: holders under \([^ ,]*\),.*/\1/p' "$T/steps.err" | head -1)
+	[ -n "$d" ] || fail "no 'holders under' line from patrol -v"
+	wait_for 10 test ! -e "$d"
 }
 no_patrol_mcp() { ! pgrep -f "$PATROL mcp -c $T/wk.json" >/dev/null; }
 
