@@ -12,8 +12,9 @@
 #include "ssh.h"
 #include "sshq.h"
 #include "transport.h"
-#include "warm.h"
 #include "xmalloc.h"
+
+const struct ssh_transport *ssh_transport_held;
 
 struct ssh_conn {
 	const struct ssh_transport	*ops;
@@ -33,8 +34,8 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 	*out = NULL;
 	ssh_error_clear(err);
 	c = xcalloc(1, sizeof(*c));
-	c->ops = t->openssh ? &ssh_transport_openssh : t->warm && warm_active() ?
-	    &ssh_transport_warm : &ssh_transport_libssh2;
+	c->ops = t->openssh ? &ssh_transport_openssh : t->warm && ssh_transport_held != NULL ?
+	    ssh_transport_held : &ssh_transport_libssh2;
 	if (c->ops->connect(t, deadline_ms > 0 ? deadline_ms : 1, &c->tc, err) != 0) {
 		/* A tick from cron or a timer: say why a key in an agent could not help. */
 		if (err->kind == SSH_FAIL_AUTH && ssh_agent_find() == SSH_AGENT_NONE) {

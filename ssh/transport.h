@@ -36,6 +36,11 @@ struct ssh_transport {
 
 extern const struct ssh_transport ssh_transport_libssh2;	/* libssh2.c */
 extern const struct ssh_transport ssh_transport_openssh;	/* sshcli.c */
-extern const struct ssh_transport ssh_transport_warm;		/* warm.c */
+/*
+ * The transport ssh_connect takes for a target with ->warm set: NULL (then
+ * libssh2) unless warm looks are on in this process (warm.c sets it at
+ * warm_init, so that the front never has to know them).
+ */
+extern const struct ssh_transport *ssh_transport_held;	/* ssh.c's; warm.c sets it */
 
 #endif

@@ -35,7 +35,7 @@
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
-#include "warm.h"
+#include "warm-int.h"
 #include "xmalloc.h"
 
 #define WARM_CHECK_MS	1000	/* how often the owner and the socket are looked at */

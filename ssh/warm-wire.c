@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "warm.h"
+#include "warm-int.h"
 #include "xmalloc.h"
 
 static void

@@ -39,7 +39,7 @@
 #include "proc.h"
 #include "spawn.h"
 #include "transport.h"
-#include "warm.h"
+#include "warm-int.h"
 #include "xmalloc.h"
 
 /* On top of the look's own deadline (and one reconnect), how long a look waits for its holder. */
@@ -47,6 +47,8 @@
 /* How long warm_shutdown waits for its holders to go. */
 #define WARM_END_MS	2000
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const struct ssh_transport ssh_transport_warm;
 
 static struct {
 	int		active;
@@ -89,6 +91,7 @@ warm_init(int idle_s)
 	if (proc_identify(getpid(), &warm.owner) != 0)
 		goto out;
 	warm.active = 1;
+	ssh_transport_held = &ssh_transport_warm;
 	log_debug("warm looks: holders under %s, idle %d s", warm.dir, warm.idle_s);
 	ret = 0;
  out:
@@ -133,6 +136,7 @@ warm_shutdown(void)
 	if (!warm.active || warm.owner.pid != getpid())
 		return;
 	warm.active = 0;
+	ssh_transport_held = NULL;
 	/*
 	 * Every socket goes (a holder that sees its socket gone leaves by
 	 * itself), and the holders are asked to go now, by pid and start time:
@@ -237,6 +241,7 @@ warm_spawn(const struct ssh_target *t, int lfd, const char *sock, const char *lo
 		if (pid == 0) {
 			/* The holder's own connection is a plain one, never a look through a holder. */
 			warm.active = 0;
+			ssh_transport_held = NULL;
 			warm_hold(t, lfd, sock, lock, &warm.owner, warm.idle_s);
 		}
 		_exit(0);
@@ -509,6 +514,6 @@ warm_t_close(void *conn)
 	free(w);
 }
 
-const struct ssh_transport ssh_transport_warm = {
+static const struct ssh_transport ssh_transport_warm = {
 	"warm", warm_t_connect, warm_t_exec, warm_t_put, warm_t_close, NULL, NULL, NULL
 };

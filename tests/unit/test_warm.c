@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "ssh.h"
-#include "warm.h"
+#include "warm-int.h"
 #include "xmalloc.h"
 
 static char *ids_a[] = { "/k/id_a", "/k/id_b" };
