@@ -34,6 +34,7 @@
 
 #include "log.h"
 #include "monotime.h"
+#include "portable.h"
 #include "proc.h"
 #include "warm-int.h"
 #include "xmalloc.h"
