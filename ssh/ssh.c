@@ -10,7 +10,6 @@
 
 #include "buf.h"
 #include "ssh.h"
-#include "sshq.h"
 #include "transport.h"
 #include "xmalloc.h"
 
@@ -112,10 +111,24 @@ ssh_conn_prepare(struct ssh_conn *c)
 char *
 ssh_script_command(const char *script)
 {
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.,:/=+@";
 	struct buf b = BUF_INIT;
+	const unsigned char *p;
 
-	buf_puts(&b, "sh -c ");
-	sshq_append(&b, script);
+	/*
+	 * printf '<script, every other byte as \ooo>' | sh: the login shell
+	 * (bash, dash, zsh, fish, even csh, which takes no newline or '!' in
+	 * quotes) parses one quoted word of letters, digits and backslashes, and
+	 * sh reads the script on its stdin exactly as with "sh -s".
+	 */
+	buf_puts(&b, "printf '");
+	for (p = (const unsigned char *)script; *p != '\0' && b.len <= SSH_SCRIPT_CMD_MAX; p++) {
+		if (*p != '\0' && strchr(safe, *p) != NULL)
+			buf_putc(&b, (char)*p);
+		else
+			buf_printf(&b, "\\%03o", (unsigned int)*p);
+	}
+	buf_puts(&b, "' | sh");
 	if (b.len > SSH_SCRIPT_CMD_MAX) {
 		buf_free(&b);
 		return NULL;

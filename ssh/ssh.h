@@ -141,12 +141,14 @@ int ssh_conn_idle(struct ssh_conn *c, int keepalive);
 int ssh_conn_prepare(struct ssh_conn *c);
 
 /*
- * A script for `sh` on the box as one command line, "sh -c '<script>'"
- * (sshq-quoted), when that fits in one argument of the box's shell
- * (SSH_SCRIPT_CMD_MAX bytes), else NULL: run it as "sh -s" with the script
- * on stdin.  On the command line it needs no stdin, and sshd gives a session
- * its window only when the command starts, so stdin costs a round trip that
- * the command line does not.  Caller frees.
+ * A script for `sh` on the box as one command line, "printf '<script>' | sh"
+ * with every byte but letters, digits and " _.,:/=+@" written \ooo, when
+ * that fits in SSH_SCRIPT_CMD_MAX bytes, else NULL: run it as "sh -s" with
+ * the script on stdin.  sh still reads the script on its stdin, as with
+ * "sh -s", and the login shell still parses only safe words (csh too: no
+ * newline or '!' in its quotes); but nothing waits for the channel's window,
+ * which sshd opens only when the command starts, so it saves the round trip
+ * that stdin costs.  Caller frees.
  */
 #define SSH_SCRIPT_CMD_MAX	(64 * 1024)
 char *ssh_script_command(const char *script);

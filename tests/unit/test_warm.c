@@ -3,7 +3,8 @@
  * holder's name for a target (what changes it and what does not), the
  * wire's bounds on what a look and a holder may say, a reply taken back
  * into a result or an error as it was, the owner's private directory, and
- * ssh_script_command (a script on the command line, run by a real sh).
+ * ssh_script_command (a script on the command line as one safe word, run by
+ * a real sh and bash as login shells).
  * Looks against a real sshd: tests/e2e/test_warm.sh.
  */
 #include <stdarg.h>
@@ -215,11 +216,11 @@ test_rep_round_trip_fail(void **state)
 	assert_int_equal(warm_rep_check(&bad, 0), -1);
 }
 
-/* Run cmd as the box's shell would: /bin/sh -c cmd; its stdout. */
+/* Run cmd as the box's login shell would: shell -c cmd; its stdout. */
 static char *
-run_sh(const char *cmd)
+run_sh(const char *shell, const char *cmd)
 {
-	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL }, *out = NULL;
+	char *argv[] = { (char *)shell, "-c", (char *)cmd, NULL }, *out = NULL;
 	int status;
 
 	assert_int_equal(spawn_capture(argv, 1 << 20, 0, &status, &out), 0);
@@ -241,17 +242,30 @@ test_script_command_round_trip(void **state)
 		"quo'te\nend\n",
 		"0\n1\n2\n",
 	};
+	static const char *const shells[] = { "/bin/sh", "/bin/bash" };
+	const char *body;
 	char *cmd, *out;
-	size_t i;
+	size_t i, j, n;
 
 	(void)state;
 	for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
 		cmd = ssh_script_command(scripts[i]);
 		assert_non_null(cmd);
-		assert_int_equal(strncmp(cmd, "sh -c '", 7), 0);
-		out = run_sh(cmd);
-		assert_string_equal(out, want[i]);
-		free(out);
+		/* One quoted word any login shell reads alike: no newline, '!', '$', quote, backquote in it. */
+		n = strlen(cmd);
+		assert_true(n > 14);
+		assert_int_equal(strncmp(cmd, "printf '", 8), 0);
+		assert_string_equal(cmd + n - 6, "' | sh");
+		for (body = cmd + 8; body < cmd + n - 6; body++)
+			assert_non_null(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789 _.,:/=+@\\", *body));
+		for (j = 0; j < sizeof(shells) / sizeof(shells[0]); j++) {
+			if (access(shells[j], X_OK) != 0)
+				continue;
+			out = run_sh(shells[j], cmd);
+			assert_string_equal(out, want[i]);
+			free(out);
+		}
 		free(cmd);
 	}
 }
@@ -260,7 +274,7 @@ static void
 test_script_command_bound(void **state)
 {
 	char *script, *cmd;
-	size_t n = SSH_SCRIPT_CMD_MAX - strlen("sh -c ''");
+	size_t n = SSH_SCRIPT_CMD_MAX - strlen("printf '' | sh");
 
 	(void)state;
 	script = xmalloc(n + 2);
@@ -273,7 +287,7 @@ test_script_command_bound(void **state)
 	script[n] = ':';
 	script[n + 1] = '\0';
 	assert_null(ssh_script_command(script));
-	/* Every ' grows by three: a script of quotes is refused sooner. */
+	/* Every other byte is four (\\ooo): a script of quotes is refused sooner. */
 	memset(script, '\'', n / 4 + 1);
 	script[n / 4 + 1] = '\0';
 	assert_null(ssh_script_command(script));
