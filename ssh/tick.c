@@ -4,7 +4,8 @@
  * Where this process family keeps warm connections (ssh/warm.h: patrol mcp),
  * the command is a look over the box's held connection instead, in this
  * process, abandoned when the signal pipe speaks.  A "sh -s" script goes on
- * the command line when it fits (ssh_script_command: a round trip less).
+ * the command line when it fits (ssh_script_command, printf into sh: a
+ * round trip less).
  *
  * The connection lives in a child process (spawn_fork: signals reset, every
  * descriptor but the result pipe closed, so it holds none of our locks).
