@@ -20,7 +20,9 @@
 #      the connections each opens; then the same at BENCH_DELAY_MS (50) one
 #      way, added per packet by an NFQUEUE in a private network namespace
 #      (bench/nfqdelay.py; netem is not in this kernel) or, where that cannot
-#      be, by a delaying proxy: the round trips each one waits for.
+#      be, by a delaying proxy: the round trips each one waits for; and a
+#      look at a warm box (a patrol mcp status after its first look, over the
+#      connection its holder keeps: bench/warm_look.py), direct and delayed.
 #   5. sentinel: marker landed -> sentinel exited, polling and --follow.
 #   6. logs: a full read with the health checks (MB/s), then 1 KiB appended
 #      to logs of 10 MB, 100 MB and 1 GB, read from the kept position: the
@@ -389,6 +391,18 @@ if pb:
         row(f"round trips per look: {label} ({where}, {delay} ms)", round((dmed[k] - med[k]) / (2 * delay), 1))
     for k, label in who:
         row(f"{label} at {delay} ms one-way ({where}, median ms)", dmed[k])
+    # A look at a warm box (patrol mcp's status after its first look) and the cold tick, in round trips.
+    if "warm_direct_us" in pb:
+        wmed = statistics.median(ms(pb["warm_direct_us"]))
+        wdmed = statistics.median(ms(pb["warm_delayed_us"]))
+        row("warm look: patrol mcp status, warm box (median ms)", wmed)
+        row(f"warm look at {delay} ms one-way ({where}, median ms)", wdmed)
+        wrt = round((wdmed - wmed) / (2 * delay), 1)
+        row(f"round trips per look: warm box ({where}, {delay} ms)", wrt, "<= 2", wrt <= 2)
+        row("ssh connections opened by warm looks", pb["warm_direct_conns"] + pb["warm_delayed_conns"],
+            "= 0", pb["warm_direct_conns"] + pb["warm_delayed_conns"] == 0)
+    crt = round((dmed["patrol"] - med["patrol"]) / (2 * delay), 1)
+    row(f"round trips per look: cold tick ({where}, {delay} ms)", crt, "<= 10", crt <= 10)
     ndelayed = len(pb["patrol_delayed_us"])
     if method == "nfqueue":
         notes.append(f"{delay} ms one-way: every packet of the sshd's port held {delay} ms by an iptables NFQUEUE "

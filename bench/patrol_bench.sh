@@ -10,6 +10,9 @@
 #   bare       `ssh -F cfg box true`, the floor for any ssh-based look
 #   seed       bench/seed_probe.sh: the seed's separate probes, one
 #              `ssh -F cfg box CMD` per check
+#   warm       a `status` call to a `patrol mcp` that has looked at the box
+#              once already (bench/warm_look.py): a look over the warm
+#              connection its holder keeps (ssh/warm.h), no handshake
 #
 # Each call's time and the connections sshd accepted during it ("Accepted
 # publickey" in its log).  Then the same three, BENCH_DELAY_N times each,
@@ -203,6 +206,13 @@ for _ in $(seq 1 "$N"); do
 	look bare direct
 	look seed direct
 done
+# warm_looks N SUFFIX: N timed status calls to one patrol mcp after its first look.
+warm_looks() {
+	python3 "$top/bench/warm_look.py" "$1" bench "grep -c 'Accepted publickey' '$T/sshd/sshd.log' || true" \
+	    "$top/$BUILD/patrol" mcp -c "$T/wk.json" >"$T/warm.$2.json" 2>"$T/warm.$2.err" ||
+	    die "warm looks ($2): $(tail -c 600 "$T/warm.$2.err")"
+}
+warm_looks "$N" direct
 
 # --- the delay ---
 method="" why=${WK_BENCH_WHY:-}
@@ -258,6 +268,7 @@ for _ in $(seq 1 "$DN"); do
 	look bare delayed
 	look seed delayed
 done
+warm_looks "$DN" delayed
 # The rules let packets through undelayed if the queue's reader is gone: it must have lasted.
 if [ "$method" = nfqueue ] && ! kill -0 "$NFQ" 2>/dev/null; then
 	die "nfqdelay.py died during the delayed looks: $(head -c 300 "$T/nfq.err")"
@@ -271,5 +282,9 @@ for kind in ("patrol", "bare", "seed"):
     for sfx in ("direct", "delayed"):
         for unit in ("us", "conns"):
             out["%s_%s_%s" % (kind, sfx, unit)] = [int(x) for x in open("%s/%s.%s.%s" % (t, kind, sfx, unit)).read().split()]
+for sfx in ("direct", "delayed"):
+    w = json.load(open("%s/warm.%s.json" % (t, sfx)))
+    out["warm_%s_us" % sfx] = w["us"]
+    out["warm_%s_conns" % sfx] = w["conns"]
 print(json.dumps(out))
 PY

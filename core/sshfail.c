@@ -69,4 +69,5 @@ ssh_error_clear(struct ssh_error *err)
 	err->kind = SSH_OK;
 	err->msg[0] = '\0';
 	err->fingerprint[0] = '\0';
+	err->unsent = 0;
 }

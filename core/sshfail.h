@@ -25,6 +25,12 @@ struct ssh_error {
 	enum ssh_fail	kind;
 	char		msg[1024];	/* what happened and what to do, for a person */
 	char		fingerprint[128];	/* SHA256:... of the server key (hostkey errors) */
+	/*
+	 * An exec that failed before its channel opened: the command never
+	 * reached the box, so running it again on a new connection is safe
+	 * (ssh/warm.c's retry).
+	 */
+	int		unsent;
 };
 
 const char *ssh_fail_name(enum ssh_fail kind);	/* "hostkey_mismatch" ... */

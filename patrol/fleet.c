@@ -9,7 +9,10 @@
  *                               at most 64), each in its own process, so each
  *                               keeps its own lock and its own budget: a run
  *                               another patrol ticks is skipped and said so
- *                               (SKIPPED); one report line a run.  A run that
+ *                               (SKIPPED); one report line a run.  The runs
+ *                               on one box take turns (fleet_next), each tick
+ *                               a look over the box's one warm connection
+ *                               (ssh/warm.h), held for the fleet's tick.  A run that
  *                               was DONE or is sealed is out of the fleet's
  *                               tick.  Exit: 2 when a box could not be seen,
  *                               else 1 when a run is not OK/DONE/STOPPED or a
@@ -51,6 +54,7 @@
 #include "patrol.h"
 #include "pstate.h"
 #include "scheduler.h"
+#include "warm.h"
 #include "xmalloc.h"
 
 #define FLEET_JOBS_MAX	64
@@ -226,6 +230,47 @@ fleet_tick_one(const struct fleet_run *r)
 	return rc;
 }
 
+/* Each run's box as its config names it (NULL: none, or the config does not load). */
+static char **
+fleet_boxes(const struct fleet_run *v, size_t n)
+{
+	struct wk_config *cfg;
+	struct diag d = DIAG_INIT;
+	char **boxes = xcalloc(n + 1, sizeof(*boxes));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		cfg = NULL;
+		if (config_load(v[i].config, &cfg, &d) == 0)
+			boxes[i] = fleet_box_text(cfg);
+		config_free(cfg);
+		diag_free(&d);
+	}
+	return boxes;
+}
+
+/*
+ * The next run to tick, from those not started (started[i] 0): the first
+ * whose box no running tick is looking at, so that the runs on one box take
+ * turns on its one warm connection; n when none can start now.
+ */
+static size_t
+fleet_next(char **boxes, const unsigned char *started, const pid_t *pids, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (started[i])
+			continue;
+		for (j = 0; j < n && boxes[i] != NULL; j++)
+			if (pids[j] > 0 && boxes[j] != NULL && strcmp(boxes[i], boxes[j]) == 0)
+				break;
+		if (boxes[i] == NULL || j == n)
+			return i;
+	}
+	return n;
+}
+
 /* The fleet's exit code so far, with one run's. */
 static int
 fleet_worst(int acc, int rc)
@@ -241,9 +286,11 @@ int
 patrol_fleet_tick(int jobs, int quiet)
 {
 	struct fleet_run *v;
-	size_t n = fleet_runs(&v), next = 0, running = 0, i, ticked = 0;
+	size_t n = fleet_runs(&v), left, running = 0, i, ticked = 0;
 	pid_t *pids = NULL;
-	int rc = 0, status, devnull = -1;
+	unsigned char *started = NULL;
+	char **boxes = NULL;
+	int rc = 0, status, devnull = -1, warm_on = 0;
 	pid_t pid;
 
 	if (jobs < 1)
@@ -256,28 +303,41 @@ patrol_fleet_tick(int jobs, int quiet)
 		goto out;
 	}
 	pids = xcalloc(n, sizeof(*pids));
+	started = xcalloc(n, 1);
+	boxes = fleet_boxes(v, n);
+	/* The runs on one box look through one held connection (warm.h), one after the other. */
+	warm_on = warm_init(0) == 0;
 	fflush(stdout);
 	fflush(stderr);
 	if (quiet)
 		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	while (next < n || running > 0) {
-		while (next < n && running < (size_t)jobs) {
-			if (fleet_finished(&v[next])) {
-				next++;
-				continue;
-			}
+	for (i = 0; i < n; i++)
+		if (fleet_finished(&v[i]))
+			started[i] = 1;
+	left = n;
+	for (i = 0; i < n; i++)
+		left -= started[i];
+	while (left > 0 || running > 0) {
+		while (left > 0 && running < (size_t)jobs &&
+		    (i = fleet_next(boxes, started, pids, n)) < n) {
+			started[i] = 1;
+			left--;
 			if ((pid = fork()) < 0) {
-				log_error("cannot fork for run %s: %s", v[next].name, wk_strerror(WK_ERR_SYSTEM));
+				log_error("cannot fork for run %s: %s", v[i].name, wk_strerror(WK_ERR_SYSTEM));
 				rc = WK_EX_FAIL;
-				next++;
 				continue;
 			}
 			if (pid == 0) {
 				if (devnull >= 0)
 					(void)dup2(devnull, STDOUT_FILENO);
-				_exit(fleet_tick_one(&v[next]));
+				rc = fleet_tick_one(&v[i]);
+				free(pids);
+				free(started);
+				xfree_strv(boxes, n);
+				fleet_runs_free(v, n);
+				_exit(rc);
 			}
-			pids[next++] = pid;
+			pids[i] = pid;
 			running++;
 			ticked++;
 		}
@@ -306,9 +366,14 @@ patrol_fleet_tick(int jobs, int quiet)
 			    "schedule entry, if any, is removed)\n");
 	}
  out:
+	if (warm_on)
+		warm_shutdown();
 	if (devnull >= 0)
 		close(devnull);
 	free(pids);
+	free(started);
+	if (boxes != NULL)
+		xfree_strv(boxes, n);
 	fleet_runs_free(v, n);
 	return rc;
 }

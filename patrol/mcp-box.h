@@ -1,13 +1,16 @@
 /*
  * mcp-box.h: the box of a run, for patrol mcp's read-only calls (wait, logs,
- * events): the target, and each script run in one short connection of its
- * own (ssh/tick.c) that a cancel ends at once.
+ * events): the target, and each script run through ssh/tick.c: a look over
+ * the server's warm connection to the box (ssh/warm.h), or, where there is
+ * none, a short connection of its own; a cancel ends either at once.
  *
  * The call's child routes SIGTERM, SIGINT and SIGHUP to a
  * signal pipe (core/sigwait.h): the server's cancel (SIGTERM to the child's
- * process group) ends the connection's process group too (tick_abort: its
- * ssh processes, and so the box's `onbox wait`, which exits when its reader
- * goes), then the call returns "cancelled".
+ * process group) ends the look: a warm look's socket closes and its holder
+ * closes the channel (the connection stays for the next look); a short
+ * connection's process group is ended (tick_abort: its ssh processes).
+ * Either way the box's `onbox wait` exits when its reader goes, and the call
+ * returns "cancelled".
  */
 #ifndef WK_MCP_BOX_H
 #define WK_MCP_BOX_H

@@ -34,6 +34,7 @@
 #include "proc.h"
 #include "sigwait.h"
 #include "spawn.h"
+#include "warm.h"
 #include "xmalloc.h"
 
 #define MCP_MAX_CALLS	16	/* calls in flight; the next gets an isError result */
@@ -102,6 +103,7 @@ static void
 mcp_child_run(struct mcp_server *srv, struct mcp_call *call, int fd)
 {
 	struct mcp_out out;
+	sigset_t late;
 	char *line, *r;
 	size_t len, off = 0;
 	ssize_t n;
@@ -121,6 +123,17 @@ mcp_child_run(struct mcp_server *srv, struct mcp_call *call, int fd)
 	free(r);
 	len = strlen(line);
 	rc = 0;
+	/*
+	 * The answer is made: a cancel or the server's end now changes nothing
+	 * but would kill us mid-write with the line unfreed.  A server that no
+	 * longer reads gives EPIPE, not a death; SIGKILL still ends a stuck write.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&late);
+	sigaddset(&late, SIGTERM);
+	sigaddset(&late, SIGINT);
+	sigaddset(&late, SIGHUP);
+	(void)sigprocmask(SIG_BLOCK, &late, NULL);
 	while (off < len) {
 		if ((n = write(fd, line + off, len - off)) < 0 && errno == EINTR)
 			continue;
@@ -438,6 +451,9 @@ mcp_serve(char *const *configs, size_t nconfigs)
 	/* SIGTERM and SIGINT end the server like EOF */
 	if ((mcp_sigfd = sigwait_open(sigs, sizeof(sigs) / sizeof(sigs[0]))) < 0)
 		fatal("the signal pipe: %s", strerror(errno));
+	/* Every call's looks share one held connection per box (warm.h). */
+	if (warm_init(0) != 0)
+		log_warn("warm looks are off (every look connects): %s", strerror(errno));
 	while (!(srv.eof || srv.broken) || srv.nkids > 0) {
 		if (mcp_stop)
 			srv.eof = 1;
@@ -450,6 +466,7 @@ mcp_serve(char *const *configs, size_t nconfigs)
 	}
 	sigwait_close();
 	mcp_sigfd = -1;
+	warm_shutdown();
 	buf_free(&srv.in);
 	xfree_strv(names, nconfigs);
 	return 0;

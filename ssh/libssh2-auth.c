@@ -140,13 +140,57 @@ out:
 	libssh2_agent_free(agent);
 }
 
+/*
+ * One identity file's attempt.  libssh2 asks first whether the server would
+ * take the key (one packet, a round trip), then sends the signed request
+ * (the second packet).  On the last key there is to try (last), once that
+ * second packet is out, the first command's channel is asked for right
+ * behind it: sshd answers the open in the same segment as the host keys it
+ * sends after a login, where asked after the login's answer the open waits
+ * a round trip behind them (sshd has Nagle on).  Were the login refused
+ * after all, the connection fails anyway (no key is left), so the early
+ * open never meets a session that lives on.
+ */
+static int
+ssh2_auth_file(struct ssh2_conn *c, const char *pub, const char *priv, int last)
+{
+	unsigned long sends0 = c->sends;
+	int rc;
+
+	/* "" not NULL: libssh2 would strlen() a NULL passphrase for a PEM key. */
+	for (;;) {
+		rc = libssh2_userauth_publickey_fromfile_ex(c->s, c->user,
+		    (unsigned int)strlen(c->user), pub, priv, "");
+		if (rc != LIBSSH2_ERROR_EAGAIN)
+			break;
+		if (last && c->sends - sends0 >= 2 && !c->opening && c->spare == NULL &&
+		    !ssh2_out_pending(c, rc))
+			(void)ssh2_open_ahead(c);
+		if (!ssh2_again(c, rc))
+			break;
+	}
+	return rc;
+}
+
+/* The index after the last identity file that exists (0: none). */
+static size_t
+ssh2_files_end(const struct ssh_target *t)
+{
+	size_t i;
+
+	for (i = t->nidentities; i > 0; i--)
+		if (fs_exists(t->identities[i - 1]))
+			return i;
+	return 0;
+}
+
 static void
 ssh2_auth_files(struct ssh2_conn *c, const struct ssh_target *t, struct ssh2_auth_state *a,
     struct ssh_error *err)
 {
 	char *pub = NULL, lib[300];
 	const char *priv;
-	size_t i;
+	size_t i, end = ssh2_files_end(t);
 	int rc;
 
 	for (i = 0; i < t->nidentities && !a->done && !a->fatal; i++) {
@@ -163,11 +207,7 @@ ssh2_auth_files(struct ssh2_conn *c, const struct ssh_target *t, struct ssh2_aut
 		}
 		if (ssh2_keyfile_is_rsa(priv))
 			a->rsa = 1;
-		/* "" not NULL: libssh2 would strlen() a NULL passphrase for a PEM key. */
-		do
-			rc = libssh2_userauth_publickey_fromfile_ex(c->s, c->user,
-			    (unsigned int)strlen(c->user), pub, priv, "");
-		while (ssh2_again(c, rc));
+		rc = ssh2_auth_file(c, pub, priv, i + 1 == end);
 		if (rc == 0) {
 			a->done = 1;
 			break;
@@ -186,6 +226,25 @@ ssh2_auth_files(struct ssh2_conn *c, const struct ssh_target *t, struct ssh2_aut
 	free(pub);
 }
 
+/*
+ * When no key was accepted: what the server offers, asked only now (the
+ * "none" request costs a round trip that a connection that authenticates
+ * never needs).  NULL when it cannot be asked.
+ */
+static const char *
+ssh2_auth_methods(struct ssh2_conn *c)
+{
+	const char *list;
+
+	if (c->broken)
+		return NULL;
+	do
+		list = libssh2_userauth_list(c->s, c->user, (unsigned int)strlen(c->user));
+	while (list == NULL && !libssh2_userauth_authenticated(c->s) &&
+	    ssh2_again(c, libssh2_session_last_errno(c->s)));
+	return list;
+}
+
 int
 ssh2_auth(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_error *err)
 {
@@ -195,25 +254,7 @@ ssh2_auth(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_error *err
 
 	memset(&a, 0, sizeof(a));
 	buf_init(&a.tried);
-	do
-		list = libssh2_userauth_list(c->s, c->user, (unsigned int)strlen(c->user));
-	while (list == NULL && !libssh2_userauth_authenticated(c->s) &&
-	    ssh2_again(c, libssh2_session_last_errno(c->s)));
-	if (libssh2_userauth_authenticated(c->s)) {
-		ret = 0;
-		goto out;
-	}
-	if (list == NULL) {
-		ssh2_fail_call(c, err, SSH_FAIL_AUTH, libssh2_session_last_errno(c->s),
-		    "asking which authentication methods the server accepts");
-		goto out;
-	}
-	if (strstr(list, "publickey") == NULL) {
-		ssh_error_set(err, SSH_FAIL_AUTH, "%s: the server does not accept public keys for user "
-		    "%s (it offers: %s); watchkeeper authenticates with keys only", c->label,
-		    c->user, list);
-		goto out;
-	}
+	/* Keys straight away: the handshake already asked for the ssh-userauth service. */
 	if (!t->identities_only)
 		ssh2_auth_agent(c, &a, err);
 	ssh2_auth_files(c, t, &a, err);
@@ -223,6 +264,12 @@ ssh2_auth(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_error *err
 	}
 	if (a.fatal)
 		goto out;
+	if ((list = ssh2_auth_methods(c)) != NULL && strstr(list, "publickey") == NULL) {
+		ssh_error_set(err, SSH_FAIL_AUTH, "%s: the server does not accept public keys for user "
+		    "%s (it offers: %s); watchkeeper authenticates with keys only", c->label,
+		    c->user, list);
+		goto out;
+	}
 	ssh_error_set(err, SSH_FAIL_AUTH, "%s: no key was accepted for user %s; tried: %s.%s",
 	    c->label, c->user, a.tried.len > 0 ? buf_str(&a.tried) :
 	    "nothing (no ssh-agent key, no identity file exists)",

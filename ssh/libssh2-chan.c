@@ -150,13 +150,14 @@ ssh2_pump_run(struct ssh2_conn *c, LIBSSH2_CHANNEL *ch, struct ssh2_pump *p, str
 		}
 		if (pending == SSH_OP_NONE && libssh2_channel_eof(ch) == 1)
 			break;
-		if (moved && !ssh2_expired(c))
+		if (moved && !ssh2_expired(c) &&
+		    !(pending == SSH_OP_NONE && ssh2_cancel_seen(c, 0)))
 			continue;
 		avail = 0;
 		(void)libssh2_channel_window_read_ex(ch, &avail, NULL);
 		if (avail > 0 && pending == SSH_OP_NONE)
 			continue;	/* already buffered by libssh2: no need to wait for the socket */
-		if (c->broken || ssh2_wait(c) != 0) {
+		if (c->broken || (c->cancelled && pending == SSH_OP_NONE) || ssh2_wait(c) != 0) {
 			ssh2_fail_call(c, err, SSH_FAIL_TIMEOUT, LIBSSH2_ERROR_EAGAIN,
 			    "running the command");
 			goto out;
@@ -188,16 +189,28 @@ ssh2_exec(void *conn, const char *command, const void *in, size_t inlen, size_t 
 	if (c->broken) {
 		ssh_error_set(err, deadline_expired(&c->deadline) ? SSH_FAIL_TIMEOUT : SSH_FAIL_IO,
 		    "%s: the connection is no longer usable", c->label);
+		err->unsent = 1;
 		goto out;
 	}
 	/* Silence is counted while we wait, not while the caller was busy elsewhere. */
 	c->heard_ms = monotime_ms();
-	do
-		ch = libssh2_channel_open_session(c->s);
-	while (ch == NULL && ssh2_again(c, libssh2_session_last_errno(c->s)));
+	/*
+	 * A channel opened ahead (a held connection's) saves the open's round
+	 * trip; one whose open is still under way is simply waited for (the
+	 * same libssh2 call carries on with it).
+	 */
+	ch = c->spare;
+	c->spare = NULL;
+	while (ch == NULL) {
+		if ((ch = libssh2_channel_open_session(c->s)) != NULL ||
+		    !ssh2_again(c, libssh2_session_last_errno(c->s)))
+			break;
+	}
+	c->opening = 0;
 	if (ch == NULL) {
 		ssh2_fail_call(c, err, SSH_FAIL_EXEC, libssh2_session_last_errno(c->s),
 		    "opening a session channel");
+		err->unsent = 1;
 		goto out;
 	}
 	do
@@ -241,6 +254,112 @@ out:
 	if (ret != 0)
 		ssh_result_free(res);
 	return ret;
+}
+
+/*
+ * One step of opening the spare channel, without waiting: 1 when it is open
+ * (c->spare), 0 while the answer is still on its way, -1 when the open
+ * failed (-2: the connection with it).  A request is never left half-sent.
+ */
+static int
+ssh2_spare_step(struct ssh2_conn *c)
+{
+	LIBSSH2_CHANNEL *ch;
+	char lib[400];
+	int rc;
+
+	for (;;) {
+		if ((ch = libssh2_channel_open_session(c->s)) != NULL) {
+			c->spare = ch;
+			c->opening = 0;
+			return 1;
+		}
+		rc = libssh2_session_last_errno(c->s);
+		if (rc != LIBSSH2_ERROR_EAGAIN)
+			break;
+		c->opening = 1;
+		if (!(libssh2_session_block_directions(c->s) & LIBSSH2_SESSION_BLOCK_OUTBOUND))
+			return 0;
+		if (ssh2_wait(c) != 0)
+			return -2;
+	}
+	c->opening = 0;
+	ssh2_lib_error(c, lib, sizeof(lib));
+	log_debug("%s: no channel opened ahead: %s", c->label, lib);
+	return rc == LIBSSH2_ERROR_SOCKET_RECV || rc == LIBSSH2_ERROR_SOCKET_SEND ||
+	    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT || rc == LIBSSH2_ERROR_SOCKET_TIMEOUT ? -2 : -1;
+}
+
+/*
+ * Ask for a session channel now without waiting for it (the exec that comes
+ * next takes it in): 0, or -1 when the request could not go out.
+ */
+int
+ssh2_open_ahead(struct ssh2_conn *c)
+{
+	if (c->spare != NULL || c->opening)
+		return 0;
+	return c->broken || ssh2_spare_step(c) < 0 ? -1 : 0;
+}
+
+/* Wait for an open under way to end (before something else opens a channel): 0 or -1. */
+int
+ssh2_spare_finish(struct ssh2_conn *c)
+{
+	int r;
+
+	while (c->opening) {
+		if ((r = ssh2_spare_step(c)) < 0)
+			return -1;
+		if (r == 0 && ssh2_wait(c) != 0) {
+			c->opening = 0;	/* the connection is broken: nothing more will come */
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ssh_conn_prepare: ask for the next exec's session channel now, between
+ * looks, and do not wait for the answer: it is taken in by the next look (or
+ * by ssh_conn_idle), so a look that comes at once never waits for it.  0, or
+ * -1 (the next exec opens its own).
+ */
+int
+ssh2_prepare(void *conn)
+{
+	struct ssh2_conn *c = conn;
+
+	return ssh2_open_ahead(c);
+}
+
+/*
+ * Between looks: take in what arrived (the spare's answer, keepalive
+ * replies, a close), without waiting.  0 when the spare (if any) is still
+ * good; -1 when the connection is gone.  A spare the server closed (or one
+ * it refused) is dropped; the next exec opens its own.
+ */
+int
+ssh2_spare_check(struct ssh2_conn *c)
+{
+	char byte;
+	ssize_t n;
+
+	if (c->opening && ssh2_spare_step(c) == -2)
+		return -1;
+	if (c->spare == NULL)
+		return 0;
+	n = libssh2_channel_read_ex(c->spare, 0, &byte, 1);
+	if (n == LIBSSH2_ERROR_EAGAIN && !libssh2_channel_eof(c->spare))
+		return 0;
+	if (n == LIBSSH2_ERROR_SOCKET_RECV || n == LIBSSH2_ERROR_SOCKET_SEND ||
+	    n == LIBSSH2_ERROR_SOCKET_DISCONNECT || n == LIBSSH2_ERROR_SOCKET_TIMEOUT ||
+	    n == LIBSSH2_ERROR_TIMEOUT)
+		return -1;
+	/* Data or end of file on a channel that runs nothing: not ours to use. */
+	ssh2_channel_release(c, c->spare);
+	c->spare = NULL;
+	return 0;
 }
 
 /* ---- files ---- */
@@ -394,6 +513,8 @@ ssh2_put(void *conn, const char *remote_path, const void *data, size_t len, int 
 	/* Silence is counted while we wait, not while the caller was busy elsewhere. */
 	c->heard_ms = monotime_ms();
 	tmp = xstrfmt("%s.wk-tmp.%ld", remote_path, (long)getpid());
+	/* libssh2 opens one channel at a time per session: an open under way ends first. */
+	(void)ssh2_spare_finish(c);
 	do
 		sftp = libssh2_sftp_init(c->s);
 	while (sftp == NULL && ssh2_again(c, libssh2_session_last_errno(c->s)));

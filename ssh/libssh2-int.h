@@ -49,6 +49,11 @@ struct ssh2_conn {
 	int		 sock_errno;	/* the last socket error seen by libssh2's I/O */
 	enum ssh_fail	 wait_fail;	/* why the last wait gave up */
 	int		 broken;	/* shut down: only freeing is left */
+	int		 cancel_fd;	/* readable or hung up: end the exec (ssh_conn_limit); -1 none */
+	int		 cancelled;	/* it did: the exec fails, the connection stays */
+	LIBSSH2_CHANNEL	*spare;		/* opened ahead for the next exec (ssh_conn_prepare) */
+	int		 opening;	/* its open request is out, the answer not taken in yet */
+	unsigned long	 sends;		/* send() calls that moved bytes (libssh2-auth.c counts packets) */
 };
 
 /* The known_hosts files of one connection attempt (libssh2-hostkey.c). */
@@ -64,6 +69,7 @@ void ssh2_base64(struct buf *b, const unsigned char *p, size_t n, int pad);
 int ssh2_expired(struct ssh2_conn *c);
 int ssh2_wait(struct ssh2_conn *c);
 int ssh2_again(struct ssh2_conn *c, int rc);
+int ssh2_cancel_seen(struct ssh2_conn *c, int ms);
 int ssh2_out_pending(struct ssh2_conn *c, long rc);
 void ssh2_lib_error(struct ssh2_conn *c, char *out, size_t outlen);
 void ssh2_fail_call(struct ssh2_conn *c, struct ssh_error *err, enum ssh_fail kind, int rc,
@@ -83,6 +89,10 @@ int ssh2_auth(struct ssh2_conn *c, const struct ssh_target *t, struct ssh_error 
 /* libssh2-chan.c: commands and files */
 int ssh2_exec(void *conn, const char *command, const void *in, size_t inlen, size_t cap,
     struct ssh_result *res, struct ssh_error *err);
+int ssh2_prepare(void *conn);
+int ssh2_open_ahead(struct ssh2_conn *c);
+int ssh2_spare_finish(struct ssh2_conn *c);
+int ssh2_spare_check(struct ssh2_conn *c);
 int ssh2_put(void *conn, const char *remote_path, const void *data, size_t len, int mode,
     struct ssh_error *err);
 

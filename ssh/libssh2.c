@@ -137,6 +137,8 @@ ssh2_send_cb(libssh2_socket_t fd, const void *buffer, size_t length, int flags, 
 	ssize_t n;
 
 	n = send(fd, buffer, length, flags | MSG_NOSIGNAL);
+	if (n > 0)
+		c->sends++;
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return -EAGAIN;
@@ -176,12 +178,38 @@ ssh2_expired(struct ssh2_conn *c)
  * again; -1 when the deadline passed or the server stopped answering
  * keepalives (c->wait_fail says which; the connection is then broken).
  */
+/*
+ * Has the exec's cancel descriptor (ssh_conn_limit) become readable or hung
+ * up, within ms?  1 once it has: c->cancelled is set and the descriptor is
+ * no longer watched, so that closing the channel can wait as usual.
+ */
+int
+ssh2_cancel_seen(struct ssh2_conn *c, int ms)
+{
+	struct pollfd pfd;
+
+	if (c->cancelled)
+		return 1;
+	if (c->cancel_fd < 0)
+		return 0;
+	pfd.fd = c->cancel_fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, ms) <= 0 || pfd.revents == 0)
+		return 0;
+	c->cancelled = 1;
+	c->cancel_fd = -1;
+	c->wait_fail = SSH_FAIL_EXEC;
+	return 1;
+}
+
 int
 ssh2_wait(struct ssh2_conn *c)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[2];
 	uint64_t silent_ms;
-	int dir, cap = -1, ms, next = 0;
+	int dir, cap = -1, ms, next = 0, next_ms = 0;
+	nfds_t npfd = 1;
 
 	if (c->broken) {
 		if (c->wait_fail == SSH_OK)
@@ -191,15 +219,22 @@ ssh2_wait(struct ssh2_conn *c)
 	if (ssh2_expired(c))
 		return -1;
 	dir = libssh2_session_block_directions(c->s);
-	pfd.fd = c->fd;
-	pfd.events = 0;
-	pfd.revents = 0;
+	pfd[0].fd = c->fd;
+	pfd[0].events = 0;
+	pfd[0].revents = 0;
 	if (dir & LIBSSH2_SESSION_BLOCK_INBOUND)
-		pfd.events |= POLLIN;
+		pfd[0].events |= POLLIN;
 	if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)
-		pfd.events |= POLLOUT;
-	if (pfd.events == 0) {
-		pfd.events = POLLIN;
+		pfd[0].events |= POLLOUT;
+	/* Never with a packet half-sent: closing the channel would be a packet after it. */
+	if (c->cancel_fd >= 0 && !c->cancelled && !(dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)) {
+		pfd[1].fd = c->cancel_fd;
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
+		npfd = 2;
+	}
+	if (pfd[0].events == 0) {
+		pfd[0].events = POLLIN;
 		cap = SSH_IDLE_POLL_MS;
 	}
 	/*
@@ -214,12 +249,20 @@ ssh2_wait(struct ssh2_conn *c)
 			ssh2_break(c);
 			return -1;
 		}
-		if (libssh2_keepalive_send(c->s, &next) == 0 && next > 0 &&
-		    (cap < 0 || next * 1000 < cap))
-			cap = next * 1000;
+		/*
+		 * Only after keepalive_s of silence: libssh2 would send its first
+		 * one at once, and its reply, a second small segment from a server
+		 * that has Nagle on (sshd for exec sessions), costs a round trip.
+		 */
+		if (silent_ms < (uint64_t)c->keepalive_s * 1000)
+			next_ms = (int)((uint64_t)c->keepalive_s * 1000 - silent_ms);
+		else if (libssh2_keepalive_send(c->s, &next) == 0 && next > 0)
+			next_ms = next * 1000;
+		if (next_ms > 0 && (cap < 0 || next_ms < cap))
+			cap = next_ms;
 	}
 	ms = deadline_poll_timeout(&c->deadline, 1, cap);
-	if (poll(&pfd, 1, ms) < 0 && errno != EINTR) {
+	if (poll(pfd, npfd, ms) < 0 && errno != EINTR) {
 		c->sock_errno = errno;
 		c->wait_fail = SSH_FAIL_IO;
 		ssh2_break(c);
@@ -230,6 +273,8 @@ ssh2_wait(struct ssh2_conn *c)
 		ssh2_break(c);
 		return -1;
 	}
+	if (npfd == 2 && pfd[1].revents != 0 && ssh2_cancel_seen(c, 0))
+		return -1;	/* not broken: only the exec ends */
 	return 0;
 }
 
@@ -271,6 +316,10 @@ ssh2_fail_call(struct ssh2_conn *c, struct ssh_error *err, enum ssh_fail kind, i
 {
 	char lib[400];
 
+	if (rc == LIBSSH2_ERROR_EAGAIN && c->cancelled) {
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cancelled while %s", c->label, what);
+		return;
+	}
 	if (rc == LIBSSH2_ERROR_EAGAIN && c->wait_fail == SSH_FAIL_TIMEOUT) {
 		ssh_error_set(err, SSH_FAIL_TIMEOUT,
 		    "%s: the connection's time limit of %d ms ran out while %s",
@@ -501,6 +550,7 @@ ssh2_connect(const struct ssh_target *t, int deadline_ms, void **out, struct ssh
 
 	c = xcalloc(1, sizeof(*c));
 	c->fd = -1;
+	c->cancel_fd = -1;
 	ssh2_lib_init();
 	c->deadline_ms = deadline_ms;
 	deadline_set(&c->deadline, (uint64_t)c->deadline_ms);
@@ -572,6 +622,13 @@ ssh2_close(void *conn)
 	if (c == NULL)
 		return;
 	if (c->s != NULL) {
+		if (c->spare != NULL) {
+			if (!c->broken && deadline_left_ms(&c->deadline) > SSH_BYE_MS)
+				deadline_set(&c->deadline, SSH_BYE_MS);
+			ssh2_channel_release(c, c->spare);
+			c->spare = NULL;
+		}
+		/* An open still under way: the goodbye below ends it with the session. */
 		if (!c->broken) {
 			/* A short goodbye within what is left of the deadline. */
 			if (deadline_left_ms(&c->deadline) > SSH_BYE_MS)
@@ -595,6 +652,53 @@ ssh2_close(void *conn)
 	free(c);
 }
 
+/* ssh_conn_limit: a new deadline from now, and what cancels an exec. */
+static void
+ssh2_limit(void *conn, int deadline_ms, int cancel_fd)
+{
+	struct ssh2_conn *c = conn;
+
+	c->deadline_ms = deadline_ms;
+	deadline_set(&c->deadline, (uint64_t)deadline_ms);
+	c->cancel_fd = cancel_fd;
+	c->cancelled = 0;
+	if (c->wait_fail == SSH_FAIL_EXEC)
+		c->wait_fail = SSH_OK;
+}
+
+/*
+ * ssh_conn_idle: between looks nothing reads the socket, so a peer that
+ * hung up shows as end of file or an error on a peek; a keepalive when due
+ * leaves unacknowledged bytes, so that TCP_USER_TIMEOUT can notice a dead
+ * peer too.  Its reply waits in the socket for the next look's reads.
+ */
+static int
+ssh2_idle(void *conn, int keepalive)
+{
+	struct ssh2_conn *c = conn;
+	char byte;
+	ssize_t n;
+	int next = 0;
+
+	if (c->broken)
+		return -1;
+	if (ssh2_spare_check(c) != 0) {
+		ssh2_break(c);
+		return -1;
+	}
+	n = recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+		ssh2_break(c);
+		return -1;
+	}
+	if (keepalive && c->keepalive_s > 0 && libssh2_keepalive_send(c->s, &next) != 0) {
+		ssh2_break(c);
+		return -1;
+	}
+	return 0;
+}
+
 const struct ssh_transport ssh_transport_libssh2 = {
-	"libssh2", ssh2_connect, ssh2_exec, ssh2_put, ssh2_close
+	"libssh2", ssh2_connect, ssh2_exec, ssh2_put, ssh2_close, ssh2_limit, ssh2_idle,
+	ssh2_prepare
 };

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "ssh.h"
 #include "transport.h"
 #include "xmalloc.h"
+
+const struct ssh_transport *ssh_transport_held;
 
 struct ssh_conn {
 	const struct ssh_transport	*ops;
@@ -30,7 +33,8 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 	*out = NULL;
 	ssh_error_clear(err);
 	c = xcalloc(1, sizeof(*c));
-	c->ops = t->openssh ? &ssh_transport_openssh : &ssh_transport_libssh2;
+	c->ops = t->openssh ? &ssh_transport_openssh : t->warm && ssh_transport_held != NULL ?
+	    ssh_transport_held : &ssh_transport_libssh2;
 	if (c->ops->connect(t, deadline_ms > 0 ? deadline_ms : 1, &c->tc, err) != 0) {
 		/* A tick from cron or a timer: say why a key in an agent could not help. */
 		if (err->kind == SSH_FAIL_AUTH && ssh_agent_find() == SSH_AGENT_NONE) {
@@ -83,4 +87,51 @@ ssh_close(struct ssh_conn *c)
 		return;
 	c->ops->close(c->tc);
 	free(c);
+}
+
+void
+ssh_conn_limit(struct ssh_conn *c, int deadline_ms, int cancel_fd)
+{
+	if (c->ops->limit != NULL)
+		c->ops->limit(c->tc, deadline_ms > 0 ? deadline_ms : 1, cancel_fd);
+}
+
+int
+ssh_conn_idle(struct ssh_conn *c, int keepalive)
+{
+	return c->ops->idle != NULL ? c->ops->idle(c->tc, keepalive) : -1;
+}
+
+int
+ssh_conn_prepare(struct ssh_conn *c)
+{
+	return c->ops->prepare != NULL ? c->ops->prepare(c->tc) : -1;
+}
+
+char *
+ssh_script_command(const char *script)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.,:/=+@";
+	struct buf b = BUF_INIT;
+	const unsigned char *p;
+
+	/*
+	 * printf '<script, every other byte as \ooo>' | sh: the login shell
+	 * (bash, dash, zsh, fish, even csh, which takes no newline or '!' in
+	 * quotes) parses one quoted word of letters, digits and backslashes, and
+	 * sh reads the script on its stdin exactly as with "sh -s".
+	 */
+	buf_puts(&b, "printf '");
+	for (p = (const unsigned char *)script; *p != '\0' && b.len <= SSH_SCRIPT_CMD_MAX; p++) {
+		if (*p != '\0' && strchr(safe, *p) != NULL)
+			buf_putc(&b, (char)*p);
+		else
+			buf_printf(&b, "\\%03o", (unsigned int)*p);
+	}
+	buf_puts(&b, "' | sh");
+	if (b.len > SSH_SCRIPT_CMD_MAX) {
+		buf_free(&b);
+		return NULL;
+	}
+	return buf_detach(&b);
 }

@@ -36,6 +36,13 @@ struct ssh_target {
 	int	 connect_timeout_s;
 	int	 keepalive_s;	/* ServerAliveInterval; 0: 10 */
 	int	 keepalive_max;	/* ServerAliveCountMax; 0: 3 */
+	/*
+	 * ssh_connect may hand the connection to a warm holder (warm.h) when
+	 * this process (or one it was forked from) called warm_init: each exec
+	 * is then a channel on a connection held open across looks.  Set by
+	 * the caller; target_from_config leaves it 0.
+	 */
+	int	 warm;
 
 	/* The openssh transport (box.transport "openssh"); libssh2 ignores these. */
 	int	 openssh;
@@ -110,6 +117,41 @@ int ssh_put(struct ssh_conn *c, const char *remote_path, const void *data, size_
     struct ssh_error *err);
 void ssh_close(struct ssh_conn *c);
 void ssh_result_free(struct ssh_result *r);
+
+/*
+ * For a connection held open across looks (warm.c).  ssh_conn_limit: the
+ * following calls' deadline, deadline_ms from now (replacing the one given
+ * to ssh_connect), and cancel_fd (-1: none): when it becomes readable or
+ * hangs up during an exec, the exec's channel is closed, the connection
+ * kept, and the exec fails with SSH_FAIL_EXEC "cancelled".  ssh_conn_idle:
+ * between looks, without waiting: take in what arrived, look whether the
+ * peer hung up, and with keepalive send a keepalive when one is due (never
+ * right before a look: its reply would cost that look a round trip); 0
+ * while the connection lives, -1 when it is gone.  Both are libssh2's
+ * only: with the openssh transport limit does nothing and idle says gone.
+ */
+void ssh_conn_limit(struct ssh_conn *c, int deadline_ms, int cancel_fd);
+int ssh_conn_idle(struct ssh_conn *c, int keepalive);
+/*
+ * Open the next exec's channel ahead, between looks, within the deadline
+ * of the last ssh_conn_limit: the look after it saves a round trip.  0, or
+ * -1 (the next exec opens its own; ssh_conn_idle says whether the
+ * connection is still there).  libssh2 only (-1 elsewhere).
+ */
+int ssh_conn_prepare(struct ssh_conn *c);
+
+/*
+ * A script for `sh` on the box as one command line, "printf '<script>' | sh"
+ * with every byte but letters, digits and " _.,:/=+@" written \ooo, when
+ * that fits in SSH_SCRIPT_CMD_MAX bytes, else NULL: run it as "sh -s" with
+ * the script on stdin.  sh still reads the script on its stdin, as with
+ * "sh -s", and the login shell still parses only safe words (csh too: no
+ * newline or '!' in its quotes); but nothing waits for the channel's window,
+ * which sshd opens only when the command starts, so it saves the round trip
+ * that stdin costs.  Caller frees.
+ */
+#define SSH_SCRIPT_CMD_MAX	(64 * 1024)
+char *ssh_script_command(const char *script);
 
 /*
  * The user's ssh-agent (agent.c), looked for once a process: SSH_AGENT_ENV

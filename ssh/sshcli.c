@@ -563,5 +563,5 @@ sshcli_close(void *conn)
 }
 
 const struct ssh_transport ssh_transport_openssh = {
-	"openssh", sshcli_connect, sshcli_exec, sshcli_put, sshcli_close
+	"openssh", sshcli_connect, sshcli_exec, sshcli_put, sshcli_close, NULL, NULL, NULL
 };

@@ -1,6 +1,11 @@
 /*
  * tick.c: one short connection in a child process: connect, run one command,
  * close (a sentinel tick; a patrol mcp wait slice, logs or events call).
+ * Where this process family keeps warm connections (ssh/warm.h: patrol mcp),
+ * the command is a look over the box's held connection instead, in this
+ * process, abandoned when the signal pipe speaks.  A "sh -s" script goes on
+ * the command line when it fits (ssh_script_command, printf into sh: a
+ * round trip less).
  *
  * The connection lives in a child process (spawn_fork: signals reset, every
  * descriptor but the result pipe closed, so it holds none of our locks).
@@ -40,6 +45,7 @@
 #include "sigwait.h"
 #include "spawn.h"
 #include "tick.h"
+#include "warm.h"
 #include "xmalloc.h"
 
 /* Past the connection's own deadline, how long the parent gives the child. */
@@ -181,6 +187,46 @@ tick_refusal(enum ssh_fail kind)
 	    kind == SSH_FAIL_HOSTKEY_UNKNOWN || kind == SSH_FAIL_UNSUPPORTED;
 }
 
+/*
+ * The look through a warm connection (warm.h), in this process: the signal
+ * pipe abandons it (the holder closes its channel; the connection stays).
+ * 1 when there is no warm way and the tick must connect itself.
+ */
+static int
+tick_warm(struct tick_conn *tc, const char *command, const char *in, size_t inlen,
+    int deadline_ms, struct tick_res *r)
+{
+	struct ssh_result res;
+
+	switch (warm_exec(tc->target, command, in, inlen, MWAIT_MAX_OUT, deadline_ms, tc->sigfd,
+	    &res, &r->err)) {
+	case WARM_NONE:
+		return 1;
+	case WARM_WATCH:
+		if (sigwait_fd(tc->sigfd, 0, &r->sig))
+			r->kind = TICK_STOPPED;
+		else
+			ssh_error_set(&r->err, SSH_FAIL_EXEC, "the look was abandoned");
+		return 0;
+	case WARM_FAIL:
+		r->kind = tick_refusal(r->err.kind) ? TICK_REFUSED : TICK_UNREACHABLE;
+		return 0;
+	case WARM_DONE:
+		break;
+	}
+	if (res.truncated) {
+		ssh_error_set(&r->err, SSH_FAIL_IO, "the check's output was larger than its bound");
+	} else {
+		r->kind = TICK_SEEN;
+		r->exit_status = res.exit_status;
+		r->outlen = res.out_len;
+		r->out = res.out;	/* transferred */
+		res.out = NULL;
+	}
+	ssh_result_free(&res);
+	return 0;
+}
+
 enum tick_kind
 tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen, int deadline_ms,
     struct tick_res *r)
@@ -192,13 +238,23 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 	struct buf got = BUF_INIT;
 	char chunk[65536];
 	int pipefd[2] = { -1, -1 }, status, n, eof = 0;
+	char *line = NULL;
 	ssize_t k;
 
 	memset(r, 0, sizeof(*r));
 	r->kind = TICK_UNREACHABLE;
+	/* A script on stdin goes on the command line when it fits: a round trip less. */
+	if (strcmp(command, "sh -s") == 0 && in != NULL && strlen(in) == inlen &&
+	    (line = ssh_script_command(in)) != NULL) {
+		command = line;
+		in = NULL;
+		inlen = 0;
+	}
+	if (tick_warm(tc, command, in, inlen, deadline_ms, r) == 0)
+		goto out;
 	if (wk_pipe_cloexec(pipefd) != 0) {
 		ssh_error_set(&r->err, SSH_FAIL_EXEC, "pipe: %s", wk_strerror(WK_ERR_SYSTEM));
-		return r->kind;
+		goto out;
 	}
 	spawn_opts_init(&o);
 	o.fd_err = SPAWN_INHERIT;
@@ -283,5 +339,6 @@ tick_run(struct tick_conn *tc, const char *command, const char *in, size_t inlen
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	buf_free(&got);
+	free(line);
 	return r->kind;
 }

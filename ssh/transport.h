@@ -28,9 +28,19 @@ struct ssh_transport {
 	int		(*put)(void *conn, const char *remote_path, const void *data, size_t len,
 			    int mode, struct ssh_error *err);
 	void		(*close)(void *conn);
+	/* ssh.h's ssh_conn_limit, ssh_conn_idle, ssh_conn_prepare; NULL where unsupported. */
+	void		(*limit)(void *conn, int deadline_ms, int cancel_fd);
+	int		(*idle)(void *conn, int keepalive);
+	int		(*prepare)(void *conn);
 };
 
 extern const struct ssh_transport ssh_transport_libssh2;	/* libssh2.c */
 extern const struct ssh_transport ssh_transport_openssh;	/* sshcli.c */
+/*
+ * The transport ssh_connect takes for a target with ->warm set: NULL (then
+ * libssh2) unless warm looks are on in this process (warm.c sets it at
+ * warm_init, so that the front never has to know them).
+ */
+extern const struct ssh_transport *ssh_transport_held;	/* ssh.c's; warm.c sets it */
 
 #endif
