@@ -47,6 +47,7 @@
 #include "monotime.h"
 #include "sigwait.h"
 #include "top.h"
+#include "warm.h"
 #include "xmalloc.h"
 
 #define TOP_INTERVAL_DEF	10
@@ -244,7 +245,7 @@ patrol_top(int argc, char **argv)
 	struct top_ui u;
 	SCREEN *scr = NULL;
 	long v, bench = 0;
-	int ch, rc = 0, sigfd = -1, saved_err = -1, devnull;
+	int ch, rc = 0, sigfd = -1, saved_err = -1, devnull, warm_on = 0;
 	const char *cs;
 
 	memset(&u, 0, sizeof(u));
@@ -329,6 +330,8 @@ patrol_top(int argc, char **argv)
 	set_escdelay(25);
 	curs_set(0);
 	top_colours(&u);
+	/* Each box's looks through one held connection (warm.h), inherited by the look children. */
+	warm_on = warm_init(0) == 0;
 	top_loop(&u, sigfd);
 	/* The terminal first, as it was; then the children. */
 	endwin();
@@ -342,6 +345,8 @@ patrol_top(int argc, char **argv)
 		top_act_end(&u.act);
 	if (u.cmd.run != NULL)
 		top_act_end(&u.cmd);
+	if (warm_on)
+		warm_shutdown();
 out:
 	if (sigfd >= 0)
 		sigwait_close();

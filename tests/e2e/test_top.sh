@@ -148,13 +148,16 @@ test_top_fleet() {
 	# (STALLED is what the next tick would say: ~3/10 again, the resume's tick counted as one.)
 	wait_for 60 pane_has '^a +(OK|RESUMED|STALLED) +train#2 '
 	# c's box freezes (takes the connection, never answers): c is slow, b still moves.
-	kill -STOP "$BOX2_PID"
+	# The whole box: its sshd and every connection's (top's held one too, warm.h).
+	local frozen
+	frozen="$BOX2_PID $(sshd_descendants "$BOX2_PID")"
+	kill -STOP $frozen
 	wait_for 30 pane_has '^c .* slow [0-9]+s'
 	touch "$T/b.next"
 	wait_for 30 pane_has '^b +OK +train#1 .* ~5/10 '
 	wait_for 30 pane_has '^c .* slow [0-9]+s'
 	# c's box goes down: SSH_DOWN; b still moves (its end).
-	kill -KILL "$BOX2_PID"
+	kill -KILL $frozen $(sshd_descendants "$BOX2_PID") 2>/dev/null
 	wait_for 60 pane_has '^c +SSH_DOWN '
 	touch "$T/b.end"
 	wait_for 30 pane_has '^b +DONE '
