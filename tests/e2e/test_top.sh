@@ -7,6 +7,8 @@
 # c's box frozen (slow), killed (SSH_DOWN) and started again while a and b
 # keep refreshing; a run's page; its log followed; the terminal as it was
 # after q, Ctrl-C, SIGTERM, and top gone after its terminal is (SIGHUP).
+# A sweep of eight runs on two boxes: one schedule entry, one patrol --all
+# (one connection a box), one screen of eight rows.
 # TOP_WRAP, when set, runs patrol top under it (e.g. valgrind -q
 # --leak-check=full --errors-for-leak-kinds=definite,indirect
 # --error-exitcode=99 --child-silent-after-fork=yes: top's exit is checked).
@@ -222,5 +224,41 @@ test_top_terminal() {
 	touch "$T/a.end"
 }
 
+# A sweep: eight runs on two boxes, watched with one schedule entry (the
+# fleet's: each run's own goes), ticked in one `patrol --all` (one line
+# each, one held connection a box), read from one screen.
+test_top_sweep() {
+	box
+	box2
+	local r runs="s1 s2 s3 s4 s5 s6 s7 s8" i=0
+	for r in $runs; do
+		if [ $((i++ % 2)) = 0 ]; then fconf $r box; else fconf $r box2; fi
+		"$ONBOX" -c "$T/$r.json" run >>"$T/onbox-$r.out" 2>&1 &
+		echo $! >>"$T/.pids"
+	done
+	for r in $runs; do
+		wait_for 30 grep -q '~3/10' "$T/w-$r/.watchkeeper/state.json"
+		# what patrol deploy's first tick does: the run is known, with its own entry
+		$ONBOX_WRAP "$PATROL" -c "$T/$r.json" --once >/dev/null 2>&1 || :
+		$ONBOX_WRAP "$PATROL" -c "$T/$r.json" --install-schedule --scheduler cron >/dev/null
+	done
+	assert_eq "$(grep -c 'watchkeeper:s[1-8]$' "$T/crontab.txt")" 8
+	$ONBOX_WRAP "$PATROL" --install-schedule --all --scheduler cron >"$T/i1"
+	assert_eq "$(grep -c 'watchkeeper:' "$T/crontab.txt")" 1 "one schedule entry"
+	assert_grep '# watchkeeper::fleet$' "$T/crontab.txt"
+	# the entry's command: one line a run, every run OK; one connection a box
+	local before=$(( $(grep -c 'Accepted publickey' "$T/sshd/sshd.log") + $(grep -c 'Accepted publickey' "$T/sshd2/sshd.log") ))
+	$ONBOX_WRAP "$PATROL" --all >"$T/all" 2>&1 || { cat "$T/all" >&2; fail "patrol --all"; }
+	assert_eq "$(grep -cE '^[0-9T:Z-]+ s[1-8] OK train attempt 1 ~3/10 ' "$T/all")" 8 "$(cat "$T/all")"
+	assert_eq "$(( $(grep -c 'Accepted publickey' "$T/sshd/sshd.log") + $(grep -c 'Accepted publickey' "$T/sshd2/sshd.log") - before ))" 2 "connections"
+	# one screen: eight rows
+	tmux_start
+	top_start --interval 2
+	wait_for 30 sh -c "tmux -S '$T/top.sock' capture-pane -p -t top | grep -cE '^s[1-8] +OK +train#1 .*~3/10' | grep -qx 8"
+	TM send-keys -t top q
+	restored
+}
+
 t top_fleet test_top_fleet
 t top_terminal test_top_terminal
+t top_sweep test_top_sweep
