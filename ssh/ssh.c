@@ -33,8 +33,9 @@ ssh_connect(const struct ssh_target *t, int deadline_ms, struct ssh_conn **out,
 	*out = NULL;
 	ssh_error_clear(err);
 	c = xcalloc(1, sizeof(*c));
-	c->ops = t->openssh ? &ssh_transport_openssh : t->warm && ssh_transport_held != NULL ?
-	    ssh_transport_held : &ssh_transport_libssh2;
+	/* A held connection first (either transport, held by its holder), else the target's own. */
+	c->ops = t->warm && ssh_transport_held != NULL ? ssh_transport_held : t->openssh ?
+	    &ssh_transport_openssh : &ssh_transport_libssh2;
 	if (c->ops->connect(t, deadline_ms > 0 ? deadline_ms : 1, &c->tc, err) != 0) {
 		/* A tick from cron or a timer: say why a key in an agent could not help. */
 		if (err->kind == SSH_FAIL_AUTH && ssh_agent_find() == SSH_AGENT_NONE) {

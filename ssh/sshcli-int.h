@@ -62,6 +62,7 @@ struct sshcli_conn {
 	int			 logfd;		/* the master's log: an unlinked file */
 	int			 started;	/* a master was launched */
 	int			 broken;	/* only closing is left */
+	int			 cancel_fd;	/* readable or hung up: end the command now; -1 none */
 };
 
 /* One ssh run: what goes in, what came out. */
@@ -74,6 +75,7 @@ struct sshcli_run {
 	int		 truncated;
 	int		 status;	/* waitpid status */
 	int		 timed_out;	/* the deadline ended it */
+	int		 cancelled;	/* c->cancel_fd ended it (timed_out is set too) */
 	pid_t		 pid;		/* (reaped) also its process group */
 };
 

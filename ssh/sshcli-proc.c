@@ -173,16 +173,17 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
     struct sshcli_run *r, struct ssh_error *err)
 {
 	struct spawn_opts o;
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	char *chunk = NULL;
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	int ret = -1, n, rc, i_in, i_out, i_err;
+	int ret = -1, n, rc, i_in, i_out, i_err, i_cancel;
 	size_t off = 0;
 	ssize_t w;
 	pid_t pid;
 
 	r->status = 255 << 8;	/* as ssh's own failure, should waitpid have nothing to say */
 	r->timed_out = 0;
+	r->cancelled = 0;
 	r->pid = 0;
 	/* A socket, not a pipe: send() with MSG_NOSIGNAL needs no SIGPIPE handling. */
 	if (r->inlen > 0 && wk_socketpair(AF_UNIX, SOCK_STREAM, 0, in) != 0)
@@ -226,11 +227,22 @@ sshcli_run(const struct sshcli_conn *c, char *const argv[], const struct deadlin
 			pfd[n].events = POLLIN;
 			i_err = n++;
 		}
+		i_cancel = -1;
+		if (c->cancel_fd >= 0) {
+			pfd[n].fd = c->cancel_fd;
+			pfd[n].events = POLLIN;
+			i_cancel = n++;
+		}
 		if (deadline_expired(dl)) {
 			r->timed_out = 1;
 			break;
 		}
 		rc = poll(pfd, (nfds_t)n, deadline_poll_timeout(dl, 1, -1));
+		if (rc > 0 && i_cancel >= 0 && pfd[i_cancel].revents != 0) {
+			/* the look was cancelled: its client ends now (its session with it) */
+			r->timed_out = r->cancelled = 1;
+			break;
+		}
 		if (rc < 0 && errno != EINTR) {
 			r->timed_out = 1;	/* cannot wait: end it like a deadline */
 			break;

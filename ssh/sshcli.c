@@ -280,6 +280,7 @@ sshcli_connect(const struct ssh_target *t, int deadline_ms, void **out, struct s
 
 	c = xcalloc(1, sizeof(*c));
 	c->logfd = -1;
+	c->cancel_fd = -1;
 	c->deadline_ms = deadline_ms;
 	deadline_set(&c->deadline, (uint64_t)c->deadline_ms);
 	c->dest = xstrdup(t->alias != NULL && *t->alias != '\0' ? t->alias : host);
@@ -446,6 +447,11 @@ sshcli_exec(void *conn, const char *command, const void *in, size_t inlen, size_
 	sshcli_argv_build(c, &a, pre, post, command);
 	if (sshcli_run(c, a.v, &c->deadline, &r, err) != 0)
 		goto out;
+	if (r.cancelled) {
+		/* the master lives on: only this command's client was ended */
+		ssh_error_set(err, SSH_FAIL_EXEC, "%s: cancelled while running the command", c->label);
+		goto out;
+	}
 	if (r.timed_out) {
 		c->broken = 1;
 		ssh_error_set(err, SSH_FAIL_TIMEOUT, "%s: the connection's time limit of %d ms ran "
@@ -562,6 +568,36 @@ sshcli_close(void *conn)
 	free(c);
 }
 
+/*
+ * A held connection (ssh/warm.h): each look gets its own time from now on
+ * (the master's ControlPersist stays what connect set: a master idle that
+ * long ends by itself, and the holder connects again), and cancel_fd, which
+ * readable or hung up ends the look's client at once (its session, and so
+ * the box's command, with it); the master lives on.
+ */
+static void
+sshcli_limit(void *conn, int deadline_ms, int cancel_fd)
+{
+	struct sshcli_conn *c = conn;
+
+	c->cancel_fd = cancel_fd;
+	if (deadline_ms > 0) {
+		c->deadline_ms = deadline_ms;
+		deadline_set(&c->deadline, (uint64_t)deadline_ms);
+	}
+}
+
+/* 0 while the master lives (the connection is up), -1 when only closing is left. */
+static int
+sshcli_idle(void *conn, int keepalive)
+{
+	struct sshcli_conn *c = conn;
+
+	(void)keepalive;	/* the master's own ServerAliveInterval keeps it */
+	return !c->broken && sshcli_proc_alive(&c->master) ? 0 : -1;
+}
+
 const struct ssh_transport ssh_transport_openssh = {
-	"openssh", sshcli_connect, sshcli_exec, sshcli_put, sshcli_close, NULL, NULL, NULL
+	"openssh", sshcli_connect, sshcli_exec, sshcli_put, sshcli_close, sshcli_limit, sshcli_idle,
+	NULL
 };

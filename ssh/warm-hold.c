@@ -203,6 +203,16 @@ warm_hold_ours(const struct warm_holder *h)
 	return stat(h->sock, &st) == 0 && st.st_dev == h->st.st_dev && st.st_ino == h->st.st_ino;
 }
 
+/* The owner's warm_shutdown asks with SIGTERM: leave through the one exit (ssh_close). */
+static volatile sig_atomic_t warm_hold_term;
+
+static void
+warm_hold_on_term(int sig)
+{
+	(void)sig;
+	warm_hold_term = 1;
+}
+
 _Noreturn void
 warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *lock,
     const struct proc_id *owner, int idle_s)
@@ -211,8 +221,17 @@ warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *loc
 	struct pollfd pfd;
 	uint64_t last_look, last_check, last_alive, now, ka_ms;
 	int fd, lockfd = -1, n, orphan = 0;
+	struct sigaction sa;
 
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Not a plain death: the openssh transport's master is a daemon of its
+	 * own, which only ssh_close ends (libssh2's socket would go with us).
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = warm_hold_on_term;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGTERM, &sa, NULL);
 	memset(&h, 0, sizeof(h));
 	h.t = t;
 	h.lfd = lfd;
@@ -224,6 +243,8 @@ warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *loc
 	ka_ms = (uint64_t)(t->keepalive_s > 0 ? t->keepalive_s : 10) * 1000;
 	last_look = last_check = last_alive = monotime_ms();
 	for (;;) {
+		if (warm_hold_term)
+			break;
 		pfd.fd = lfd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;

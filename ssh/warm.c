@@ -346,7 +346,7 @@ warm_exec(const struct ssh_target *t, const char *command, const void *in, size_
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
 	ssh_error_clear(err);
-	if (!warm.active || t->openssh || command == NULL || *command == '\0' ||
+	if (!warm.active || command == NULL || *command == '\0' ||
 	    strlen(command) > WARM_CMD_MAX || (in != NULL && inlen > WARM_IN_MAX) ||
 	    (uint64_t)cap > WARM_CAP_MAX)
 		goto out;
@@ -433,6 +433,13 @@ struct warm_conn {
 	int			 direct_tried;
 };
 
+/* The target's own transport, for what goes direct (and what the holder holds). */
+static const struct ssh_transport *
+warm_t_ops(const struct warm_conn *w)
+{
+	return w->t->openssh ? &ssh_transport_openssh : &ssh_transport_libssh2;
+}
+
 static int
 warm_t_connect(const struct ssh_target *t, int deadline_ms, void **out, struct ssh_error *err)
 {
@@ -459,7 +466,7 @@ warm_t_direct(struct warm_conn *w, struct ssh_error *err)
 {
 	if (w->direct == NULL && !w->direct_tried) {
 		w->direct_tried = 1;
-		if (ssh_transport_libssh2.connect(w->t, warm_t_left(w), &w->direct, &w->direct_err) != 0)
+		if (warm_t_ops(w)->connect(w->t, warm_t_left(w), &w->direct, &w->direct_err) != 0)
 			w->direct = NULL;
 	}
 	if (w->direct == NULL)
@@ -487,7 +494,7 @@ warm_t_exec(void *conn, const char *command, const void *in, size_t inlen, size_
 	}
 	if ((d = warm_t_direct(w, err)) == NULL)
 		return -1;
-	return ssh_transport_libssh2.exec(d, command, in, inlen, cap, res, err);
+	return warm_t_ops(w)->exec(d, command, in, inlen, cap, res, err);
 }
 
 static int
@@ -499,7 +506,7 @@ warm_t_put(void *conn, const char *remote_path, const void *data, size_t len, in
 
 	if ((d = warm_t_direct(w, err)) == NULL)
 		return -1;
-	return ssh_transport_libssh2.put(d, remote_path, data, len, mode, err);
+	return warm_t_ops(w)->put(d, remote_path, data, len, mode, err);
 }
 
 static void
@@ -510,7 +517,7 @@ warm_t_close(void *conn)
 	if (w == NULL)
 		return;
 	if (w->direct != NULL)
-		ssh_transport_libssh2.close(w->direct);
+		warm_t_ops(w)->close(w->direct);
 	free(w);
 }
 

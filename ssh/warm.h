@@ -25,9 +25,10 @@
  * at once, which ends the command on the box (`onbox wait` exits when its
  * reader goes), and the connection stays warm for the next look.
  *
- * libssh2 only: an openssh target (target->openssh) is never warm here (its
- * ControlMaster is per connection; warm_exec says WARM_NONE and the caller
- * connects as before).
+ * Either transport: an openssh target's holder holds its ControlMaster
+ * (each look a mux client of it, ended at once by a cancel; the master goes
+ * with the holder, which leaves through ssh_close on warm_shutdown's
+ * SIGTERM, or after ControlPersist's idle time should the holder be killed).
  */
 #ifndef WK_SSH_WARM_H
 #define WK_SSH_WARM_H
@@ -60,7 +61,7 @@ const char *warm_dir(void);
 enum warm_res {
 	WARM_DONE = 0,		/* the command ran: res filled (caller frees) */
 	WARM_FAIL = -1,		/* err says why (as ssh_connect/ssh_exec would) */
-	WARM_NONE = 1,		/* no warm way (not active, openssh, every slot busy): go cold */
+	WARM_NONE = 1,		/* no warm way (not active, no command, every slot busy): go cold */
 	WARM_WATCH = 2,		/* watch_fd became readable: the look was abandoned */
 };
 

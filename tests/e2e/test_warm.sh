@@ -57,6 +57,18 @@ test_mcp_looks_share_one_connection() {
 	assert_eq "$(accepted)" 1 "ssh connections for five looks"
 }
 
+# The system ssh's transport (box.transport openssh: its ControlMaster held by
+# the holder): the looks are sessions on one connection too.
+test_openssh_looks_share_one_connection() {
+	running
+	sed -i 's/"box": {/"box": {"transport": "openssh", /' "$T/wk.json"
+	steps 'call:status:{"run": "t1"}' 'call:logs:{"run": "t1"}' 'call:events:{"run": "t1"}' \
+	    'call:status:{"run": "t1"}'
+	for i in 1 2 3 4; do result_ok $i; done
+	grep -q 'step 3/10' "$T/steps.out" || fail "the logs call did not bring the stage's line"
+	assert_eq "$(accepted)" 1 "ssh connections for four looks"
+}
+
 test_mcp_reconnects_after_a_drop() {
 	running
 	# The connection's sshd child killed between two looks: the next look reconnects.
@@ -133,6 +145,7 @@ test_fleet_one_box_one_connection() {
 }
 
 t mcp_looks_share_one_connection test_mcp_looks_share_one_connection
+t openssh_looks_share_one_connection test_openssh_looks_share_one_connection
 t mcp_reconnects_after_a_drop test_mcp_reconnects_after_a_drop
 t idle_connection_closes test_idle_connection_closes
 t cancelled_wait_ends_onbox_wait test_cancelled_wait_ends_onbox_wait
