@@ -80,23 +80,6 @@ warm_hold_read(int fd, void *data, size_t len)
 	return 0;
 }
 
-static void
-warm_hold_send(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;	/* the look went away: nobody to tell */
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
 /* One look on client fd. */
 static void
 warm_hold_serve(struct warm_holder *h, int fd)
@@ -147,10 +130,10 @@ warm_hold_serve(struct warm_holder *h, int fd)
 		log_debug("warm: the held connection was gone (%s): connecting again", err.msg);
 	}
 	warm_rep_fill(&p, rc, &res, &err, fresh);
-	warm_hold_send(fd, &p, sizeof(p));
+	(void)warm_send(fd, &p, sizeof(p));	/* a look gone: nobody to tell */
 	if (rc == 0) {
-		warm_hold_send(fd, res.out, res.out_len);
-		warm_hold_send(fd, res.err, res.err_len);
+		(void)warm_send(fd, res.out, res.out_len);
+		(void)warm_send(fd, res.err, res.err_len);
 	}
 	/* The look has its answer: the next look's channel is opened now, off its clock. */
 	if (h->conn != NULL) {

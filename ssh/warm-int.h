@@ -56,6 +56,9 @@ int warm_rep_check(const struct warm_rep *p, uint64_t cap);
 int warm_rep_take(const struct warm_rep *p, const char *body, struct ssh_result *res,
     struct ssh_error *err);
 
+/* warm.c: all of data to a socket (no SIGPIPE), either side; 0 or -1. */
+int warm_send(int fd, const void *data, size_t len);
+
 /* warm-hold.c: the holder, in its own process; never returns. */
 struct proc_id;
 _Noreturn void warm_hold(const struct ssh_target *t, int lfd, const char *sock, const char *lock,

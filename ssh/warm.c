@@ -253,7 +253,7 @@ warm_spawn(const struct ssh_target *t, int lfd, const char *sock, const char *lo
 	return 0;
 }
 
-static int
+int
 warm_send(int fd, const void *data, size_t len)
 {
 	const char *p = data;
