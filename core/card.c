@@ -121,12 +121,6 @@ card_instance(const cJSON *ev, char *out)
 	snprintf(out, 17, "%.*s", (int)(n < 16 ? n : 16), id);
 }
 
-static void
-card_set_num(cJSON *st, const char *key, double v)
-{
-	json_set_num(st, key, v);
-}
-
 /* The box's progress: {progress: {cur, max, text}, eta_s, loss} */
 static void
 card_fold_progress(cJSON *st, const cJSON *ev)
@@ -139,13 +133,13 @@ card_fold_progress(cJSON *st, const cJSON *ev)
 		if (json_str(p, "text", NULL) != NULL)
 			json_set_str(st, "progress", json_str(p, "text", ""));
 		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "cur")))
-			card_set_num(st, "cur", json_num(p, "cur", 0));
+			json_set_num(st, "cur", json_num(p, "cur", 0));
 		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, "max")))
-			card_set_num(st, "max", json_num(p, "max", 0));
+			json_set_num(st, "max", json_num(p, "max", 0));
 	}
 	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(ev, "eta_s"))) {
-		card_set_num(st, "eta_s", json_num(ev, "eta_s", -1));
-		card_set_num(st, "eta_from", json_num(ev, "time_unix", 0));
+		json_set_num(st, "eta_s", json_num(ev, "eta_s", -1));
+		json_set_num(st, "eta_from", json_num(ev, "time_unix", 0));
 	}
 	if (cJSON_IsNumber(loss) && isfinite(loss->valuedouble)) {
 		if (!cJSON_IsArray(ring = cJSON_GetObjectItemCaseSensitive(st, "loss"))) {
@@ -190,12 +184,12 @@ card_fold(cJSON *st, const cJSON *ev)
 		json_set_str(st, "status", status);
 	if (json_str(ev, "stage", NULL) != NULL) {
 		json_set_str(st, "stage", json_str(ev, "stage", ""));
-		card_set_num(st, "attempt", json_num(ev, "attempt", 0));
+		json_set_num(st, "attempt", json_num(ev, "attempt", 0));
 	}
 	if (json_str(ev, "progress", NULL) != NULL)
 		json_set_str(st, "progress", json_str(ev, "progress", ""));
 	if (strcmp(type, "chain_done") == 0 && json_num(st, "max", 0) > 0)
-		card_set_num(st, "cur", json_num(st, "max", 0));
+		json_set_num(st, "cur", json_num(st, "max", 0));
 	if (strcmp(type, "stage_started") == 0)
 		cJSON_DeleteItemFromObjectCaseSensitive(st, "eta_s");
 	text = notify_text(ev);

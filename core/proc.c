@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "monotime.h"
 #include "proc.h"
 #include "xmalloc.h"
 
@@ -40,6 +41,22 @@ proc_alive(const struct proc_id *id)
 	if (proc_info(id->pid, &pi) != 0 || pi.state == 'Z' || pi.state == 'X')
 		return 0;
 	return id->start == 0 || pi.start == id->start;
+}
+
+size_t
+proc_wait_gone(const struct proc_id *ids, size_t n, uint64_t ms)
+{
+	struct deadline dl;
+	size_t i, left;
+
+	deadline_set(&dl, ms);
+	do {
+		for (i = 0, left = 0; i < n; i++)
+			left += (size_t)proc_alive(&ids[i]);
+		if (left > 0)
+			(void)poll(NULL, 0, 5);
+	} while (left > 0 && !deadline_expired(&dl));
+	return left;
 }
 
 int

@@ -51,6 +51,8 @@ void proc_boot_id(char *out, size_t len);
 int proc_identify(pid_t pid, struct proc_id *id);
 /* 1 when the very process id names is still alive (not a zombie), else 0. */
 int proc_alive(const struct proc_id *id);
+/* Wait up to ms for every process of ids[0..n) to be gone: how many are still alive. */
+size_t proc_wait_gone(const struct proc_id *ids, size_t n, uint64_t ms);
 /*
  * 1 when our child pid has exited (a zombie, not reaped yet: its pid and
  * group id cannot be reused meanwhile) or is gone, 0 while it runs.

@@ -129,11 +129,10 @@ static void
 tick_openssh_cleanup(const struct ssh_target *t)
 {
 	struct proc_id ids[32];
-	struct deadline dl;
 	struct buf arg = BUF_INIT;
 	struct stat st;
 	const char *p;
-	size_t n, i, left;
+	size_t n, i;
 	char *log;
 
 	if (!t->openssh || t->control_path == NULL)
@@ -147,13 +146,7 @@ tick_openssh_cleanup(const struct ssh_target *t)
 	n = tick_ssh_procs(buf_str(&arg), ids, sizeof(ids) / sizeof(ids[0]));
 	for (i = 0; i < n; i++)
 		(void)kill(ids[i].pid, SIGTERM);
-	deadline_set(&dl, TICK_TERM_MS);
-	do {
-		for (i = 0, left = 0; i < n; i++)
-			left += (size_t)proc_alive(&ids[i]);
-		if (left > 0)
-			(void)poll(NULL, 0, 5);
-	} while (left > 0 && !deadline_expired(&dl));
+	(void)proc_wait_gone(ids, n, TICK_TERM_MS);
 	for (i = 0; i < n; i++)
 		if (proc_alive(&ids[i]))
 			(void)kill(ids[i].pid, SIGKILL);

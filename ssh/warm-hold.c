@@ -52,32 +52,14 @@ struct warm_holder {
 	struct stat		 st;	/* our socket, as bound */
 };
 
+/* Exactly len bytes of a look's request, within WARM_READ_MS: 0 or -1. */
 static int
 warm_hold_read(int fd, void *data, size_t len)
 {
 	struct deadline dl;
-	struct pollfd pfd;
-	char *p = data;
-	ssize_t n;
 
 	deadline_set(&dl, WARM_READ_MS);
-	while (len > 0) {
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, deadline_poll_timeout(&dl, 1, -1)) < 0 && errno != EINTR)
-			return -1;
-		if (deadline_expired(&dl))
-			return -1;
-		n = recv(fd, p, len, MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return warm_recv(fd, data, len, &dl, -1) == 0 ? 0 : -1;
 }
 
 /* One look on client fd. */

@@ -58,6 +58,12 @@ int warm_rep_take(const struct warm_rep *p, const char *body, struct ssh_result 
 
 /* warm.c: all of data to a socket (no SIGPIPE), either side; 0 or -1. */
 int warm_send(int fd, const void *data, size_t len);
+/*
+ * warm.c: exactly len bytes from fd within dl, watching watch_fd (-1: none):
+ * 0, 1 when watch_fd became readable, -1 on end of file, an error or dl.
+ */
+struct deadline;
+int warm_recv(int fd, void *data, size_t len, const struct deadline *dl, int watch_fd);
 
 /* warm-hold.c: the holder, in its own process; never returns. */
 struct proc_id;

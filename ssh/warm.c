@@ -126,9 +126,8 @@ void
 warm_shutdown(void)
 {
 	struct proc_id ids[64];
-	struct deadline dl;
 	struct dirent *de;
-	size_t n = 0, i, left;
+	size_t n = 0;
 	const char *dot;
 	char *path;
 	DIR *d;
@@ -157,13 +156,7 @@ warm_shutdown(void)
 		closedir(d);
 	}
 	(void)rmdir(warm.dir);
-	deadline_set(&dl, WARM_END_MS);
-	do {
-		for (i = 0, left = 0; i < n; i++)
-			left += (size_t)proc_alive(&ids[i]);
-		if (left > 0)
-			(void)poll(NULL, 0, 5);
-	} while (left > 0 && !deadline_expired(&dl));
+	(void)proc_wait_gone(ids, n, WARM_END_MS);
 }
 
 /* ---- one look ---- */
@@ -275,7 +268,7 @@ warm_send(int fd, const void *data, size_t len)
  * Read exactly len bytes from fd within dl, watching watch_fd: 0, 1 when
  * watch_fd became readable, -1 on end of file, an error or the deadline.
  */
-static int
+int
 warm_recv(int fd, void *data, size_t len, const struct deadline *dl, int watch_fd)
 {
 	struct pollfd pfd[2];

@@ -99,7 +99,8 @@ check_api() {
 	# the restart stays on the card (DONE's caveats); the progress moved on it
 	assert_grep '1 restart \(nccl_timeout\)' "$T/$api.card"
 	assert_eq "$(chat "any('~10/20' in $TXT for x in r if x.get('api')=='$api' and x['op'] in ('post', 'edit'))")" true "$api progress on the card"
-	: "$post"
+	# the card was posted through the documented method (discord: ?wait=true, for its id)
+	assert_eq "$(chat "[x['path'].rsplit('/', 1)[-1] if '$api' != 'discord' else x['query'] for x in r if x.get('api')=='$api' and x['op']=='post'][0]")" "$post"
 }
 
 test_card_through_a_run() {
